@@ -1,0 +1,44 @@
+# kueuebot: make help lists the targets.
+SHELL := /bin/bash
+GO ?= go
+BIN := bin/kueuebot
+GOLANGCI_LINT_VERSION := v2.6.2
+GOLANGCI_LINT := $(CURDIR)/bin/golangci-lint-$(GOLANGCI_LINT_VERSION)
+
+.DEFAULT_GOAL := help
+
+.PHONY: help
+help: ## List the targets.
+	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+
+.PHONY: build
+build: ## Build bin/kueuebot.
+	$(GO) build -o $(BIN) ./cmd/kueuebot
+
+.PHONY: test
+test: ## Unit tests (no cluster needed), with the race detector.
+	$(GO) test -race -count=1 ./...
+
+.PHONY: bench
+bench: ## Benchmarks of the diagnosis core and the fetch path.
+	$(GO) test -run '^$$' -bench . -benchmem ./diagnose/...
+
+$(GOLANGCI_LINT):
+	GOBIN=$(CURDIR)/bin $(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION)
+	mv $(CURDIR)/bin/golangci-lint $@
+
+.PHONY: lint
+lint: $(GOLANGCI_LINT) ## golangci-lint (installed through the Go toolchain, pinned).
+	$(GOLANGCI_LINT) run ./...
+
+.PHONY: verify
+verify: ## gofmt, go vet, go mod tidy check.
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo 'gofmt: files above need formatting'; exit 1; }
+	$(GO) vet ./...
+	$(GO) mod tidy -diff
+
+.PHONY: demo
+demo: ## Ask the bot from the terminal on the embedded scenario dumps.
+	@$(GO) run ./cmd/kueuebot chat $(DEMO_FLAGS)
+
+-include deploy/sandbox/sandbox.mk

@@ -1,0 +1,127 @@
+package diagnose
+
+import (
+	"k8s.io/apimachinery/pkg/api/resource"
+)
+
+// Report is the answer to "why is my job not running?". Its JSON form is a
+// contract that others script against; fields are only ever added.
+type Report struct {
+	Verdict  Verdict      `json:"verdict"`
+	Target   TargetInfo   `json:"target"`
+	Queue    QueueInfo    `json:"queue"`
+	Quota    []QuotaRow   `json:"quota"`
+	Findings []Finding    `json:"findings"`
+	Remedies []Remedy     `json:"remedies"`
+	Gaps     []Gap        `json:"gaps"`
+	Evidence []Evidence   `json:"evidence"`
+	// ClusterScopedByBot is true when quota figures were read with the
+	// bot's identity on the caller's behalf (clusterScopedReads: bot).
+	ClusterScopedByBot bool `json:"clusterScopedByBot,omitempty"`
+}
+
+// TargetInfo identifies the job and its Workload.
+type TargetInfo struct {
+	Kind      string `json:"kind"`
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+	Workload  string `json:"workload"`
+}
+
+// QueueInfo names the queues and the Workload's 0-based positions in them
+// (nil when unknown).
+type QueueInfo struct {
+	LocalQueue             string `json:"localQueue"`
+	ClusterQueue           string `json:"clusterQueue"`
+	PositionInLocalQueue   *int32 `json:"positionInLocalQueue"`
+	PositionInClusterQueue *int32 `json:"positionInClusterQueue"`
+}
+
+// QuotaRow compares one pod set's request for one resource with one flavor's
+// quota in the ClusterQueue. Quantities are totals for the pod set.
+type QuotaRow struct {
+	PodSet   string `json:"podSet"`
+	Flavor   string `json:"flavor"`
+	Resource string `json:"resource"`
+	// Requested is the pod set's total request (per-pod x count).
+	Requested resource.Quantity `json:"requested"`
+	// Nominal is the flavor's nominal quota in the ClusterQueue.
+	Nominal resource.Quantity `json:"nominal"`
+	// BorrowingLimit is nil when unlimited (or when there is no cohort).
+	BorrowingLimit *resource.Quantity `json:"borrowingLimit"`
+	// LendingLimit is nil when everything unused may be lent.
+	LendingLimit *resource.Quantity `json:"lendingLimit"`
+	// Reserved is what the ClusterQueue's Workloads hold now
+	// (status.flavorsReservation), excluding this Workload.
+	Reserved resource.Quantity `json:"reserved"`
+	// Available is what this Workload could take now, borrowing included.
+	Available resource.Quantity `json:"available"`
+	// MaxCapacity is the most the ClusterQueue could ever hold of it.
+	MaxCapacity resource.Quantity `json:"maxCapacity"`
+	// FitsNow is Requested <= Available.
+	FitsNow bool `json:"fitsNow"`
+	// FitsEver is Requested <= MaxCapacity.
+	FitsEver bool `json:"fitsEver"`
+	// ShortBy is Requested - Available when it does not fit now.
+	ShortBy *resource.Quantity `json:"shortBy"`
+	// Eligible is false when the flavor cannot take the pod set at all
+	// (taints, node labels); Ineligible says why.
+	Eligible   bool   `json:"eligible"`
+	Ineligible string `json:"ineligible,omitempty"`
+	// Partial is true when cohort figures could not all be read, so
+	// Available and MaxCapacity are lower bounds.
+	Partial bool `json:"partial,omitempty"`
+}
+
+// Severity ranks a Finding.
+type Severity string
+
+// Severities.
+const (
+	SeverityInfo    Severity = "Info"
+	SeverityWarning Severity = "Warning"
+	SeverityBlocker Severity = "Blocker"
+)
+
+// Finding is one fact the analyzers established.
+type Finding struct {
+	Code     string   `json:"code"`
+	Severity Severity `json:"severity"`
+	Message  string   `json:"message"`
+}
+
+// Who says who can carry out a remedy.
+type Who string
+
+// Who can act.
+const (
+	WhoYou      Who = "you"
+	WhoPlatform Who = "platform team"
+)
+
+// Remedy is one concrete thing to do.
+type Remedy struct {
+	Code    string `json:"code"`
+	Summary string `json:"summary"`
+	Who     Who    `json:"who"`
+	// Command is a copy-pasteable command, when one exists.
+	Command string `json:"command,omitempty"`
+}
+
+// Evidence is one observation shown to back the verdict: a condition, an
+// event (folded), a message.
+type Evidence struct {
+	// Source is the object the evidence comes from, e.g. "Workload/job-x-1a2b3".
+	Source string `json:"source"`
+	// Kind is "Condition", "Event" or "Status".
+	Kind string `json:"kind"`
+	// Reason is the condition or event reason.
+	Reason string `json:"reason,omitempty"`
+	// Message is the text as Kueue or Kubernetes wrote it.
+	Message string `json:"message"`
+	// Count and Span describe folded events: "x5 over 10m".
+	Count int32  `json:"count,omitempty"`
+	Span  string `json:"span,omitempty"`
+	// Age is how long ago it was last seen, relative to Snapshot.Now.
+	Age string `json:"age,omitempty"`
+}

@@ -1,0 +1,117 @@
+package diagnose
+
+import (
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+)
+
+// Target names what the user asked about. Kind is a Kubernetes kind such as
+// "Job", "JobSet", "RayJob" or "Workload"; empty means "Job".
+type Target struct {
+	Kind      string `json:"kind"`
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+}
+
+// Snapshot is every object the diagnosis looks at, as read by (or on behalf
+// of) the caller at one moment. A nil pointer means "not found or not read";
+// Gaps says which of the two and why.
+type Snapshot struct {
+	// Now is the moment the snapshot was taken; the core never reads a clock.
+	Now time.Time
+	// Target is what the user asked about.
+	Target Target
+
+	// Job is the top-level job object of any supported kind (batch Job,
+	// JobSet, RayJob, ..., or a plain Pod). Nil when the target is a
+	// Workload named directly or the job was not found.
+	Job *unstructured.Unstructured
+	// Workload is Kueue's Workload for the job.
+	Workload *kueue.Workload
+	// LocalQueue is the queue named by the Workload's spec.queueName (or the
+	// job's queue-name label when there is no Workload).
+	LocalQueue *kueue.LocalQueue
+	// ClusterQueue is the one the LocalQueue points to, or the one that
+	// holds the Workload's admission.
+	ClusterQueue *kueue.ClusterQueue
+	// CohortClusterQueues are the other ClusterQueues in the same cohort
+	// tree, needed to compute what may be borrowed. May be empty when the
+	// caller cannot list them (then Gaps says so).
+	CohortClusterQueues []kueue.ClusterQueue
+	// Cohorts are the Cohort objects of the ClusterQueue's cohort tree.
+	Cohorts []kueue.Cohort
+	// ResourceFlavors are the flavors the ClusterQueue references (those
+	// that exist).
+	ResourceFlavors []kueue.ResourceFlavor
+	// AdmissionChecks are the AdmissionCheck objects the ClusterQueue uses.
+	AdmissionChecks []kueue.AdmissionCheck
+	// Position is the Workload's place in its queues from the visibility
+	// API; nil when unknown.
+	Position *Position
+	// QueueAhead lists pending Workloads ahead of this one in its
+	// LocalQueue (from the visibility API), head first. May be truncated.
+	QueueAhead []QueuedWorkload
+	// Namespace is the job's namespace object, when readable (its labels
+	// decide the ClusterQueue's namespaceSelector).
+	Namespace *corev1.Namespace
+	// Pods are the job's Pods (only read once admitted).
+	Pods []corev1.Pod
+	// Events are the events about the job, its Workload and its Pods.
+	Events []corev1.Event
+
+	// ClusterScopedByBot is true when the ClusterQueue, flavors and cohort
+	// were read with the bot's own identity on the caller's behalf.
+	ClusterScopedByBot bool
+	// Gaps are the reads that failed (forbidden, not found, timed out).
+	Gaps []Gap
+}
+
+// Position is a Workload's 0-based place in its queues, as Kueue's
+// visibility API reports it.
+type Position struct {
+	InLocalQueue   int32 `json:"inLocalQueue"`
+	InClusterQueue int32 `json:"inClusterQueue"`
+}
+
+// QueuedWorkload is one pending Workload ahead in the queue.
+type QueuedWorkload struct {
+	Namespace  string `json:"namespace"`
+	Name       string `json:"name"`
+	LocalQueue string `json:"localQueue"`
+	Priority   int32  `json:"priority"`
+	// PositionInClusterQueue is 0-based.
+	PositionInClusterQueue int32 `json:"positionInClusterQueue"`
+}
+
+// Gap is a read that did not succeed. The report explains it instead of
+// failing.
+type Gap struct {
+	// Kind of the object that could not be read, e.g. "ClusterQueue".
+	Kind string `json:"kind"`
+	// Name of the object, when known.
+	Name string `json:"name"`
+	// Reason is one of the GapReason values.
+	Reason GapReason `json:"reason"`
+	// Message is the detail (the API server's message, sanitized).
+	Message string `json:"message,omitempty"`
+}
+
+// GapReason classifies a failed read.
+type GapReason string
+
+const (
+	// GapForbidden: RBAC refused the read.
+	GapForbidden GapReason = "Forbidden"
+	// GapNotFound: the object does not exist (or is invisible to the caller).
+	GapNotFound GapReason = "NotFound"
+	// GapUnavailable: the API (e.g. Kueue's visibility API) is not served
+	// or did not answer.
+	GapUnavailable GapReason = "Unavailable"
+	// GapTimeout: the read timed out.
+	GapTimeout GapReason = "Timeout"
+	// GapInvalid: the object was read but could not be understood.
+	GapInvalid GapReason = "Invalid"
+)
