@@ -1,9 +1,749 @@
 package diagnose
 
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+)
+
+// analyzer is one step of the diagnosis. It returns true when it has set the
+// verdict; later analyzers then do not run.
+type analyzer struct {
+	name string
+	run  func(*analysis) bool
+}
+
+// analyzers run in this fixed order: the first that recognises its cause
+// decides the verdict. Object state (queues stopped, missing) is checked
+// before Kueue's messages, because a message can be stale.
+var analyzers = []analyzer{
+	{"resolve", (*analysis).resolve},
+	{"finished", (*analysis).finished},
+	{"deactivated", (*analysis).deactivated},
+	{"admitted", (*analysis).admitted},
+	{"reserved", (*analysis).reserved},
+	{"queues", (*analysis).queues},
+	{"requeue", (*analysis).requeue},
+	{"gates", (*analysis).gates},
+	{"checks", (*analysis).failedChecks},
+	{"invalid", (*analysis).invalidResources},
+	{"quota", (*analysis).quotaVerdict},
+	{"order", (*analysis).order},
+}
+
+// analysis carries one diagnosis in progress.
+type analysis struct {
+	s   *Snapshot
+	r   *Report
+	wl  *kueue.Workload
+	job jobView
+	// qr is the Workload's QuotaReserved condition, nil when absent.
+	qr  *metav1.Condition
+	msg ParsedMessage
+	// claim is what Kueue's structured reason (newer Kueue) says, if any.
+	claim *Verdict
+	quota *quotaOutcome
+	ns    string
+}
+
 // Analyze turns a Snapshot into a Report. It is pure: the same Snapshot always
 // gives the same Report.
 func Analyze(s *Snapshot) Report {
-	r := Report{Target: TargetInfo{Kind: s.Target.Kind, Namespace: s.Target.Namespace, Name: s.Target.Name}}
-	r.Verdict = Verdict{Stage: StageResolve, Code: CodeNotFound}
+	r := Report{
+		Quota:              []QuotaRow{},
+		Findings:           []Finding{},
+		Remedies:           []Remedy{},
+		Gaps:               append([]Gap{}, s.Gaps...),
+		Evidence:           []Evidence{},
+		ClusterScopedByBot: s.ClusterScopedByBot,
+	}
+	a := &analysis{s: s, r: &r, wl: s.Workload, job: jobView{s.Job}, ns: s.Target.Namespace}
+	a.fillTarget()
+	if a.wl != nil {
+		a.qr = apimeta.FindStatusCondition(a.wl.Status.Conditions, kueue.WorkloadQuotaReserved)
+		if a.qr != nil && a.qr.Status == metav1.ConditionFalse {
+			a.msg = ParseQuotaMessage(a.qr.Message)
+		}
+		a.claim = structuredClaim(a.wl)
+		if a.s.ClusterQueue != nil && !a.admittedNow() {
+			a.quota = evaluateQuota(a.s, a.wl)
+			r.Quota = a.quota.rows
+		}
+	}
+	for _, an := range analyzers {
+		if an.run(a) {
+			break
+		}
+	}
+	r.Verdict.Stage = StageOf(r.Verdict.Code)
+	a.gapFindings()
+	a.evidence()
+	sortGaps(r.Gaps)
 	return r
+}
+
+func (a *analysis) fillTarget() {
+	t := a.s.Target
+	kind := t.Kind
+	if kind == "" {
+		kind = "Job"
+	}
+	a.r.Target = TargetInfo{Kind: kind, Namespace: t.Namespace, Name: t.Name}
+	if a.s.Job != nil {
+		a.r.Target.Kind = a.s.Job.GetKind()
+		a.r.Target.Namespace = a.s.Job.GetNamespace()
+		a.r.Target.Name = a.s.Job.GetName()
+		a.ns = a.s.Job.GetNamespace()
+	}
+	if a.wl != nil {
+		a.r.Target.Workload = a.wl.Name
+		if a.ns == "" {
+			a.ns = a.wl.Namespace
+		}
+		if a.r.Target.Namespace == "" {
+			a.r.Target.Namespace = a.wl.Namespace
+		}
+		a.r.Queue.LocalQueue = string(a.wl.Spec.QueueName)
+	} else {
+		a.r.Queue.LocalQueue = a.job.queueName()
+	}
+	switch {
+	case a.wl != nil && a.wl.Status.Admission != nil:
+		a.r.Queue.ClusterQueue = string(a.wl.Status.Admission.ClusterQueue)
+	case a.s.LocalQueue != nil:
+		a.r.Queue.ClusterQueue = string(a.s.LocalQueue.Spec.ClusterQueue)
+	case a.s.ClusterQueue != nil:
+		a.r.Queue.ClusterQueue = a.s.ClusterQueue.Name
+	}
+	if p := a.s.Position; p != nil {
+		lq, cq := p.InLocalQueue, p.InClusterQueue
+		a.r.Queue.PositionInLocalQueue = &lq
+		a.r.Queue.PositionInClusterQueue = &cq
+	}
+}
+
+func (a *analysis) set(code Code, cause Cause, headline, detail string) bool {
+	a.r.Verdict = Verdict{Stage: StageOf(code), Code: code, Cause: cause, Headline: headline, Detail: detail}
+	return true
+}
+
+func (a *analysis) finding(code string, sev Severity, format string, args ...any) {
+	a.r.Findings = append(a.r.Findings, Finding{Code: code, Severity: sev, Message: fmt.Sprintf(format, args...)})
+}
+
+func (a *analysis) remedy(code string, who Who, command, format string, args ...any) {
+	a.r.Remedies = append(a.r.Remedies, Remedy{Code: code, Who: who, Command: command, Summary: fmt.Sprintf(format, args...)})
+}
+
+func (a *analysis) cond(t string) *metav1.Condition {
+	if a.wl == nil {
+		return nil
+	}
+	return apimeta.FindStatusCondition(a.wl.Status.Conditions, t)
+}
+
+func (a *analysis) condTrue(t string) bool {
+	c := a.cond(t)
+	return c != nil && c.Status == metav1.ConditionTrue
+}
+
+func (a *analysis) admittedNow() bool { return a.condTrue(kueue.WorkloadAdmitted) }
+
+// jobRef is "job/train-7" for commands.
+func (a *analysis) jobRef() string {
+	kind := strings.ToLower(a.r.Target.Kind)
+	if kind == "" {
+		kind = "job"
+	}
+	return kind + "/" + a.r.Target.Name
+}
+
+func (a *analysis) nsFlag() string { return "-n " + a.ns }
+
+// resolve handles a job that cannot be found, is not managed by Kueue or has
+// no Workload.
+func (a *analysis) resolve() bool {
+	t := a.s.Target
+	what := t.Name
+	if t.Kind != "" && t.Kind != "Job" {
+		what = strings.ToLower(t.Kind) + "/" + t.Name
+	}
+	if a.s.Job == nil && a.wl == nil {
+		a.set(CodeNotFound, CauseNone,
+			fmt.Sprintf("I can't find %s in namespace %s.", what, t.Namespace),
+			"Either it does not exist there, or you do not have access to it. Check the name and the namespace; kubectl uses the same permissions I use on your behalf.")
+		a.remedy("CheckName", WhoYou, fmt.Sprintf("kubectl get %s -n %s", kindPlural(t.Kind), t.Namespace),
+			"List the jobs you can see in %s and check the spelling.", t.Namespace)
+		// Do not leak why: gaps on the target itself are dropped.
+		a.r.Gaps = dropTargetGaps(a.r.Gaps, t)
+		return true
+	}
+	if a.wl != nil {
+		return false
+	}
+	// Job found, no Workload.
+	if a.job.queueName() == "" {
+		a.set(CodeNotManagedByKueue, CauseNoQueueName,
+			fmt.Sprintf("%s is not managed by Kueue: it has no %s label.", a.jobRef(), QueueNameLabel),
+			"Kueue only queues jobs that name a LocalQueue. Without the label the job runs (or waits) as plain Kubernetes decides, outside any quota.")
+		if len(a.s.NamespaceLocalQueues) > 0 {
+			lq := a.s.NamespaceLocalQueues[0].Name
+			a.remedy("AddQueueName", WhoYou, fmt.Sprintf("kubectl label %s %s %s=%s", a.jobRef(), a.nsFlag(), QueueNameLabel, lq),
+				"Add the queue-name label (LocalQueues in %s: %s). Kueue only picks up jobs labelled at creation, so recreate the job with the label if relabelling has no effect.", a.ns, lqNames(a.s.NamespaceLocalQueues))
+		} else {
+			a.remedy("AddQueueName", WhoYou, "",
+				"Recreate the job with the label %s=<your LocalQueue> (ask your platform team which LocalQueue %s uses).", QueueNameLabel, a.ns)
+		}
+		if susp, ok := a.job.suspended(); ok && susp {
+			a.finding("SuspendedWithoutQueue", SeverityWarning, "The job is suspended (spec.suspend=true) and no controller will resume it: nothing will run until you unsuspend it or add a queue.")
+		}
+		return true
+	}
+	detail := fmt.Sprintf("The job names LocalQueue %q, but Kueue has not created a Workload for it.", a.job.queueName())
+	if hasGap(a.s, "Workload", "") {
+		detail = fmt.Sprintf("The job names LocalQueue %q, but I could not read its Workload (see the gaps below).", a.job.queueName())
+	}
+	if susp, ok := a.job.suspended(); ok && !susp {
+		detail += " The job is not suspended; if it still has active pods, Kueue waits for them to stop before creating the Workload."
+	}
+	a.set(CodeWorkloadMissing, CauseNone, fmt.Sprintf("Kueue has not picked up %s yet.", a.jobRef()), detail+
+		" Usually Kueue's controller is down, this job kind's integration is not enabled, or the namespace is excluded by managedJobsNamespaceSelector.")
+	a.remedy("CheckKueue", WhoPlatform, "kubectl -n kueue-system logs deploy/kueue-controller-manager --since=15m | grep "+a.r.Target.Name,
+		"Check that the Kueue controller runs and that the %s integration is enabled for namespace %s.", a.r.Target.Kind, a.ns)
+	return true
+}
+
+func (a *analysis) finished() bool {
+	if c := a.cond(kueue.WorkloadFinished); c != nil && c.Status == metav1.ConditionTrue {
+		cause := CauseSucceeded
+		if c.Reason != kueue.WorkloadFinishedReasonSucceeded {
+			cause = CauseFailed
+		}
+		return a.finishedVerdict(cause, c.Reason, c.Message)
+	}
+	if cause, msg := a.job.finished(); cause != "" {
+		return a.finishedVerdict(cause, string(cause), msg)
+	}
+	return false
+}
+
+func (a *analysis) finishedVerdict(cause Cause, reason, msg string) bool {
+	if cause == CauseSucceeded {
+		return a.set(CodeFinished, cause, fmt.Sprintf("%s has finished successfully.", a.jobRef()), "Nothing is waiting: the job completed.")
+	}
+	detail := fmt.Sprintf("The job finished with reason %s.", reason)
+	if msg != "" {
+		detail += " " + msg
+	}
+	a.remedy("InspectLogs", WhoYou, fmt.Sprintf("kubectl logs %s %s --tail=100", a.jobRef(), a.nsFlag()), "Read the logs of the failed pods to see why it failed.")
+	return a.set(CodeFinished, cause, fmt.Sprintf("%s has finished and failed.", a.jobRef()), detail)
+}
+
+func (a *analysis) deactivated() bool {
+	if a.wl == nil || a.wl.Spec.Active == nil || *a.wl.Spec.Active {
+		if a.claim != nil && a.claim.Code == CodeDeactivated {
+			return a.set(a.claim.Code, a.claim.Cause, a.claim.Headline, a.claim.Detail)
+		}
+		return false
+	}
+	cause := CauseManual
+	reasonText := "someone set spec.active=false on the Workload"
+	if ev := a.cond(kueue.WorkloadEvicted); ev != nil {
+		switch {
+		case strings.HasSuffix(ev.Reason, "DueTo"+kueue.WorkloadRequeuingLimitExceeded):
+			cause, reasonText = CauseRequeuingLimitExceeded, "it was requeued too many times (waitForPodsReady backoffLimitCount reached)"
+		case strings.HasSuffix(ev.Reason, "DueTo"+kueue.WorkloadMaximumExecutionTimeExceeded):
+			cause, reasonText = CauseMaximumExecutionTimeExceeded, "it ran longer than its maximum execution time (label kueue.x-k8s.io/max-exec-time-seconds)"
+		case strings.HasSuffix(ev.Reason, "DueTo"+kueue.WorkloadEvictedByAdmissionCheck):
+			cause, reasonText = CauseAdmissionCheckRejected, "an admission check rejected it"
+		}
+	}
+	if dt := a.cond(kueue.WorkloadDeactivationTarget); dt != nil && cause == CauseManual {
+		switch dt.Reason {
+		case kueue.WorkloadRequeuingLimitExceeded:
+			cause, reasonText = CauseRequeuingLimitExceeded, "it was requeued too many times"
+		case kueue.WorkloadMaximumExecutionTimeExceeded:
+			cause, reasonText = CauseMaximumExecutionTimeExceeded, "it ran longer than its maximum execution time"
+		case kueue.WorkloadEvictedByAdmissionCheck:
+			cause, reasonText = CauseAdmissionCheckRejected, "an admission check rejected it"
+		}
+	}
+	if cause == CauseManual {
+		for _, ac := range a.wl.Status.AdmissionChecks {
+			if ac.State == kueue.CheckStateRejected {
+				cause, reasonText = CauseAdmissionCheckRejected, fmt.Sprintf("admission check %s rejected it: %s", ac.Name, ac.Message)
+			}
+		}
+	}
+	cmd := fmt.Sprintf("kubectl patch workload %s %s --type=merge -p '{\"spec\":{\"active\":true}}'", a.wl.Name, a.nsFlag())
+	switch cause {
+	case CauseManual:
+		a.remedy("Reactivate", WhoYou, cmd, "If the deactivation was a mistake, reactivate the Workload (needs patch rights on workloads; otherwise ask your platform team).")
+	case CauseRequeuingLimitExceeded:
+		a.remedy("FixStartup", WhoYou, fmt.Sprintf("kubectl describe pods -l batch.kubernetes.io/job-name=%s %s", a.r.Target.Name, a.nsFlag()),
+			"Find out why the pods did not become ready in time (image pulls, crash loops, scheduling), fix it, then recreate the job.")
+		a.remedy("Reactivate", WhoYou, cmd, "Or reactivate the Workload to try again once the cause is fixed.")
+	case CauseMaximumExecutionTimeExceeded:
+		a.remedy("RaiseMaxExecTime", WhoYou, "", "Recreate the job with a larger kueue.x-k8s.io/max-exec-time-seconds label, or split the work into shorter jobs.")
+	case CauseAdmissionCheckRejected:
+		a.remedy("CheckAdmissionCheck", WhoPlatform, "", "Ask the platform team why the admission check rejected the workload (e.g. capacity could not be provisioned); recreate the job after that.")
+	}
+	return a.set(CodeDeactivated, cause, fmt.Sprintf("%s is deactivated: Kueue will not admit it.", a.jobRef()),
+		fmt.Sprintf("Workload %s has spec.active=false because %s.", a.wl.Name, reasonText))
+}
+
+// reserved handles a Workload that holds quota but is not admitted: it is
+// waiting for admission checks or being evicted.
+func (a *analysis) reserved() bool {
+	if a.qr == nil || a.qr.Status != metav1.ConditionTrue {
+		return false
+	}
+	if a.evicting() {
+		return true
+	}
+	var pending, retry []string
+	for _, ac := range a.wl.Status.AdmissionChecks {
+		switch ac.State {
+		case kueue.CheckStatePending:
+			pending = append(pending, checkText(ac))
+		case kueue.CheckStateRetry:
+			retry = append(retry, checkText(ac))
+		}
+	}
+	cq := a.r.Queue.ClusterQueue
+	if len(retry) > 0 {
+		a.remedy("WaitForCheck", WhoYou, "", "Kueue will release the quota and retry after the check's backoff; nothing to do unless it keeps failing, then ask your platform team.")
+		return a.set(CodeWaitingForAdmissionChecks, CauseCheckRetry,
+			fmt.Sprintf("%s has quota in ClusterQueue %s, but an admission check asked to retry.", a.jobRef(), cq),
+			"Checks: "+strings.Join(append(retry, pending...), "; ")+".")
+	}
+	if len(pending) > 0 {
+		a.remedy("WaitForCheck", WhoYou, "", "Wait for the admission check(s) to finish (e.g. capacity being provisioned). If one stays Pending for long, ask your platform team whether its controller is running.")
+		return a.set(CodeWaitingForAdmissionChecks, CauseCheckPending,
+			fmt.Sprintf("%s has quota in ClusterQueue %s and waits for admission checks.", a.jobRef(), cq),
+			"Pending checks: "+strings.Join(pending, "; ")+".")
+	}
+	if c := a.cond(kueue.WorkloadAdmitted); c != nil && c.Reason == "PendingDelayedTopologyRequests" {
+		return a.set(CodeWaitingForAdmissionChecks, CauseCheckPending,
+			fmt.Sprintf("%s has quota and waits for its topology placement.", a.jobRef()),
+			"Kueue is computing the topology-aware placement after provisioning (delayed topology request).")
+	}
+	return a.set(CodeWaitingForAdmissionChecks, CauseCheckPending,
+		fmt.Sprintf("%s has quota in ClusterQueue %s; admission is being completed.", a.jobRef(), cq),
+		"Quota is reserved but the Workload is not marked Admitted yet. This normally takes seconds.")
+}
+
+func checkText(ac kueue.AdmissionCheckState) string {
+	s := fmt.Sprintf("%s is %s", ac.Name, ac.State)
+	if ac.Message != "" {
+		s += " (" + ac.Message + ")"
+	}
+	return s
+}
+
+// evicting reports a Workload being evicted while it still holds quota, and
+// sets the verdict.
+func (a *analysis) evicting() bool {
+	ev := a.cond(kueue.WorkloadEvicted)
+	if ev == nil || ev.Status != metav1.ConditionTrue {
+		return false
+	}
+	switch ev.Reason {
+	case kueue.WorkloadEvictedByClusterQueueStopped:
+		a.remedy("AskResume", WhoPlatform, fmt.Sprintf("kubectl patch clusterqueue %s --type=merge -p '{\"spec\":{\"stopPolicy\":\"None\"}}'", a.r.Queue.ClusterQueue),
+			"Ask the platform team when ClusterQueue %s will be resumed; your job is requeued automatically then.", a.r.Queue.ClusterQueue)
+		return a.set(CodeOnHold, CauseClusterQueueStopped, fmt.Sprintf("%s is being stopped: ClusterQueue %s was stopped with HoldAndDrain.", a.jobRef(), a.r.Queue.ClusterQueue),
+			"An administrator drained the queue; running workloads are evicted and wait until it is resumed.")
+	case kueue.WorkloadEvictedByLocalQueueStopped:
+		a.remedy("AskResume", WhoPlatform, fmt.Sprintf("kubectl patch localqueue %s %s --type=merge -p '{\"spec\":{\"stopPolicy\":\"None\"}}'", a.r.Queue.LocalQueue, a.nsFlag()),
+			"Ask who manages LocalQueue %s to resume it; your job is requeued automatically then.", a.r.Queue.LocalQueue)
+		return a.set(CodeOnHold, CauseLocalQueueStopped, fmt.Sprintf("%s is being stopped: LocalQueue %s was stopped with HoldAndDrain.", a.jobRef(), a.r.Queue.LocalQueue),
+			"Running workloads of the queue are evicted and wait until it is resumed.")
+	}
+	cause := CausePreempted
+	switch ev.Reason {
+	case kueue.WorkloadEvictedByPodsReadyTimeout:
+		cause = CausePodsReadyTimeout
+	case kueue.WorkloadEvictedDueToNodeFailures:
+		cause = CauseNodeFailures
+	case kueue.WorkloadEvictedByAdmissionCheck:
+		cause = CauseBackoff
+	}
+	a.remedy("Wait", WhoYou, "", "Nothing to do: Kueue suspends the job, releases its quota and puts it back in the queue.")
+	return a.set(CodeRequeuing, cause, fmt.Sprintf("%s is being evicted (%s) and will be requeued.", a.jobRef(), ev.Reason), ev.Message)
+}
+
+// queues checks the queue objects themselves: missing, stopped, inactive,
+// namespace not selected. The queues' status wins over a stale message.
+func (a *analysis) queues() bool {
+	lqName := a.r.Queue.LocalQueue
+	lq := a.s.LocalQueue
+	if lq == nil {
+		if hasGap(a.s, "LocalQueue", lqName) && !gapIs(a.s, "LocalQueue", GapNotFound) {
+			return false // unknown: let Kueue's message decide
+		}
+		a.localQueueMissing(lqName)
+		return true
+	}
+	if lq.Spec.StopPolicy != nil && *lq.Spec.StopPolicy != kueue.None {
+		a.remedy("AskResume", WhoPlatform, fmt.Sprintf("kubectl patch localqueue %s %s --type=merge -p '{\"spec\":{\"stopPolicy\":\"None\"}}'", lq.Name, a.nsFlag()),
+			"Ask who manages LocalQueue %s (your namespace admin or platform team) to resume it; queued jobs are then considered again automatically.", lq.Name)
+		a.alternativeQueues()
+		return a.set(CodeOnHold, CauseLocalQueueStopped, fmt.Sprintf("LocalQueue %s is stopped, so %s waits.", lq.Name, a.jobRef()),
+			fmt.Sprintf("LocalQueue %s has stopPolicy %s: Kueue admits nothing from it until it is resumed.", lq.Name, *lq.Spec.StopPolicy))
+	}
+	cqName := string(lq.Spec.ClusterQueue)
+	cq := a.s.ClusterQueue
+	if cq == nil {
+		if hasGap(a.s, "ClusterQueue", cqName) && !gapIs(a.s, "ClusterQueue", GapNotFound) {
+			if c := apimeta.FindStatusCondition(lq.Status.Conditions, kueue.LocalQueueActive); c != nil && c.Status == metav1.ConditionFalse && c.Reason == "ClusterQueueDoesNotExist" {
+				return a.clusterQueueMissing(cqName)
+			}
+			return false
+		}
+		return a.clusterQueueMissing(cqName)
+	}
+	if cq.Spec.StopPolicy != nil && *cq.Spec.StopPolicy != kueue.None {
+		a.remedy("AskResume", WhoPlatform, fmt.Sprintf("kubectl patch clusterqueue %s --type=merge -p '{\"spec\":{\"stopPolicy\":\"None\"}}'", cq.Name),
+			"Ask the platform team when ClusterQueue %s will be resumed; your job is considered again automatically then.", cq.Name)
+		a.alternativeQueues()
+		if a.msg.has(ReasonUnusedQuota) || a.msg.has(ReasonMaxCapacity) {
+			a.finding("StaleMessage", SeverityInfo, "The Workload still shows an older quota message (%q); it predates the stop and is not why the job waits now.", a.qr.Message)
+		}
+		return a.set(CodeOnHold, CauseClusterQueueStopped, fmt.Sprintf("ClusterQueue %s is stopped, so %s waits.", cq.Name, a.jobRef()),
+			fmt.Sprintf("ClusterQueue %s has stopPolicy %s: an administrator paused admission. Nothing from it is admitted until it is resumed.", cq.Name, *cq.Spec.StopPolicy))
+	}
+	if len(a.quotaMissingFlavors()) > 0 {
+		missing := a.quotaMissingFlavors()
+		a.remedy("CreateFlavor", WhoPlatform, "",
+			"Ask the platform team to create ResourceFlavor %s (or remove it from ClusterQueue %s).", strings.Join(missing, ", "), cq.Name)
+		return a.set(CodeMisconfigured, CauseFlavorNotFound, fmt.Sprintf("ClusterQueue %s refers to a ResourceFlavor that does not exist.", cq.Name),
+			fmt.Sprintf("Missing ResourceFlavor(s): %s. Kueue keeps the ClusterQueue inactive until they exist, so no job in it is admitted.", strings.Join(missing, ", ")))
+	}
+	if c := apimeta.FindStatusCondition(cq.Status.Conditions, kueue.ClusterQueueActive); c != nil && c.Status == metav1.ConditionFalse {
+		if c.Reason == "FlavorNotFound" {
+			a.remedy("CreateFlavor", WhoPlatform, "", "Ask the platform team to create the missing ResourceFlavor(s) for ClusterQueue %s.", cq.Name)
+			return a.set(CodeMisconfigured, CauseFlavorNotFound, fmt.Sprintf("ClusterQueue %s refers to a ResourceFlavor that does not exist.", cq.Name), c.Message)
+		}
+		a.remedy("FixClusterQueue", WhoPlatform, fmt.Sprintf("kubectl describe clusterqueue %s", cq.Name),
+			"Ask the platform team to fix ClusterQueue %s: %s", cq.Name, c.Message)
+		return a.set(CodeMisconfigured, CauseClusterQueueInactive, fmt.Sprintf("ClusterQueue %s is inactive, so nothing in it is admitted.", cq.Name),
+			fmt.Sprintf("Kueue reports %s: %s", c.Reason, c.Message))
+	}
+	if a.quota != nil && a.quota.tree.cycle != "" {
+		a.remedy("FixCohort", WhoPlatform, "", "Ask the platform team to break the cycle in the parents of Cohort %s.", a.quota.tree.cycle)
+		return a.set(CodeMisconfigured, CauseClusterQueueInactive, fmt.Sprintf("ClusterQueue %s is unusable: its cohort tree has a cycle.", cq.Name),
+			fmt.Sprintf("Cohort %s is its own ancestor; Kueue treats every ClusterQueue of the tree as inactive.", a.quota.tree.cycle))
+	}
+	if sel, known := a.namespaceSelected(cq); (known && !sel) || (!known && a.msg.NamespaceMismatch) {
+		a.remedy("UseOtherQueue", WhoYou, "", "Use a LocalQueue whose ClusterQueue admits namespace %s%s.", a.ns, lqSuggestion(a.s.NamespaceLocalQueues, lq.Name))
+		a.remedy("SelectNamespace", WhoPlatform, fmt.Sprintf("kubectl get clusterqueue %s -o jsonpath='{.spec.namespaceSelector}'", cq.Name),
+			"Or ask the platform team to add namespace %s to the namespaceSelector of ClusterQueue %s.", a.ns, cq.Name)
+		detail := fmt.Sprintf("ClusterQueue %s only admits workloads from namespaces matching its namespaceSelector, and %s does not match.", cq.Name, a.ns)
+		if cq.Spec.NamespaceSelector == nil {
+			detail = fmt.Sprintf("ClusterQueue %s has no namespaceSelector, which in Kueue matches no namespace at all.", cq.Name)
+		}
+		return a.set(CodeMisconfigured, CauseNamespaceNotSelected, fmt.Sprintf("Namespace %s may not use ClusterQueue %s.", a.ns, cq.Name), detail)
+	}
+	return false
+}
+
+func (a *analysis) quotaMissingFlavors() []string {
+	if a.quota == nil {
+		return nil
+	}
+	return a.quota.missingFlavors
+}
+
+// namespaceSelected evaluates the ClusterQueue's namespaceSelector against
+// the namespace's labels; known is false when the namespace was not read.
+func (a *analysis) namespaceSelected(cq *kueue.ClusterQueue) (selected, known bool) {
+	if a.s.Namespace == nil {
+		return false, false
+	}
+	if cq.Spec.NamespaceSelector == nil {
+		return false, true
+	}
+	sel, err := metav1.LabelSelectorAsSelector(cq.Spec.NamespaceSelector)
+	if err != nil {
+		return false, false
+	}
+	return sel.Matches(labelSet(a.s.Namespace.Labels)), true
+}
+
+func (a *analysis) localQueueMissing(name string) {
+	detail := fmt.Sprintf("The job's %s label says %q, but there is no LocalQueue of that name in namespace %s.", QueueNameLabel, name, a.ns)
+	if best := closest(name, a.s.NamespaceLocalQueues); best != "" {
+		detail += fmt.Sprintf(" Did you mean %q?", best)
+		a.remedy("FixQueueName", WhoYou, fmt.Sprintf("kubectl label %s %s %s=%s --overwrite", a.jobRef(), a.nsFlag(), QueueNameLabel, best),
+			"Point the job at LocalQueue %s (allowed while the job is suspended, which it is until admitted).", best)
+	} else if len(a.s.NamespaceLocalQueues) > 0 {
+		a.remedy("FixQueueName", WhoYou, "", "Relabel the job with one of the LocalQueues in %s: %s.", a.ns, lqNames(a.s.NamespaceLocalQueues))
+	} else {
+		a.remedy("CreateLocalQueue", WhoPlatform, "", "Ask your platform team to create LocalQueue %s in namespace %s, or which LocalQueue to use.", name, a.ns)
+	}
+	a.set(CodeMisconfigured, CauseLocalQueueNotFound, fmt.Sprintf("LocalQueue %s does not exist in %s, so Kueue will never admit %s.", name, a.ns, a.jobRef()), detail)
+}
+
+func (a *analysis) clusterQueueMissing(name string) bool {
+	a.remedy("CreateClusterQueue", WhoPlatform, fmt.Sprintf("kubectl get localqueue %s %s -o jsonpath='{.spec.clusterQueue}'", a.r.Queue.LocalQueue, a.nsFlag()),
+		"Ask the platform team to create ClusterQueue %s, or to point you at a LocalQueue that works.", name)
+	a.alternativeQueues()
+	return a.set(CodeMisconfigured, CauseClusterQueueNotFound, fmt.Sprintf("LocalQueue %s points to ClusterQueue %s, which does not exist.", a.r.Queue.LocalQueue, name),
+		"Without its ClusterQueue the LocalQueue is inactive; Kueue admits nothing from it.")
+}
+
+// alternativeQueues suggests the other LocalQueues of the namespace.
+func (a *analysis) alternativeQueues() {
+	var others []string
+	for _, lq := range a.s.NamespaceLocalQueues {
+		if lq.Name == a.r.Queue.LocalQueue {
+			continue
+		}
+		if c := apimeta.FindStatusCondition(lq.Status.Conditions, kueue.LocalQueueActive); c != nil && c.Status != metav1.ConditionTrue {
+			continue
+		}
+		others = append(others, lq.Name)
+	}
+	if len(others) > 0 {
+		a.remedy("UseOtherQueue", WhoYou, "", "Other active LocalQueues in %s: %s. Recreate the job with %s set to one of them if it may use that quota.",
+			a.ns, strings.Join(others, ", "), QueueNameLabel)
+	}
+}
+
+// requeue handles Workloads parked after an eviction or in backoff.
+func (a *analysis) requeue() bool {
+	rq := a.cond(kueue.WorkloadRequeued)
+	ev := a.cond(kueue.WorkloadEvicted)
+	if st := a.wl.Status.RequeueState; st != nil && st.RequeueAt != nil && st.RequeueAt.After(a.s.Now) {
+		wait := st.RequeueAt.Sub(a.s.Now).Round(1e9)
+		n := int32(0)
+		if st.Count != nil {
+			n = *st.Count
+		}
+		a.remedy("Wait", WhoYou, "", "Wait about %s; Kueue requeues it by itself. If pods repeatedly fail to become ready, check image pulls and crash loops first.", wait)
+		return a.set(CodeRequeuing, CauseBackoff, fmt.Sprintf("%s is in backoff and is requeued in about %s.", a.jobRef(), wait),
+			fmt.Sprintf("It was evicted %d time(s) so far; Kueue waits until %s before queueing it again.", n, st.RequeueAt.UTC().Format("15:04:05 MST")))
+	}
+	if rq != nil && rq.Status == metav1.ConditionFalse && rq.Reason != kueue.WorkloadInadmissible {
+		cause := CauseBackoff
+		if rq.Reason == kueue.WorkloadEvictedByPodsReadyTimeout {
+			cause = CausePodsReadyTimeout
+		}
+		a.remedy("Wait", WhoYou, "", "Kueue requeues it after the backoff; if it keeps timing out, find why its pods do not become ready.")
+		return a.set(CodeRequeuing, cause, fmt.Sprintf("%s was evicted (%s) and is not queued yet.", a.jobRef(), rq.Reason), rq.Message)
+	}
+	// Evicted and not re-evaluated since: the pending message is the
+	// eviction message.
+	if ev != nil && a.qr != nil && a.qr.Status == metav1.ConditionFalse && a.qr.Message == ev.Message && ev.Message != "" {
+		cause := CausePreempted
+		switch ev.Reason {
+		case kueue.WorkloadEvictedByPodsReadyTimeout:
+			cause = CausePodsReadyTimeout
+		case kueue.WorkloadEvictedDueToNodeFailures:
+			cause = CauseNodeFailures
+		case kueue.WorkloadEvictedByPreemption:
+		default:
+			return false
+		}
+		a.remedy("Wait", WhoYou, "", "Nothing to do: it is back in the queue and will be admitted when quota frees up.")
+		if cause == CausePreempted {
+			a.preemptionRemedies()
+		}
+		return a.set(CodeRequeuing, cause, fmt.Sprintf("%s was preempted and is back in the queue.", a.jobRef()), ev.Message)
+	}
+	return false
+}
+
+func (a *analysis) preemptionRemedies() {
+	a.remedy("UsePriority", WhoYou, "", "To be preempted less often, run it with a higher WorkloadPriorityClass (label kueue.x-k8s.io/priority-class) if your team is allowed one.")
+}
+
+// gates handles the AdmissionGated and WaitingForPodsReady holds.
+func (a *analysis) gates() bool {
+	if a.qr != nil && a.qr.Status == metav1.ConditionFalse {
+		switch a.qr.Reason {
+		case kueue.WorkloadAdmissionGated:
+			gate := a.wl.Annotations[AdmissionGatedBy]
+			a.remedy("WaitForGate", WhoYou, "", "Wait for the controller(s) named in %s to clear the gate.", AdmissionGatedBy)
+			return a.set(CodeAdmissionGated, CauseNone, fmt.Sprintf("%s is held back by an admission gate.", a.jobRef()),
+				fmt.Sprintf("Annotation %s=%q: Kueue does not consider the Workload until the gate is removed. %s", AdmissionGatedBy, gate, a.qr.Message))
+		case "Waiting", "WaitingForPodsReady":
+			a.remedy("Wait", WhoYou, "", "Wait: Kueue admits one workload at a time until the admitted ones have ready pods (waitForPodsReady.blockAdmission).")
+			return a.set(CodeWaitingForPodsReady, CauseNone, fmt.Sprintf("%s waits for other admitted jobs to start their pods.", a.jobRef()), a.qr.Message)
+		}
+	}
+	if a.claim != nil && (a.claim.Code == CodeAdmissionGated || a.claim.Code == CodeWaitingForPodsReady) {
+		return a.set(a.claim.Code, a.claim.Cause, a.claim.Headline, a.claim.Detail)
+	}
+	return false
+}
+
+func (a *analysis) failedChecks() bool {
+	var failed []string
+	for _, ac := range a.wl.Status.AdmissionChecks {
+		if ac.State == kueue.CheckStateRetry || ac.State == kueue.CheckStateRejected {
+			failed = append(failed, checkText(ac))
+		}
+	}
+	if len(failed) == 0 && !a.msg.FailedAdmissionChecks {
+		return false
+	}
+	a.remedy("WaitForCheck", WhoYou, "", "Kueue retries after the check's backoff. If it keeps failing, ask your platform team about the check.")
+	detail := "Kueue reports: The workload has failed admission checks."
+	if len(failed) > 0 {
+		detail = "Checks: " + strings.Join(failed, "; ") + "."
+	}
+	return a.set(CodeWaitingForAdmissionChecks, CauseCheckRetry, fmt.Sprintf("An admission check of %s failed; Kueue will retry.", a.jobRef()), detail)
+}
+
+func (a *analysis) invalidResources() bool {
+	if !a.msg.InvalidResources {
+		return false
+	}
+	a.remedy("FixResources", WhoYou, fmt.Sprintf("kubectl get limitrange %s -o yaml", a.nsFlag()),
+		"Fix the container resources: requests must not exceed limits and must respect the namespace's LimitRange; then recreate the job.")
+	return a.set(CodeMisconfigured, CauseInvalidResources, fmt.Sprintf("The resources of %s are invalid, so Kueue will not admit it.", a.jobRef()), a.qr.Message)
+}
+
+// order explains a Workload that Kueue has not evaluated yet.
+func (a *analysis) order() bool {
+	cq := a.s.ClusterQueue
+	if cq != nil && cq.Spec.QueueingStrategy == kueue.StrictFIFO && len(a.s.QueueAhead) > 0 {
+		head := a.s.QueueAhead[0]
+		a.remedy("Wait", WhoYou, "", "Wait for %s/%s (head of ClusterQueue %s) to be admitted; everything behind it waits in StrictFIFO order.", head.Namespace, head.Name, cq.Name)
+		a.remedy("UseOtherQueue", WhoYou, "", "If the head can never fit, ask its owner or the platform team to fix or remove it.")
+		return a.set(CodePendingEvaluation, CauseStrictFIFOBlocked,
+			fmt.Sprintf("%s is blocked behind %d workload(s) in StrictFIFO ClusterQueue %s.", a.jobRef(), len(a.s.QueueAhead), cq.Name),
+			fmt.Sprintf("ClusterQueue %s admits strictly in order, and the head %s/%s cannot be admitted yet; Kueue does not look at anything behind it.", cq.Name, head.Namespace, head.Name))
+	}
+	detail := "Kueue has not evaluated this Workload yet; it is queued."
+	if p := a.s.Position; p != nil {
+		detail = fmt.Sprintf("It is number %d in LocalQueue %s and number %d in ClusterQueue %s (counting from 1).", p.InLocalQueue+1, a.r.Queue.LocalQueue, p.InClusterQueue+1, a.r.Queue.ClusterQueue)
+	}
+	if a.quota != nil && a.quota.level == fitNow {
+		detail += " By my count its request fits the free quota now, so it should be admitted on Kueue's next pass."
+	}
+	a.remedy("Wait", WhoYou, "", "Wait a little: Kueue evaluates queued workloads in order.")
+	return a.set(CodePendingEvaluation, CauseNotYetEvaluated, fmt.Sprintf("%s is queued and waits for Kueue to evaluate it.", a.jobRef()), detail)
+}
+
+// gapFindings turns gaps into findings that say who can check instead.
+func (a *analysis) gapFindings() {
+	for _, g := range a.r.Gaps {
+		who := "ask your platform team to check it, or to grant you read access"
+		switch g.Reason {
+		case GapUnavailable:
+			who = "the API is not served or did not answer"
+		case GapTimeout:
+			who = "the API server did not answer in time; try again"
+		}
+		name := g.Kind
+		if g.Name != "" {
+			name += " " + g.Name
+		}
+		a.finding("Gap", SeverityInfo, "Could not read %s (%s): %s.", name, g.Reason, who)
+	}
+	if a.s.ClusterScopedByBot {
+		a.finding("ReadOnBehalf", SeverityInfo, "Quota figures of ClusterQueue %s were read by kueuebot on your behalf (you cannot read ClusterQueues yourself).", a.r.Queue.ClusterQueue)
+	}
+}
+
+func dropTargetGaps(gaps []Gap, t Target) []Gap {
+	out := gaps[:0]
+	for _, g := range gaps {
+		if g.Name == t.Name || g.Kind == "Workload" || g.Kind == t.Kind {
+			continue
+		}
+		out = append(out, g)
+	}
+	return out
+}
+
+func gapIs(s *Snapshot, kind string, reason GapReason) bool {
+	for _, g := range s.Gaps {
+		if g.Kind == kind && g.Reason == reason {
+			return true
+		}
+	}
+	return false
+}
+
+func sortGaps(g []Gap) {
+	sort.SliceStable(g, func(i, j int) bool {
+		if g[i].Kind != g[j].Kind {
+			return g[i].Kind < g[j].Kind
+		}
+		return g[i].Name < g[j].Name
+	})
+}
+
+func kindPlural(kind string) string {
+	if kind == "" {
+		return "jobs"
+	}
+	return strings.ToLower(kind) + "s"
+}
+
+func lqNames(lqs []kueue.LocalQueue) string {
+	names := make([]string, 0, len(lqs))
+	for _, lq := range lqs {
+		names = append(names, lq.Name)
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ")
+}
+
+func lqSuggestion(lqs []kueue.LocalQueue, current string) string {
+	var names []string
+	for _, lq := range lqs {
+		if lq.Name != current {
+			names = append(names, lq.Name)
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	sort.Strings(names)
+	return " (LocalQueues in your namespace: " + strings.Join(names, ", ") + ")"
+}
+
+// closest returns the LocalQueue name nearest to name by edit distance, if
+// it is a plausible typo.
+func closest(name string, lqs []kueue.LocalQueue) string {
+	best, bestD := "", 1<<30
+	for _, lq := range lqs {
+		d := editDistance(name, lq.Name)
+		if d < bestD || (d == bestD && lq.Name < best) {
+			best, bestD = lq.Name, d
+		}
+	}
+	if best == "" || bestD > max(2, len(name)/3) {
+		return ""
+	}
+	return best
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }

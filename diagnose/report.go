@@ -7,14 +7,14 @@ import (
 // Report is the answer to "why is my job not running?". Its JSON form is a
 // contract that others script against; fields are only ever added.
 type Report struct {
-	Verdict  Verdict      `json:"verdict"`
-	Target   TargetInfo   `json:"target"`
-	Queue    QueueInfo    `json:"queue"`
-	Quota    []QuotaRow   `json:"quota"`
-	Findings []Finding    `json:"findings"`
-	Remedies []Remedy     `json:"remedies"`
-	Gaps     []Gap        `json:"gaps"`
-	Evidence []Evidence   `json:"evidence"`
+	Verdict  Verdict    `json:"verdict"`
+	Target   TargetInfo `json:"target"`
+	Queue    QueueInfo  `json:"queue"`
+	Quota    []QuotaRow `json:"quota"`
+	Findings []Finding  `json:"findings"`
+	Remedies []Remedy   `json:"remedies"`
+	Gaps     []Gap      `json:"gaps"`
+	Evidence []Evidence `json:"evidence"`
 	// ClusterScopedByBot is true when quota figures were read with the
 	// bot's identity on the caller's behalf (clusterScopedReads: bot).
 	ClusterScopedByBot bool `json:"clusterScopedByBot,omitempty"`

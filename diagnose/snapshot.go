@@ -54,6 +54,10 @@ type Snapshot struct {
 	// QueueAhead lists pending Workloads ahead of this one in its
 	// LocalQueue (from the visibility API), head first. May be truncated.
 	QueueAhead []QueuedWorkload
+	// NamespaceLocalQueues are the LocalQueues in the job's namespace that
+	// the caller may list: used to suggest a queue-name fix and a queue
+	// with room. May be empty.
+	NamespaceLocalQueues []kueue.LocalQueue
 	// Namespace is the job's namespace object, when readable (its labels
 	// decide the ClusterQueue's namespaceSelector).
 	Namespace *corev1.Namespace

@@ -128,30 +128,30 @@ const (
 	CauseTopologyMismatch     Cause = "TopologyMismatch"
 
 	// WaitingForQuota
-	CauseQuotaInUse         Cause = "QuotaInUse"
-	CauseBorrowingLimited   Cause = "BorrowingLimited"
-	CausePendingPreemption  Cause = "PendingPreemption"
-	CauseStrictFIFOBlocked  Cause = "StrictFIFOBlocked"
-	CauseNotYetEvaluated    Cause = "NotYetEvaluated"
-	CauseCheckPending       Cause = "CheckPending"
-	CauseCheckRetry         Cause = "CheckRetry"
-	CausePreempted          Cause = "Preempted"
-	CausePodsReadyTimeout   Cause = "PodsReadyTimeout"
-	CauseNodeFailures       Cause = "NodeFailures"
-	CauseBackoff            Cause = "Backoff"
-	CauseJobSuspended       Cause = "JobSuspended"
-	CausePodsNotCreated     Cause = "PodsNotCreated"
-	CauseInsufficientRes    Cause = "InsufficientResources"
-	CauseUnboundVolume      Cause = "UnboundVolume"
-	CauseSchedulingGated    Cause = "SchedulingGated"
-	CauseOther              Cause = "Other"
-	CauseImagePull          Cause = "ImagePull"
-	CauseContainerConfig    Cause = "ContainerConfig"
-	CauseContainerCreating  Cause = "ContainerCreating"
-	CauseHealthy            Cause = "Healthy"
-	CauseCrashLooping       Cause = "CrashLooping"
-	CauseSucceeded          Cause = "Succeeded"
-	CauseFailed             Cause = "Failed"
+	CauseQuotaInUse        Cause = "QuotaInUse"
+	CauseBorrowingLimited  Cause = "BorrowingLimited"
+	CausePendingPreemption Cause = "PendingPreemption"
+	CauseStrictFIFOBlocked Cause = "StrictFIFOBlocked"
+	CauseNotYetEvaluated   Cause = "NotYetEvaluated"
+	CauseCheckPending      Cause = "CheckPending"
+	CauseCheckRetry        Cause = "CheckRetry"
+	CausePreempted         Cause = "Preempted"
+	CausePodsReadyTimeout  Cause = "PodsReadyTimeout"
+	CauseNodeFailures      Cause = "NodeFailures"
+	CauseBackoff           Cause = "Backoff"
+	CauseJobSuspended      Cause = "JobSuspended"
+	CausePodsNotCreated    Cause = "PodsNotCreated"
+	CauseInsufficientRes   Cause = "InsufficientResources"
+	CauseUnboundVolume     Cause = "UnboundVolume"
+	CauseSchedulingGated   Cause = "SchedulingGated"
+	CauseOther             Cause = "Other"
+	CauseImagePull         Cause = "ImagePull"
+	CauseContainerConfig   Cause = "ContainerConfig"
+	CauseContainerCreating Cause = "ContainerCreating"
+	CauseHealthy           Cause = "Healthy"
+	CauseCrashLooping      Cause = "CrashLooping"
+	CauseSucceeded         Cause = "Succeeded"
+	CauseFailed            Cause = "Failed"
 )
 
 // Verdict is the one answer every Report carries.
@@ -202,3 +202,29 @@ func AllCodes() []Code {
 		CodePodsNotStarting, CodeRunning, CodeFinished,
 	}
 }
+
+// causesOf is the contract table: the causes each code may carry.
+var causesOf = map[Code][]Cause{
+	CodeNotFound:                  {CauseNone},
+	CodeNotManagedByKueue:         {CauseNoQueueName},
+	CodeWorkloadMissing:           {CauseNone},
+	CodeMisconfigured:             {CauseLocalQueueNotFound, CauseClusterQueueNotFound, CauseClusterQueueInactive, CauseNamespaceNotSelected, CauseResourceNotCovered, CauseFlavorNotFound, CauseInvalidResources},
+	CodeOnHold:                    {CauseLocalQueueStopped, CauseClusterQueueStopped},
+	CodeDeactivated:               {CauseManual, CauseRequeuingLimitExceeded, CauseMaximumExecutionTimeExceeded, CauseAdmissionCheckRejected},
+	CodeNoMatchingFlavor:          {CauseUntoleratedTaint, CauseNodeAffinityMismatch, CauseTopologyMismatch},
+	CodeExceedsMaxQuota:           {CauseNone},
+	CodeWaitingForQuota:           {CauseQuotaInUse, CauseBorrowingLimited, CausePendingPreemption},
+	CodePendingEvaluation:         {CauseStrictFIFOBlocked, CauseNotYetEvaluated},
+	CodeWaitingForAdmissionChecks: {CauseCheckPending, CauseCheckRetry},
+	CodeRequeuing:                 {CausePreempted, CausePodsReadyTimeout, CauseNodeFailures, CauseBackoff},
+	CodeAdmissionGated:            {CauseNone},
+	CodeWaitingForPodsReady:       {CauseNone},
+	CodeStarting:                  {CauseJobSuspended, CausePodsNotCreated},
+	CodePodsUnschedulable:         {CauseInsufficientRes, CauseUntoleratedTaint, CauseNodeAffinityMismatch, CauseUnboundVolume, CauseSchedulingGated, CauseOther},
+	CodePodsNotStarting:           {CauseImagePull, CauseContainerConfig, CauseContainerCreating},
+	CodeRunning:                   {CauseHealthy, CauseCrashLooping},
+	CodeFinished:                  {CauseSucceeded, CauseFailed},
+}
+
+// CausesOf returns the causes a code may carry, in contract order.
+func CausesOf(c Code) []Cause { return append([]Cause(nil), causesOf[c]...) }

@@ -1,0 +1,141 @@
+package diagnose
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+)
+
+// ineligibility says why a flavor cannot take a pod set at all.
+type ineligibility struct {
+	cause  Cause // CauseUntoleratedTaint, CauseNodeAffinityMismatch, CauseFlavorNotFound
+	reason string
+	// fix is a short hint: the toleration or label to use.
+	fix string
+}
+
+// flavorEligibility checks a pod set against a ResourceFlavor as Kueue's
+// flavor assigner does: untolerated NoSchedule/NoExecute taints, and the pod
+// set's node selector and required node affinity restricted to the label
+// keys that some flavor of the resource group uses.
+func flavorEligibility(ps *kueue.PodSet, rf *kueue.ResourceFlavor, groupKeys map[string]bool) *ineligibility {
+	if rf == nil {
+		return &ineligibility{cause: CauseFlavorNotFound, reason: "the ResourceFlavor does not exist"}
+	}
+	tols := append(append([]corev1.Toleration(nil), ps.Template.Spec.Tolerations...), rf.Spec.Tolerations...)
+	for i := range rf.Spec.NodeTaints {
+		taint := rf.Spec.NodeTaints[i]
+		if taint.Effect != corev1.TaintEffectNoSchedule && taint.Effect != corev1.TaintEffectNoExecute {
+			continue
+		}
+		tolerated := false
+		for j := range tols {
+			if tols[j].ToleratesTaint(logr.Discard(), &taint, false) {
+				tolerated = true
+				break
+			}
+		}
+		if !tolerated {
+			return &ineligibility{
+				cause:  CauseUntoleratedTaint,
+				reason: fmt.Sprintf("its nodes carry the taint %s that the pods do not tolerate", taintString(taint)),
+				fix:    tolerationYAML(taint),
+			}
+		}
+	}
+	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Labels: rf.Spec.NodeLabels}}
+	sel := map[string]string{}
+	for k, v := range ps.Template.Spec.NodeSelector {
+		if groupKeys[k] {
+			sel[k] = v
+		}
+	}
+	for _, k := range sortedKeys(sel) {
+		if got, ok := rf.Spec.NodeLabels[k]; !ok || got != sel[k] {
+			have := "<none>"
+			if ok {
+				have = got
+			}
+			return &ineligibility{
+				cause:  CauseNodeAffinityMismatch,
+				reason: fmt.Sprintf("the pods' nodeSelector wants %s=%s but the flavor's nodes have %s=%s", k, sel[k], k, have),
+				fix:    fmt.Sprintf("nodeSelector %s=%s", k, have),
+			}
+		}
+	}
+	if aff := ps.Template.Spec.Affinity; aff != nil && aff.NodeAffinity != nil && aff.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil {
+		terms := restrictTerms(aff.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms, groupKeys)
+		if len(terms) > 0 {
+			ns, err := nodeaffinity.NewNodeSelector(&corev1.NodeSelector{NodeSelectorTerms: terms})
+			if err != nil {
+				return &ineligibility{cause: CauseNodeAffinityMismatch, reason: "the pods' required node affinity is invalid: " + err.Error()}
+			}
+			if !ns.Match(node) {
+				return &ineligibility{
+					cause:  CauseNodeAffinityMismatch,
+					reason: fmt.Sprintf("the pods' required node affinity does not match the flavor's node labels %s", labelsString(rf.Spec.NodeLabels)),
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// restrictTerms keeps the expressions of each term whose key is in keys; a
+// term left empty matches everything, so the whole selector then matches.
+func restrictTerms(terms []corev1.NodeSelectorTerm, keys map[string]bool) []corev1.NodeSelectorTerm {
+	var out []corev1.NodeSelectorTerm
+	for _, t := range terms {
+		var exprs []corev1.NodeSelectorRequirement
+		for _, e := range t.MatchExpressions {
+			if keys[e.Key] {
+				exprs = append(exprs, e)
+			}
+		}
+		if len(exprs) == 0 {
+			return nil
+		}
+		out = append(out, corev1.NodeSelectorTerm{MatchExpressions: exprs})
+	}
+	return out
+}
+
+func taintString(t corev1.Taint) string {
+	if t.Value == "" {
+		return fmt.Sprintf("%s:%s", t.Key, t.Effect)
+	}
+	return fmt.Sprintf("%s=%s:%s", t.Key, t.Value, t.Effect)
+}
+
+func tolerationYAML(t corev1.Taint) string {
+	if t.Value == "" {
+		return fmt.Sprintf(`{"key":%q,"operator":"Exists","effect":%q}`, t.Key, t.Effect)
+	}
+	return fmt.Sprintf(`{"key":%q,"operator":"Equal","value":%q,"effect":%q}`, t.Key, t.Value, t.Effect)
+}
+
+func labelsString(l map[string]string) string {
+	if len(l) == 0 {
+		return "<none>"
+	}
+	parts := make([]string, 0, len(l))
+	for _, k := range sortedKeys(l) {
+		parts = append(parts, k+"="+l[k])
+	}
+	return strings.Join(parts, ",")
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

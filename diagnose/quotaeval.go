@@ -1,0 +1,299 @@
+package diagnose
+
+import (
+	"fmt"
+	"sort"
+
+	corev1 "k8s.io/api/core/v1"
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+)
+
+// fitLevel orders how well a pod set fits a flavor.
+type fitLevel int
+
+const (
+	fitIneligible fitLevel = iota // the flavor cannot take the pod set at all
+	fitNever                      // above maximum capacity
+	fitLater                      // within maximum capacity, not free now
+	fitNow                        // free now
+)
+
+// flavorFit is the evaluation of one pod set in one flavor of one resource
+// group.
+type flavorFit struct {
+	flavor     string
+	level      fitLevel
+	inel       *ineligibility
+	borrowOnly bool // does not fit now only because of the borrowing limit
+	// maxNow and maxEver are how many pods of the pod set would fit now and
+	// ever in this flavor (-1 when unbounded).
+	maxNow, maxEver int64
+	// short is, per resource, how much is missing now / ever.
+	shortNow, shortEver map[corev1.ResourceName]int64
+	groupIdx, flavorIdx int
+}
+
+// podSetFit is the evaluation of one pod set.
+type podSetFit struct {
+	req        podSetRequest
+	notCovered []corev1.ResourceName
+	// groups holds, per resource group requested, every flavor's fit in CQ
+	// order and the index of the flavor Kueue would pick.
+	groups []groupFit
+	level  fitLevel
+}
+
+type groupFit struct {
+	idx     int
+	flavors []flavorFit
+	chosen  int
+}
+
+// quotaOutcome is the whole quota evaluation of a Workload in its
+// ClusterQueue.
+type quotaOutcome struct {
+	tree    *quotaTree
+	podSets []podSetFit
+	rows    []QuotaRow
+	level   fitLevel
+	// missingFlavors are flavors the ClusterQueue references that do not
+	// exist (only when flavors were readable).
+	missingFlavors []string
+}
+
+func (o *quotaOutcome) notCovered() []corev1.ResourceName {
+	var out []corev1.ResourceName
+	for _, p := range o.podSets {
+		out = append(out, p.notCovered...)
+	}
+	return out
+}
+
+// evaluateQuota compares the Workload's requests with every flavor of its
+// ClusterQueue, as Kueue's flavor assigner would, but over all flavors.
+func evaluateQuota(s *Snapshot, wl *kueue.Workload) *quotaOutcome {
+	cq := s.ClusterQueue
+	reqs := workloadRequests(wl)
+	coversPods := false
+	for _, g := range cq.Spec.ResourceGroups {
+		for _, r := range g.CoveredResources {
+			if r == corev1.ResourcePods {
+				coversPods = true
+			}
+		}
+	}
+	self := map[fr]int64{}
+	if wl.Status.Admission != nil && wl.Status.Admission.ClusterQueue == kueue.ClusterQueueReference(cq.Name) {
+		for _, a := range wl.Status.Admission.PodSetAssignments {
+			for r, q := range a.ResourceUsage {
+				if f, ok := a.Flavors[r]; ok {
+					self[fr{string(f), r}] += value(r, q)
+				}
+			}
+		}
+	}
+	out := &quotaOutcome{tree: buildQuotaTree(s, self), level: fitNow}
+	rfs := map[string]*kueue.ResourceFlavor{}
+	for i := range s.ResourceFlavors {
+		rfs[s.ResourceFlavors[i].Name] = &s.ResourceFlavors[i]
+	}
+	flavorsReadable := !hasGap(s, "ResourceFlavor", "")
+	missing := map[string]bool{}
+	assumed := map[fr]int64{}
+	for _, req := range reqs {
+		if coversPods && req.count > 0 {
+			req.total[corev1.ResourcePods] = int64(req.count)
+			req.perPod[corev1.ResourcePods] = 1
+		}
+		pf := podSetFit{req: req, level: fitNow}
+		byGroup := map[int][]corev1.ResourceName{}
+		for _, r := range req.resources() {
+			gi := groupOf(cq, r)
+			if gi < 0 {
+				pf.notCovered = append(pf.notCovered, r)
+				continue
+			}
+			byGroup[gi] = append(byGroup[gi], r)
+		}
+		gis := make([]int, 0, len(byGroup))
+		for gi := range byGroup {
+			gis = append(gis, gi)
+		}
+		sort.Ints(gis)
+		for _, gi := range gis {
+			g := cq.Spec.ResourceGroups[gi]
+			keys := map[string]bool{}
+			for _, f := range g.Flavors {
+				if rf := rfs[string(f.Name)]; rf != nil {
+					for k := range rf.Spec.NodeLabels {
+						keys[k] = true
+					}
+				}
+			}
+			gf := groupFit{idx: gi, chosen: -1}
+			for fi, f := range g.Flavors {
+				name := string(f.Name)
+				rf := rfs[name]
+				var inel *ineligibility
+				if rf == nil && flavorsReadable {
+					missing[name] = true
+					inel = &ineligibility{cause: CauseFlavorNotFound, reason: fmt.Sprintf("ResourceFlavor %s does not exist", name)}
+				} else if rf != nil {
+					inel = flavorEligibility(req.spec, rf, keys)
+				}
+				ff := flavorFit{flavor: name, inel: inel, level: fitNow, maxNow: -1, maxEver: -1,
+					shortNow: map[corev1.ResourceName]int64{}, shortEver: map[corev1.ResourceName]int64{}, groupIdx: gi, flavorIdx: fi}
+				if inel != nil {
+					ff.level = fitIneligible
+				}
+				limitedByBorrow := false
+				fitsWithoutBorrowLimit := true
+				for _, r := range byGroup[gi] {
+					k := fr{name, r}
+					val := assumed[k] + req.total[r]
+					avail := max(0, out.tree.cq.available(k, false))
+					maxCap := out.tree.cq.potential(k)
+					row := QuotaRow{
+						PodSet: req.name, Flavor: name, Resource: string(r),
+						Requested:   quantity(r, req.total[r]),
+						Nominal:     quantity(r, out.tree.cq.nominal[k]),
+						Reserved:    quantity(r, out.tree.cq.use[k]),
+						Available:   quantity(r, avail),
+						MaxCapacity: quantity(r, maxCap),
+						FitsNow:     val <= avail,
+						FitsEver:    val <= maxCap,
+						Eligible:    inel == nil,
+						Partial:     out.tree.partial,
+					}
+					if b, ok := out.tree.cq.borrow[k]; ok {
+						row.BorrowingLimit = qptr(quantity(r, b))
+					}
+					if l, ok := out.tree.cq.lend[k]; ok {
+						row.LendingLimit = qptr(quantity(r, l))
+					}
+					if inel != nil {
+						row.Ineligible = inel.reason
+					}
+					if !row.FitsNow {
+						row.ShortBy = qptr(quantity(r, val-avail))
+						ff.shortNow[r] = val - avail
+					}
+					if !row.FitsEver {
+						ff.shortEver[r] = val - maxCap
+					}
+					out.rows = append(out.rows, row)
+					if per := req.perPod[r]; per > 0 {
+						ff.maxNow = minPods(ff.maxNow, (avail-assumed[k])/per)
+						ff.maxEver = minPods(ff.maxEver, (maxCap-assumed[k])/per)
+					}
+					if inel == nil {
+						switch {
+						case !row.FitsEver:
+							ff.level = min(ff.level, fitNever)
+						case !row.FitsNow:
+							ff.level = min(ff.level, fitLater)
+							if _, ok := out.tree.cq.borrow[k]; ok {
+								limitedByBorrow = true
+							}
+							if val > max(0, out.tree.cq.available(k, true)) {
+								fitsWithoutBorrowLimit = false
+							}
+						}
+					}
+				}
+				ff.borrowOnly = ff.level == fitLater && limitedByBorrow && fitsWithoutBorrowLimit
+				gf.flavors = append(gf.flavors, ff)
+			}
+			// Kueue's pick: the first flavor that fits now; otherwise the
+			// best level, first in order.
+			best := -1
+			for i, ff := range gf.flavors {
+				if best < 0 || ff.level > gf.flavors[best].level {
+					best = i
+				}
+			}
+			gf.chosen = best
+			if best >= 0 {
+				pf.level = min(pf.level, gf.flavors[best].level)
+				for _, r := range byGroup[gi] {
+					assumed[fr{gf.flavors[best].flavor, r}] += req.total[r]
+				}
+			} else {
+				pf.level = fitIneligible
+			}
+			pf.groups = append(pf.groups, gf)
+		}
+		out.level = min(out.level, pf.level)
+		out.podSets = append(out.podSets, pf)
+	}
+	for _, f := range sortedKeys(missing) {
+		out.missingFlavors = append(out.missingFlavors, f)
+	}
+	return out
+}
+
+func minPods(cur, n int64) int64 {
+	n = max(0, n)
+	if cur < 0 {
+		return n
+	}
+	return min(cur, n)
+}
+
+func groupOf(cq *kueue.ClusterQueue, r corev1.ResourceName) int {
+	for i, g := range cq.Spec.ResourceGroups {
+		for _, c := range g.CoveredResources {
+			if c == r {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// chosenFlavors returns, per pod set, the flavor fit Kueue would use in each
+// resource group.
+func (p podSetFit) chosen() []flavorFit {
+	var out []flavorFit
+	for _, g := range p.groups {
+		if g.chosen >= 0 {
+			out = append(out, g.flavors[g.chosen])
+		}
+	}
+	return out
+}
+
+// ineligibleCauses returns the distinct ineligibility causes across flavors
+// of pod sets that have no eligible flavor, most frequent first.
+func (o *quotaOutcome) ineligibleCauses() ([]Cause, []string) {
+	count := map[Cause]int{}
+	var reasons []string
+	for _, p := range o.podSets {
+		for _, g := range p.groups {
+			eligible := false
+			for _, f := range g.flavors {
+				if f.inel == nil {
+					eligible = true
+				}
+			}
+			if eligible {
+				continue
+			}
+			for _, f := range g.flavors {
+				count[f.inel.cause]++
+				reasons = append(reasons, fmt.Sprintf("flavor %s: %s", f.flavor, f.inel.reason))
+			}
+		}
+	}
+	causes := make([]Cause, 0, len(count))
+	for c := range count {
+		causes = append(causes, c)
+	}
+	sort.Slice(causes, func(i, j int) bool {
+		if count[causes[i]] != count[causes[j]] {
+			return count[causes[i]] > count[causes[j]]
+		}
+		return causes[i] < causes[j]
+	})
+	return causes, reasons
+}

@@ -1,0 +1,468 @@
+package diagnose
+
+import (
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+)
+
+// structuredClaim reads the structured pending reasons newer Kueue writes
+// (KEP-10852) on QuotaReserved=False and Admitted=False. It returns nil for
+// v0.17's plain reasons (Pending, Inadmissible, ...), which are parsed from
+// the message instead.
+func structuredClaim(wl *kueue.Workload) *Verdict {
+	c := findCond(wl, kueue.WorkloadQuotaReserved)
+	if c != nil && c.Status == metav1.ConditionFalse {
+		v := func(code Code, cause Cause, headline string) *Verdict {
+			return &Verdict{Stage: StageOf(code), Code: code, Cause: cause, Headline: headline, Detail: c.Message}
+		}
+		switch c.Reason {
+		case "WaitingForQuota":
+			return v(CodeWaitingForQuota, CauseQuotaInUse, "The job waits for quota to free up.")
+		case "WaitingForPreemptedWorkloads":
+			return v(CodeWaitingForQuota, CausePendingPreemption, "Kueue is preempting other workloads to make room for the job.")
+		case "ExceedsMaxQuota":
+			return v(CodeExceedsMaxQuota, CauseNone, "The job asks for more than its queue can ever hold.")
+		case "NoMatchingFlavor":
+			cause := CauseNodeAffinityMismatch
+			switch m := strings.ToLower(c.Message); {
+			case strings.Contains(m, "taint"):
+				cause = CauseUntoleratedTaint
+			case strings.Contains(m, "topology"):
+				cause = CauseTopologyMismatch
+			}
+			return v(CodeNoMatchingFlavor, cause, "No ResourceFlavor of the queue can take the job's pods.")
+		case "TopologyPlacementFailed":
+			return v(CodeNoMatchingFlavor, CauseTopologyMismatch, "Kueue cannot place the job's pods in the requested topology.")
+		case "Misconfigured":
+			return v(CodeMisconfigured, misconfiguredCause(c.Message), "The job's queue is misconfigured.")
+		case "OnHold":
+			if strings.Contains(c.Message, "LocalQueue") {
+				return v(CodeOnHold, CauseLocalQueueStopped, "The job's LocalQueue is on hold.")
+			}
+			return v(CodeOnHold, CauseClusterQueueStopped, "The job's ClusterQueue is on hold.")
+		case "Suspended":
+			return v(CodeDeactivated, CauseManual, "The job's Workload is deactivated.")
+		case "AdmissionGated":
+			return v(CodeAdmissionGated, CauseNone, "The job is held back by an admission gate.")
+		case "WaitingForPodsReady":
+			return v(CodeWaitingForPodsReady, CauseNone, "The job waits for other admitted jobs to start their pods.")
+		case "PendingEvaluation":
+			return v(CodePendingEvaluation, CauseNotYetEvaluated, "The job is queued and waits for Kueue to evaluate it.")
+		}
+	}
+	if c := findCond(wl, kueue.WorkloadAdmitted); c != nil && c.Status == metav1.ConditionFalse && c.Reason == "UnsatisfiedAdmissionChecks" {
+		return &Verdict{Stage: StageAdmission, Code: CodeWaitingForAdmissionChecks, Cause: CauseCheckPending, Headline: "The job waits for admission checks.", Detail: c.Message}
+	}
+	return nil
+}
+
+// misconfiguredCause refines a structured Misconfigured reason by its
+// message.
+func misconfiguredCause(msg string) Cause {
+	m := strings.ToLower(msg)
+	missing := strings.Contains(m, "doesn't exist") || strings.Contains(m, "not found") || strings.Contains(m, "missing")
+	switch {
+	case strings.Contains(m, "localqueue") && missing:
+		return CauseLocalQueueNotFound
+	case strings.Contains(m, "flavor") && missing:
+		return CauseFlavorNotFound
+	case strings.Contains(m, "clusterqueue") && missing:
+		return CauseClusterQueueNotFound
+	case strings.Contains(m, "namespace"):
+		return CauseNamespaceNotSelected
+	case strings.Contains(m, "validation") || strings.Contains(m, "limitrange"):
+		return CauseInvalidResources
+	case strings.Contains(m, "unavailable") || strings.Contains(m, "not covered"):
+		return CauseResourceNotCovered
+	}
+	return CauseClusterQueueInactive
+}
+
+func findCond(wl *kueue.Workload, t string) *metav1.Condition {
+	for i := range wl.Status.Conditions {
+		if wl.Status.Conditions[i].Type == t {
+			return &wl.Status.Conditions[i]
+		}
+	}
+	return nil
+}
+
+func labelSet(m map[string]string) labels.Set { return labels.Set(m) }
+
+// quota decides the verdict from the quota evaluation, or from Kueue's
+// message when the ClusterQueue could not be read.
+func (a *analysis) quotaVerdict() bool {
+	o := a.quota
+	if o == nil {
+		return a.quotaFromMessage()
+	}
+	cq := a.s.ClusterQueue
+	if nc := o.notCovered(); len(nc) > 0 {
+		names := resNames(nc)
+		a.remedy("RemoveResource", WhoYou, "", "Remove the %s request from the pods if it is not needed, or use a LocalQueue whose ClusterQueue provides it%s.", names, lqSuggestion(a.s.NamespaceLocalQueues, a.r.Queue.LocalQueue))
+		a.remedy("CoverResource", WhoPlatform, "", "Or ask the platform team to add %s to the coveredResources of ClusterQueue %s.", names, cq.Name)
+		return a.set(CodeMisconfigured, CauseResourceNotCovered, fmt.Sprintf("ClusterQueue %s has no quota for %s, which %s requests.", cq.Name, names, a.jobRef()),
+			fmt.Sprintf("No resource group of ClusterQueue %s covers %s, so Kueue can never admit the job as it is.", cq.Name, names))
+	}
+	if o.tree.partial {
+		a.finding("PartialCohort", SeverityInfo, "ClusterQueue %s is in cohort %s, but the other members could not be read: what it may borrow is unknown, so available and maximum figures are its own quota only.", cq.Name, cq.Spec.CohortName)
+	}
+	switch o.level {
+	case fitIneligible:
+		if a.msg.has(ReasonTopology) {
+			return a.topologyMismatch()
+		}
+		causes, reasons := o.ineligibleCauses()
+		cause := CauseOther
+		if len(causes) > 0 {
+			cause = causes[0]
+		}
+		if cause == CauseFlavorNotFound {
+			return a.set(CodeMisconfigured, CauseFlavorNotFound, fmt.Sprintf("ClusterQueue %s refers to a ResourceFlavor that does not exist.", cq.Name), strings.Join(reasons, "; ")+".")
+		}
+		a.flavorRemedies(cause)
+		return a.set(CodeNoMatchingFlavor, cause, fmt.Sprintf("No ResourceFlavor of ClusterQueue %s can take the pods of %s.", cq.Name, a.jobRef()),
+			"Every flavor was ruled out: "+strings.Join(reasons, "; ")+".")
+	case fitNever:
+		if o.tree.partial && a.msg.has(ReasonUnusedQuota) {
+			break // borrowing may help; Kueue says it fits the maximum
+		}
+		a.sizeRemedies(false)
+		return a.set(CodeExceedsMaxQuota, CauseNone, fmt.Sprintf("%s asks for more than ClusterQueue %s can ever hold.", a.jobRef(), cq.Name),
+			a.shortfallText(false)+" It will wait forever as it is: make it smaller or get more quota.")
+	case fitLater:
+		cause := CauseQuotaInUse
+		switch {
+		case a.msg.PendingPreemptions > 0:
+			cause = CausePendingPreemption
+		case a.borrowLimited():
+			cause = CauseBorrowingLimited
+		}
+		a.waitRemedies(cause)
+		head := fmt.Sprintf("%s waits for quota: ClusterQueue %s is using what it needs.", a.jobRef(), cq.Name)
+		switch cause {
+		case CausePendingPreemption:
+			head = fmt.Sprintf("Kueue is preempting %d workload(s) to make room for %s.", a.msg.PendingPreemptions, a.jobRef())
+		case CauseBorrowingLimited:
+			head = fmt.Sprintf("%s waits for quota: ClusterQueue %s may not borrow more from its cohort.", a.jobRef(), cq.Name)
+		}
+		return a.set(CodeWaitingForQuota, cause, head, a.shortfallText(true))
+	case fitNow:
+		if a.msg.has(ReasonTopology) {
+			return a.topologyMismatch()
+		}
+		if a.msg.has(ReasonUnusedQuota) || a.msg.has(ReasonMaxCapacity) {
+			a.finding("StaleMessage", SeverityInfo, "Kueue's last message (%q) is older than the current quota: by my count the job fits now.", a.qr.Message)
+		}
+	}
+	return false
+}
+
+func (a *analysis) borrowLimited() bool {
+	for _, p := range a.quota.podSets {
+		for _, f := range p.chosen() {
+			if f.level == fitLater && f.borrowOnly {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (a *analysis) topologyMismatch() bool {
+	a.remedy("RelaxTopology", WhoYou, "", "Relax the topology request (preferred instead of required, or a higher level), or reduce the number of pods.")
+	return a.set(CodeNoMatchingFlavor, CauseTopologyMismatch, fmt.Sprintf("Kueue cannot place the pods of %s in the requested topology.", a.jobRef()), a.qr.Message)
+}
+
+// quotaFromMessage decides from Kueue's message when the ClusterQueue could
+// not be read (the objects cannot confirm it, which the report says).
+func (a *analysis) quotaFromMessage() bool {
+	m := a.msg
+	cqName := a.r.Queue.ClusterQueue
+	note := " (from Kueue's message; I could not read the ClusterQueue to check the numbers)"
+	switch {
+	case m.ClusterQueueNotFound:
+		return a.clusterQueueMissing(cqName)
+	case m.InactiveClusterQueue:
+		a.remedy("FixClusterQueue", WhoPlatform, "", "Ask the platform team why ClusterQueue %s is inactive.", cqName)
+		return a.set(CodeMisconfigured, CauseClusterQueueInactive, fmt.Sprintf("ClusterQueue %s is inactive.", cqName), a.qr.Message+note)
+	case m.NamespaceMismatch:
+		a.remedy("SelectNamespace", WhoPlatform, "", "Ask the platform team to add namespace %s to the namespaceSelector of ClusterQueue %s.", a.ns, cqName)
+		return a.set(CodeMisconfigured, CauseNamespaceNotSelected, fmt.Sprintf("Namespace %s may not use ClusterQueue %s.", a.ns, cqName), a.qr.Message+note)
+	case m.has(ReasonResourceUnavailable):
+		var res []string
+		for _, r := range m.Reasons {
+			if r.Kind == ReasonResourceUnavailable {
+				res = append(res, r.Resource)
+			}
+		}
+		a.remedy("CoverResource", WhoPlatform, "", "Ask the platform team to add %s to ClusterQueue %s, or remove the request.", strings.Join(res, ", "), cqName)
+		return a.set(CodeMisconfigured, CauseResourceNotCovered, fmt.Sprintf("ClusterQueue %s has no quota for %s.", cqName, strings.Join(res, ", ")), a.qr.Message+note)
+	case m.has(ReasonFlavorNotFound):
+		return a.set(CodeMisconfigured, CauseFlavorNotFound, fmt.Sprintf("ClusterQueue %s refers to a ResourceFlavor that does not exist.", cqName), a.qr.Message+note)
+	case m.has(ReasonTopology):
+		return a.topologyMismatch()
+	case m.PendingPreemptions > 0:
+		a.waitRemedies(CausePendingPreemption)
+		return a.set(CodeWaitingForQuota, CausePendingPreemption, fmt.Sprintf("Kueue is preempting %d workload(s) to make room for %s.", m.PendingPreemptions, a.jobRef()), a.qr.Message)
+	case m.has(ReasonUnusedQuota):
+		a.waitRemedies(CauseQuotaInUse)
+		return a.set(CodeWaitingForQuota, CauseQuotaInUse, fmt.Sprintf("%s waits for quota in ClusterQueue %s.", a.jobRef(), cqName), a.qr.Message+note)
+	case m.has(ReasonMaxCapacity):
+		a.remedy("Shrink", WhoYou, "", "Reduce the job's size (parallelism or per-pod requests) below the maximum capacity in the message.")
+		return a.set(CodeExceedsMaxQuota, CauseNone, fmt.Sprintf("%s asks for more than ClusterQueue %s can ever hold.", a.jobRef(), cqName), a.qr.Message+note)
+	case m.has(ReasonUntoleratedTaint) && !m.has(ReasonNodeAffinity):
+		a.flavorRemedies(CauseUntoleratedTaint)
+		return a.set(CodeNoMatchingFlavor, CauseUntoleratedTaint, "No ResourceFlavor can take the job's pods: they do not tolerate the flavors' taints.", a.qr.Message+note)
+	case m.has(ReasonNodeAffinity):
+		a.flavorRemedies(CauseNodeAffinityMismatch)
+		return a.set(CodeNoMatchingFlavor, CauseNodeAffinityMismatch, "No ResourceFlavor matches the job's node selector or affinity.", a.qr.Message+note)
+	case m.Transient:
+		return a.set(CodePendingEvaluation, CauseNotYetEvaluated, fmt.Sprintf("%s lost a race for quota and is retried.", a.jobRef()), a.qr.Message)
+	}
+	if a.claim != nil {
+		return a.set(a.claim.Code, a.claim.Cause, a.claim.Headline, a.claim.Detail)
+	}
+	return false
+}
+
+// shortfallText describes the request against the quota of the flavor(s)
+// Kueue would use.
+func (a *analysis) shortfallText(now bool) string {
+	var parts []string
+	for _, p := range a.quota.podSets {
+		for _, f := range p.chosen() {
+			short := f.shortEver
+			if now {
+				short = f.shortNow
+			}
+			for _, r := range sortedRes(short) {
+				k := fr{f.flavor, r}
+				t := a.quota.tree.cq
+				req := p.req.total[r]
+				per := p.req.perPod[r]
+				s := fmt.Sprintf("Pod set %s requests %s %s", p.req.name, fmtQ(r, req), r)
+				if per > 0 && p.req.count > 1 {
+					s += fmt.Sprintf(" (%d pods × %s)", p.req.count, fmtQ(r, per))
+				}
+				if now {
+					s += fmt.Sprintf(" in flavor %s, where %s is free now (nominal %s, %s reserved by other workloads%s); it is short by %s.",
+						f.flavor, fmtQ(r, max(0, t.available(k, false))), fmtQ(r, t.nominal[k]), fmtQ(r, t.use[k]), a.borrowText(k), fmtQ(r, short[r]))
+				} else {
+					s += fmt.Sprintf(", but flavor %s of ClusterQueue %s can hold at most %s (nominal %s%s); %s more would be needed.",
+						f.flavor, a.s.ClusterQueue.Name, fmtQ(r, t.potential(k)), fmtQ(r, t.nominal[k]), a.borrowText(k), fmtQ(r, short[r]))
+				}
+				parts = append(parts, s)
+			}
+		}
+	}
+	if len(parts) == 0 {
+		return "The request does not fit."
+	}
+	return strings.Join(parts, " ")
+}
+
+func (a *analysis) borrowText(k fr) string {
+	t := a.quota.tree.cq
+	if t.parent == nil {
+		return ", no cohort to borrow from"
+	}
+	if b, ok := t.borrow[k]; ok {
+		return fmt.Sprintf(", may borrow up to %s from cohort %s", fmtQ(k.resource, b), a.s.ClusterQueue.Spec.CohortName)
+	}
+	return fmt.Sprintf(", may borrow from cohort %s", a.s.ClusterQueue.Spec.CohortName)
+}
+
+// sizeRemedies suggests the largest size that fits and the exact quota
+// increase that would make the current size fit.
+func (a *analysis) sizeRemedies(now bool) {
+	cq := a.s.ClusterQueue
+	for _, p := range a.quota.podSets {
+		fits := int64(-1)
+		for _, g := range p.groups {
+			best := int64(-1)
+			for _, f := range g.flavors {
+				if f.inel != nil {
+					continue
+				}
+				n := f.maxEver
+				if now {
+					n = f.maxNow
+				}
+				best = max(best, n)
+			}
+			if best >= 0 {
+				fits = minPods(fits, best)
+			}
+		}
+		if fits >= 0 && fits < int64(p.req.count) {
+			a.shrinkRemedy(p, fits, now)
+		}
+		if now {
+			continue
+		}
+		for _, f := range p.chosen() {
+			for _, r := range sortedRes(f.shortEver) {
+				k := fr{f.flavor, r}
+				gi, fi, ri := resourceIndex(cq, f.flavor, r)
+				newNominal := a.quota.tree.cq.nominal[k] + f.shortEver[r]
+				cmd := ""
+				if gi >= 0 {
+					cmd = fmt.Sprintf("kubectl patch clusterqueue %s --type=json -p '[{\"op\":\"replace\",\"path\":\"/spec/resourceGroups/%d/flavors/%d/resources/%d/nominalQuota\",\"value\":\"%s\"}]'",
+						cq.Name, gi, fi, ri, fmtQ(r, newNominal))
+				}
+				a.remedy("RaiseQuota", WhoPlatform, cmd, "Or ask the platform team to raise the nominal quota of %s in flavor %s of ClusterQueue %s by %s (from %s to %s).",
+					r, f.flavor, cq.Name, fmtQ(r, f.shortEver[r]), fmtQ(r, a.quota.tree.cq.nominal[k]), fmtQ(r, newNominal))
+			}
+		}
+	}
+}
+
+func (a *analysis) shrinkRemedy(p podSetFit, fits int64, now bool) {
+	when := "ever"
+	if now {
+		when = "now"
+	}
+	if fits == 0 {
+		a.remedy("ShrinkPods", WhoYou, "", "Even one pod of pod set %s does not fit %s: reduce the per-pod requests (%s).", p.req.name, when, perPodText(p.req))
+		return
+	}
+	par, isJob := a.job.parallelism()
+	if isJob && len(a.quota.podSets) == 1 && par == int64(p.req.count) {
+		a.remedy("Shrink", WhoYou, fmt.Sprintf("kubectl patch %s %s --type=merge -p '{\"spec\":{\"parallelism\":%d}}'", a.jobRef(), a.nsFlag(), fits),
+			"Run it smaller: parallelism %d fits %s, %d does not. (Kueue re-queues a suspended job with the new size.)", fits, when, p.req.count)
+		return
+	}
+	a.remedy("Shrink", WhoYou, "", "Run it smaller: %d pods of pod set %s fit %s, %d do not.", fits, p.req.name, when, p.req.count)
+}
+
+func (a *analysis) waitRemedies(cause Cause) {
+	cq := a.s.ClusterQueue
+	wait := "Wait: the job is admitted automatically when running workloads finish and free the quota."
+	if p := a.s.Position; p != nil {
+		wait = fmt.Sprintf("Wait: the job is number %d in ClusterQueue %s and is admitted automatically when quota frees up.", p.InClusterQueue+1, a.r.Queue.ClusterQueue)
+	}
+	if n := len(a.s.QueueAhead); n > 0 {
+		var ahead []string
+		for i, w := range a.s.QueueAhead {
+			if i == 3 {
+				ahead = append(ahead, fmt.Sprintf("and %d more", n-3))
+				break
+			}
+			ahead = append(ahead, w.Namespace+"/"+w.Name)
+		}
+		wait += " Ahead of it: " + strings.Join(ahead, ", ") + "."
+	}
+	switch cause {
+	case CausePendingPreemption:
+		a.remedy("Wait", WhoYou, "", "Wait: the preempted workloads are being stopped; the job is admitted once their quota is released (usually within a minute).")
+		return
+	case CauseBorrowingLimited:
+		a.remedy("Wait", WhoYou, "", "%s", wait)
+		if a.quota != nil {
+			for _, p := range a.quota.podSets {
+				for _, f := range p.chosen() {
+					for _, r := range sortedRes(f.shortNow) {
+						k := fr{f.flavor, r}
+						if b, ok := a.quota.tree.cq.borrow[k]; ok {
+							a.remedy("RaiseBorrowingLimit", WhoPlatform, "", "Or ask the platform team to raise the borrowingLimit of %s in flavor %s of ClusterQueue %s by %s (from %s to %s); the cohort has room.",
+								r, f.flavor, cq.Name, fmtQ(r, f.shortNow[r]), fmtQ(r, b), fmtQ(r, b+f.shortNow[r]))
+						}
+					}
+				}
+			}
+		}
+	default:
+		a.remedy("Wait", WhoYou, "", "%s", wait)
+	}
+	if a.quota != nil {
+		a.sizeRemedies(true)
+	}
+}
+
+func (a *analysis) flavorRemedies(cause Cause) {
+	switch cause {
+	case CauseUntoleratedTaint:
+		var tol []string
+		if a.quota != nil {
+			for _, rf := range a.s.ResourceFlavors {
+				for _, t := range rf.Spec.NodeTaints {
+					if t.Effect == corev1.TaintEffectNoSchedule || t.Effect == corev1.TaintEffectNoExecute {
+						tol = append(tol, tolerationYAML(t))
+					}
+				}
+			}
+		}
+		cmd := ""
+		if len(tol) > 0 && a.r.Target.Kind == "Job" {
+			cmd = fmt.Sprintf("kubectl patch %s %s --type=strategic -p '{\"spec\":{\"template\":{\"spec\":{\"tolerations\":[%s]}}}}'", a.jobRef(), a.nsFlag(), tol[0])
+		}
+		a.remedy("AddToleration", WhoYou, cmd, "Add a toleration for the flavor's taint to the pod template, if your pods may run on those nodes (allowed while the job is suspended).")
+		a.remedy("FlavorToleration", WhoPlatform, "", "Or ask the platform team to add the toleration to the ResourceFlavor's spec.tolerations, or to add an untainted flavor.")
+	case CauseNodeAffinityMismatch:
+		a.remedy("FixNodeSelector", WhoYou, "", "Remove or change the pod template's nodeSelector / required node affinity so it matches a flavor's node labels (see the quota table for which flavors exist).")
+		a.remedy("AddFlavor", WhoPlatform, "", "Or ask the platform team for a flavor with the node labels you need.")
+	}
+}
+
+func resourceIndex(cq *kueue.ClusterQueue, flavor string, r corev1.ResourceName) (int, int, int) {
+	for gi, g := range cq.Spec.ResourceGroups {
+		for fi, f := range g.Flavors {
+			if string(f.Name) != flavor {
+				continue
+			}
+			for ri, res := range f.Resources {
+				if res.Name == r {
+					return gi, fi, ri
+				}
+			}
+		}
+	}
+	return -1, -1, -1
+}
+
+func fmtQ(r corev1.ResourceName, v int64) string {
+	q := quantity(r, v)
+	return q.String()
+}
+
+func perPodText(p podSetRequest) string {
+	var parts []string
+	for _, r := range sortedRes(p.perPod) {
+		if r == corev1.ResourcePods {
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("%s %s", fmtQ(r, p.perPod[r]), r))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func resNames(rs []corev1.ResourceName) string {
+	var out []string
+	seen := map[corev1.ResourceName]bool{}
+	for _, r := range rs {
+		if !seen[r] {
+			seen[r] = true
+			out = append(out, string(r))
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+func sortedRes(m map[corev1.ResourceName]int64) []corev1.ResourceName {
+	out := make([]corev1.ResourceName, 0, len(m))
+	for r := range m {
+		out = append(out, r)
+	}
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && out[j] < out[j-1]; j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	return out
+}

@@ -1,0 +1,159 @@
+package diagnose
+
+import (
+	"sort"
+
+	corev1 "k8s.io/api/core/v1"
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+)
+
+// podSetRequest is one pod set's request in Kueue units.
+type podSetRequest struct {
+	name  string
+	count int32
+	// total is the pod set's total request per resource (per-pod x count).
+	total map[corev1.ResourceName]int64
+	// perPod is the request of one pod; used to compute how many pods fit.
+	perPod map[corev1.ResourceName]int64
+	// source says where the numbers come from, for the report.
+	source string
+	spec   *kueue.PodSet
+}
+
+func (p podSetRequest) resources() []corev1.ResourceName {
+	out := make([]corev1.ResourceName, 0, len(p.total))
+	for r := range p.total {
+		out = append(out, r)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
+// workloadRequests returns the Workload's requests per pod set, preferring
+// Kueue's own figures: status.admission (reserved), status.resourceRequests
+// (pending), and only then the pod templates.
+func workloadRequests(wl *kueue.Workload) []podSetRequest {
+	reclaim := map[kueue.PodSetReference]int32{}
+	for _, rp := range wl.Status.ReclaimablePods {
+		reclaim[rp.Name] = rp.Count
+	}
+	out := make([]podSetRequest, 0, len(wl.Spec.PodSets))
+	for i := range wl.Spec.PodSets {
+		ps := &wl.Spec.PodSets[i]
+		count := max(0, ps.Count-reclaim[ps.Name])
+		req := podSetRequest{name: string(ps.Name), count: count, spec: ps, perPod: podRequests(&ps.Template.Spec)}
+		switch {
+		case wl.Status.Admission != nil && findAssignment(wl, ps.Name) != nil:
+			a := findAssignment(wl, ps.Name)
+			if a.Count != nil {
+				req.count = *a.Count
+			}
+			req.total = toValues(a.ResourceUsage)
+			req.source = "status.admission"
+		case findResourceRequest(wl, ps.Name) != nil:
+			req.total = toValues(findResourceRequest(wl, ps.Name).Resources)
+			req.source = "status.resourceRequests"
+		default:
+			req.total = map[corev1.ResourceName]int64{}
+			for r, v := range req.perPod {
+				req.total[r] = v * int64(count)
+			}
+			req.source = "pod template"
+		}
+		// Per-pod figures from Kueue's totals are more exact than the
+		// template (LimitRange defaults, overhead) when they divide evenly.
+		if req.count > 0 && req.source != "pod template" {
+			for r, v := range req.total {
+				if r == corev1.ResourcePods {
+					continue
+				}
+				req.perPod[r] = v / int64(req.count)
+			}
+		}
+		delete(req.total, corev1.ResourcePods)
+		delete(req.perPod, corev1.ResourcePods)
+		out = append(out, req)
+	}
+	return out
+}
+
+func findAssignment(wl *kueue.Workload, name kueue.PodSetReference) *kueue.PodSetAssignment {
+	if wl.Status.Admission == nil {
+		return nil
+	}
+	for i := range wl.Status.Admission.PodSetAssignments {
+		if wl.Status.Admission.PodSetAssignments[i].Name == name {
+			return &wl.Status.Admission.PodSetAssignments[i]
+		}
+	}
+	return nil
+}
+
+func findResourceRequest(wl *kueue.Workload, name kueue.PodSetReference) *kueue.PodSetRequest {
+	for i := range wl.Status.ResourceRequests {
+		if wl.Status.ResourceRequests[i].Name == name {
+			return &wl.Status.ResourceRequests[i]
+		}
+	}
+	return nil
+}
+
+func toValues(rl corev1.ResourceList) map[corev1.ResourceName]int64 {
+	out := map[corev1.ResourceName]int64{}
+	for r, q := range rl {
+		if v := value(r, q); v != 0 {
+			out[r] = v
+		}
+	}
+	return out
+}
+
+// podRequests computes one pod's requests as Kueue does: limits stand in for
+// missing requests; the pod needs max(sum of app containers and sidecars,
+// largest init container plus preceding sidecars), plus overhead.
+func podRequests(spec *corev1.PodSpec) map[corev1.ResourceName]int64 {
+	cont := func(c *corev1.Container) map[corev1.ResourceName]int64 {
+		out := map[corev1.ResourceName]int64{}
+		for r, q := range c.Resources.Limits {
+			out[r] = value(r, q)
+		}
+		for r, q := range c.Resources.Requests {
+			out[r] = value(r, q)
+		}
+		return out
+	}
+	sum := map[corev1.ResourceName]int64{}
+	for i := range spec.Containers {
+		for r, v := range cont(&spec.Containers[i]) {
+			sum[r] += v
+		}
+	}
+	sidecars := map[corev1.ResourceName]int64{}
+	initMax := map[corev1.ResourceName]int64{}
+	for i := range spec.InitContainers {
+		c := &spec.InitContainers[i]
+		req := cont(c)
+		if c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways {
+			for r, v := range req {
+				sum[r] += v
+				sidecars[r] += v
+			}
+			continue
+		}
+		for r, v := range req {
+			initMax[r] = max(initMax[r], v+sidecars[r])
+		}
+	}
+	for r, v := range initMax {
+		sum[r] = max(sum[r], v)
+	}
+	for r, q := range spec.Overhead {
+		sum[r] += value(r, q)
+	}
+	for r, v := range sum {
+		if v == 0 {
+			delete(sum, r)
+		}
+	}
+	return sum
+}

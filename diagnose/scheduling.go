@@ -1,0 +1,246 @@
+package diagnose
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// admitted handles a Workload Kueue has admitted: from here on,
+// kube-scheduler and the kubelet decide.
+func (a *analysis) admitted() bool {
+	if !a.admittedNow() {
+		return false
+	}
+	if a.evicting() {
+		return true
+	}
+	cq := a.r.Queue.ClusterQueue
+	if susp, ok := a.job.suspended(); ok && susp {
+		a.remedy("Wait", WhoYou, "", "Wait a few seconds: Kueue unsuspends the job right after admission. If it stays suspended, ask the platform team to check Kueue's logs.")
+		return a.set(CodeStarting, CauseJobSuspended, fmt.Sprintf("%s was admitted by ClusterQueue %s and is being started.", a.jobRef(), cq),
+			"Kueue admitted the Workload; the job is still suspended, which is normal for a few seconds.")
+	}
+	pods := activePods(a.s.Pods)
+	if len(pods) == 0 {
+		detail := "The job is admitted and unsuspended, but its controller has not created pods."
+		if ev := a.eventWith("FailedCreate"); ev != "" {
+			detail += " The job controller reports: " + ev
+			a.remedy("FixCreate", WhoYou, fmt.Sprintf("kubectl describe %s %s", a.jobRef(), a.nsFlag()),
+				"Fix what blocks pod creation (ResourceQuota, PodSecurity, missing ServiceAccount) as the event says.")
+		} else {
+			a.remedy("Wait", WhoYou, fmt.Sprintf("kubectl describe %s %s", a.jobRef(), a.nsFlag()), "Wait a few seconds; if no pods appear, look at the job's events.")
+		}
+		return a.set(CodeStarting, CausePodsNotCreated, fmt.Sprintf("%s is admitted; its pods are not created yet.", a.jobRef()), detail)
+	}
+	var unsched, gated, imagePull, config, creating, crash, running []*corev1.Pod
+	unschedMsg := map[string]string{}
+	containerMsg := map[string]string{}
+	for _, p := range pods {
+		if c := podCond(p, corev1.PodScheduled); c != nil && c.Status == corev1.ConditionFalse {
+			if c.Reason == corev1.PodReasonSchedulingGated {
+				gated = append(gated, p)
+				continue
+			}
+			unsched = append(unsched, p)
+			unschedMsg[p.Name] = c.Message
+			continue
+		}
+		if p.Spec.NodeName == "" && p.Status.Phase == corev1.PodPending {
+			unsched = append(unsched, p)
+			continue
+		}
+		reason, msg := waitingReason(p)
+		switch reason {
+		case "ImagePullBackOff", "ErrImagePull", "InvalidImageName", "ErrImageNeverPull":
+			imagePull = append(imagePull, p)
+			containerMsg[p.Name] = reason + ": " + msg
+		case "CreateContainerConfigError", "CreateContainerError", "RunContainerError":
+			config = append(config, p)
+			containerMsg[p.Name] = reason + ": " + msg
+		case "CrashLoopBackOff":
+			crash = append(crash, p)
+			containerMsg[p.Name] = reason + ": " + msg
+		default:
+			if p.Status.Phase == corev1.PodRunning {
+				running = append(running, p)
+			} else {
+				creating = append(creating, p)
+			}
+		}
+	}
+	total := len(pods)
+	switch {
+	case len(unsched) > 0:
+		msg := unschedMsg[unsched[0].Name]
+		if msg == "" {
+			msg = a.eventWith("FailedScheduling")
+		}
+		cause := classifyScheduling(msg)
+		a.schedulingRemedies(cause)
+		detail := fmt.Sprintf("%d of %d pod(s) are Pending: kube-scheduler cannot place them. Kueue's quota is not the problem; the nodes are.", len(unsched), total)
+		if msg != "" {
+			detail += " Scheduler: " + msg
+		}
+		return a.set(CodePodsUnschedulable, cause, fmt.Sprintf("%s is admitted, but %d pod(s) cannot be scheduled on any node.", a.jobRef(), len(unsched)), detail)
+	case len(gated) > 0:
+		gates := map[string]bool{}
+		for _, p := range gated {
+			for _, g := range p.Spec.SchedulingGates {
+				gates[g.Name] = true
+			}
+		}
+		a.remedy("Wait", WhoYou, "", "Wait: the controller that owns the gate removes it (Kueue's topology gate is removed once placement is done). If it persists, ask the platform team.")
+		return a.set(CodePodsUnschedulable, CauseSchedulingGated, fmt.Sprintf("%s is admitted; %d pod(s) are held by scheduling gates.", a.jobRef(), len(gated)),
+			"Gates: "+strings.Join(sortedKeys(gates), ", ")+".")
+	case len(imagePull) > 0:
+		a.remedy("FixImage", WhoYou, fmt.Sprintf("kubectl describe pod %s %s", imagePull[0].Name, a.nsFlag()),
+			"Check the image name and tag, and that the namespace has the pull secret for the registry.")
+		return a.set(CodePodsNotStarting, CauseImagePull, fmt.Sprintf("%s is scheduled, but %d pod(s) cannot pull their image.", a.jobRef(), len(imagePull)), containerMsg[imagePull[0].Name])
+	case len(config) > 0:
+		a.remedy("FixConfig", WhoYou, fmt.Sprintf("kubectl describe pod %s %s", config[0].Name, a.nsFlag()),
+			"Create the missing ConfigMap/Secret or fix the reference in the pod template.")
+		return a.set(CodePodsNotStarting, CauseContainerConfig, fmt.Sprintf("%s is scheduled, but %d pod(s) cannot create their containers.", a.jobRef(), len(config)), containerMsg[config[0].Name])
+	case len(creating) > 0 && len(running) == 0 && len(crash) == 0:
+		a.remedy("Wait", WhoYou, fmt.Sprintf("kubectl describe pod %s %s", creating[0].Name, a.nsFlag()), "Wait for the containers to start; large images take a while. If it takes long, check the pod's events.")
+		return a.set(CodePodsNotStarting, CauseContainerCreating, fmt.Sprintf("%s is scheduled; its containers are starting.", a.jobRef()),
+			fmt.Sprintf("%d of %d pod(s) are bound to nodes and their containers are being created.", len(creating), total))
+	case len(crash) > 0:
+		a.remedy("ReadLogs", WhoYou, fmt.Sprintf("kubectl logs %s %s --previous", crash[0].Name, a.nsFlag()), "Read the crashed container's logs; OOMKilled means raise the memory limit.")
+		return a.set(CodeRunning, CauseCrashLooping, fmt.Sprintf("%s runs, but %d pod(s) keep crashing.", a.jobRef(), len(crash)), containerMsg[crash[0].Name]+lastTermination(crash[0]))
+	}
+	return a.set(CodeRunning, CauseHealthy, fmt.Sprintf("%s is running.", a.jobRef()),
+		fmt.Sprintf("%d of %d pod(s) are running; nothing is waiting.", len(running), total))
+}
+
+func (a *analysis) schedulingRemedies(cause Cause) {
+	switch cause {
+	case CauseInsufficientRes:
+		a.remedy("SmallerPods", WhoYou, "", "Ask for less per pod (cpu, memory, GPUs) so a pod fits on one node.")
+		a.remedy("AddNodes", WhoPlatform, "", "Or ask the platform team to add nodes: the queue's quota is larger than what the nodes can hold right now.")
+	case CauseUntoleratedTaint:
+		a.remedy("AddToleration", WhoYou, "", "Add a toleration for the nodes' taint to the pod template, or ask the platform team to add it to the ResourceFlavor.")
+	case CauseNodeAffinityMismatch:
+		a.remedy("FixNodeSelector", WhoPlatform, "", "Ask the platform team to check that the ResourceFlavor's nodeLabels (injected as nodeSelector) match real nodes; also check your own nodeSelector/affinity.")
+	case CauseUnboundVolume:
+		a.remedy("FixVolume", WhoYou, fmt.Sprintf("kubectl get pvc %s", a.nsFlag()), "Check that the PersistentVolumeClaims exist and can bind (storage class, zone).")
+	default:
+		a.remedy("Describe", WhoYou, fmt.Sprintf("kubectl describe pods %s", a.nsFlag()), "Read the FailedScheduling events of the pods.")
+	}
+}
+
+var reSchedPart = regexp.MustCompile(`^(\d+) (.*)$`)
+
+// classifyScheduling reads a kube-scheduler FailedScheduling message such as
+// "0/3 nodes are available: 1 Insufficient cpu, 2 node(s) had untolerated
+// taint {spot: true}. preemption: ..." and returns the dominant cause.
+func classifyScheduling(msg string) Cause {
+	if msg == "" {
+		return CauseOther
+	}
+	body := msg
+	if i := strings.Index(body, "available: "); i >= 0 {
+		body = body[i+len("available: "):]
+	}
+	if i := strings.Index(body, ". preemption:"); i >= 0 {
+		body = body[:i]
+	}
+	body = strings.TrimSuffix(body, ".")
+	count := map[Cause]int{}
+	for _, part := range strings.Split(body, ", ") {
+		n := 1
+		text := part
+		if m := reSchedPart.FindStringSubmatch(part); m != nil {
+			n, _ = strconv.Atoi(m[1])
+			text = m[2]
+		}
+		count[schedCause(text)] += n
+	}
+	order := []Cause{CauseInsufficientRes, CauseUntoleratedTaint, CauseNodeAffinityMismatch, CauseUnboundVolume, CauseOther}
+	best := CauseOther
+	for _, c := range order {
+		if count[c] > count[best] || (count[c] == count[best] && count[c] > 0 && best == CauseOther) {
+			best = c
+		}
+	}
+	return best
+}
+
+func schedCause(text string) Cause {
+	t := strings.ToLower(text)
+	switch {
+	case strings.Contains(t, "insufficient"), strings.Contains(t, "too many pods"):
+		return CauseInsufficientRes
+	case strings.Contains(t, "untolerated taint"):
+		return CauseUntoleratedTaint
+	case strings.Contains(t, "node affinity"), strings.Contains(t, "node selector"), strings.Contains(t, "affinity/selector"):
+		return CauseNodeAffinityMismatch
+	case strings.Contains(t, "persistentvolumeclaim"), strings.Contains(t, "volume node affinity"), strings.Contains(t, "unbound"):
+		return CauseUnboundVolume
+	}
+	return CauseOther
+}
+
+func activePods(pods []corev1.Pod) []*corev1.Pod {
+	out := make([]*corev1.Pod, 0, len(pods))
+	for i := range pods {
+		p := &pods[i]
+		if p.DeletionTimestamp != nil || p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
+			continue
+		}
+		out = append(out, p)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+func podCond(p *corev1.Pod, t corev1.PodConditionType) *corev1.PodCondition {
+	for i := range p.Status.Conditions {
+		if p.Status.Conditions[i].Type == t {
+			return &p.Status.Conditions[i]
+		}
+	}
+	return nil
+}
+
+func waitingReason(p *corev1.Pod) (string, string) {
+	for _, list := range [][]corev1.ContainerStatus{p.Status.InitContainerStatuses, p.Status.ContainerStatuses} {
+		for _, cs := range list {
+			if w := cs.State.Waiting; w != nil && w.Reason != "" && w.Reason != "ContainerCreating" && w.Reason != "PodInitializing" {
+				return w.Reason, w.Message
+			}
+		}
+	}
+	return "", ""
+}
+
+func lastTermination(p *corev1.Pod) string {
+	for _, cs := range p.Status.ContainerStatuses {
+		if t := cs.LastTerminationState.Terminated; t != nil {
+			return fmt.Sprintf(" Last exit: %s (exit code %d).", t.Reason, t.ExitCode)
+		}
+	}
+	return ""
+}
+
+// eventWith returns the newest message of an event with the given reason.
+func (a *analysis) eventWith(reason string) string {
+	var best *corev1.Event
+	for i := range a.s.Events {
+		e := &a.s.Events[i]
+		if e.Reason != reason {
+			continue
+		}
+		if best == nil || eventTime(e).After(eventTime(best)) {
+			best = e
+		}
+	}
+	if best == nil {
+		return ""
+	}
+	return best.Message
+}
