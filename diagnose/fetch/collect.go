@@ -438,9 +438,12 @@ func (c *collector) clusterQueue(ctx context.Context, name string, wl *kueue.Wor
 		}
 	}
 
-	if all || selectorNeedsLabels(cq.Spec.NamespaceSelector) {
+	// The namespace's labels matter only for a selector that tests them;
+	// files are searched anyway, but a namespace missing from them is then
+	// not worth a gap.
+	if needs := selectorNeedsLabels(cq.Spec.NamespaceSelector); needs || all {
 		nsObj, err := c.src.getNamespace(ctx, c.s.Target.Namespace)
-		if err != nil {
+		if err != nil && (needs || fatal(ctx, err)) {
 			if err := c.gap(ctx, "Namespace", c.s.Target.Namespace, err); err != nil {
 				return err
 			}
