@@ -1,0 +1,675 @@
+package fetch
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+
+	"github.com/kueuebot/kueuebot/diagnose"
+)
+
+// Bounds that keep a snapshot small whatever the cluster holds.
+const (
+	// maxQueueAhead caps Snapshot.QueueAhead.
+	maxQueueAhead = 50
+	// maxEventsPerObject caps the events read per involved object.
+	maxEventsPerObject = 50
+	// maxEvents caps Snapshot.Events.
+	maxEvents = 200
+	// maxPods caps the Pods read for a job.
+	maxPods = 500
+	// maxPodEventReads is how many Pods (those not running) get an events read.
+	maxPodEventReads = 3
+	// maxCohortDepth bounds the walk up a cohort tree.
+	maxCohortDepth = 16
+)
+
+// source is where collect reads objects: the API server as the caller
+// (liveSource) or objects loaded from files (storeSource). Methods return
+// Kubernetes API errors (NotFound, Forbidden, ...) so that both map to Gaps
+// the same way.
+type source interface {
+	// exhaustive is true when reads cost nothing (files): collect then
+	// reads everything that belongs to the target, not only what the
+	// state needs.
+	exhaustive() bool
+	// served reports whether the cluster serves the kind.
+	served(ctx context.Context, k *JobKind) (bool, error)
+	// kueueServed reports whether Kueue's API is served at all.
+	kueueServed(ctx context.Context) (bool, error)
+	// useBot switches cluster-scoped reads (ClusterQueue, flavors, cohort)
+	// to the bot's identity when configured, reporting whether it did.
+	useBot() bool
+
+	getObject(ctx context.Context, k *JobKind, ns, name string) (*unstructured.Unstructured, error)
+	getWorkload(ctx context.Context, ns, name string) (*kueue.Workload, error)
+	// workloadsForOwner lists the Workloads of a job by its UID (label
+	// kueue.x-k8s.io/job-uid; files also match ownerReferences).
+	workloadsForOwner(ctx context.Context, ns string, uid types.UID) ([]kueue.Workload, error)
+	getLocalQueue(ctx context.Context, ns, name string) (*kueue.LocalQueue, error)
+	getClusterQueue(ctx context.Context, name string) (*kueue.ClusterQueue, error)
+	listClusterQueues(ctx context.Context) ([]kueue.ClusterQueue, error)
+	listCohorts(ctx context.Context) ([]kueue.Cohort, error)
+	// getFlavors returns the named flavors that exist.
+	getFlavors(ctx context.Context, names []string) ([]kueue.ResourceFlavor, error)
+	// getAdmissionChecks returns the named checks that exist.
+	getAdmissionChecks(ctx context.Context, names []string) ([]kueue.AdmissionCheck, error)
+	// pending returns the Workload's place in its queues and the pending
+	// Workloads ahead of it in its LocalQueue, head first.
+	pending(ctx context.Context, wl *kueue.Workload, cq string) (*diagnose.Position, []diagnose.QueuedWorkload, error)
+	// listPods returns the Pods in ns matching selector (files also match
+	// a controller ownerReference to ownerUID).
+	listPods(ctx context.Context, ns, selector string, ownerUID types.UID) ([]corev1.Pod, error)
+	// listEvents returns the events whose involvedObject is ref.
+	listEvents(ctx context.Context, ns string, ref corev1.ObjectReference) ([]corev1.Event, error)
+	getNamespace(ctx context.Context, name string) (*corev1.Namespace, error)
+}
+
+// errUnreachable marks a transport failure on the first request: the
+// cluster cannot be reached at all. collect returns it instead of a Gap.
+var errUnreachable = errors.New("cannot reach the cluster")
+
+// collector builds one Snapshot.
+type collector struct {
+	src source
+	s   *diagnose.Snapshot
+}
+
+// collect is the selection algorithm shared by the live and file modes.
+func collect(ctx context.Context, src source, t diagnose.Target, now time.Time) (*diagnose.Snapshot, error) {
+	k, ok := LookupKind(t.Kind)
+	if !ok {
+		return nil, fmt.Errorf("%w: unknown kind %q", ErrBadTarget, t.Kind)
+	}
+	if t.Name == "" {
+		return nil, fmt.Errorf("%w: empty name", ErrBadTarget)
+	}
+	c := &collector{src: src, s: &diagnose.Snapshot{Now: now, Target: t}}
+	if err := c.run(ctx, k); err != nil {
+		return nil, err
+	}
+	return c.s, nil
+}
+
+// fatal reports whether err must end the fetch instead of becoming a Gap.
+func fatal(ctx context.Context, err error) bool {
+	return errors.Is(err, errUnreachable) || ctx.Err() != nil
+}
+
+// gap records a failed read of a non-target object. It returns a non-nil
+// error only when the fetch must stop.
+func (c *collector) gap(ctx context.Context, kind, name string, err error) error {
+	if fatal(ctx, err) {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return err
+	}
+	c.s.Gaps = append(c.s.Gaps, gapFor(kind, name, err))
+	return nil
+}
+
+// targetGap records that the target could not be read. Missing and
+// forbidden read the same, with no server text, so nothing leaks.
+func (c *collector) targetGap(ctx context.Context, kind, name string, err error) error {
+	if err != nil && fatal(ctx, err) {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return err
+	}
+	if isTimeout(err) {
+		c.s.Gaps = append(c.s.Gaps, diagnose.Gap{Kind: kind, Name: name, Reason: diagnose.GapTimeout})
+		return nil
+	}
+	c.s.Gaps = append(c.s.Gaps, diagnose.Gap{Kind: kind, Name: name, Reason: diagnose.GapNotFound})
+	return nil
+}
+
+func isTimeout(err error) bool {
+	return errors.Is(err, context.DeadlineExceeded) || apierrors.IsTimeout(err) || apierrors.IsServerTimeout(err)
+}
+
+// gapFor classifies a read error.
+func gapFor(kind, name string, err error) diagnose.Gap {
+	g := diagnose.Gap{Kind: kind, Name: name, Message: sanitize(err.Error())}
+	switch {
+	case apierrors.IsForbidden(err), apierrors.IsUnauthorized(err):
+		g.Reason = diagnose.GapForbidden
+	case apierrors.IsNotFound(err):
+		g.Reason = diagnose.GapNotFound
+	case isTimeout(err):
+		g.Reason = diagnose.GapTimeout
+		g.Message = "the request timed out"
+	default:
+		g.Reason = diagnose.GapUnavailable
+	}
+	return g
+}
+
+// sanitize keeps a server message to one short line.
+func sanitize(msg string) string {
+	msg = strings.Join(strings.Fields(msg), " ")
+	const maxLen = 300
+	if len(msg) > maxLen {
+		msg = msg[:maxLen] + "..."
+	}
+	return msg
+}
+
+func (c *collector) run(ctx context.Context, k *JobKind) error {
+	t := c.s.Target
+	var owner ownerRef
+	if k.Kind != KindWorkload {
+		served, err := c.src.served(ctx, k)
+		if err != nil && fatal(ctx, err) {
+			return c.targetGap(ctx, k.Kind, t.Name, err)
+		}
+		if !served {
+			return c.targetGap(ctx, k.Kind, t.Name, nil)
+		}
+		obj, err := c.src.getObject(ctx, k, t.Namespace, t.Name)
+		if err != nil {
+			return c.targetGap(ctx, k.Kind, t.Name, err)
+		}
+		c.s.Job = obj
+		owner = workloadOwner(k, obj)
+	}
+
+	ok, err := c.src.kueueServed(ctx)
+	if err != nil && fatal(ctx, err) {
+		return c.gap(ctx, KindWorkload, owner.workloadName, err)
+	}
+	if !ok {
+		c.s.Gaps = append(c.s.Gaps, diagnose.Gap{
+			Kind: KindWorkload, Name: owner.workloadName, Reason: diagnose.GapUnavailable,
+			Message: "the cluster does not serve Kueue's API (kueue.x-k8s.io)",
+		})
+		return nil
+	}
+
+	var wl *kueue.Workload
+	if k.Kind == KindWorkload {
+		wl, err = c.src.getWorkload(ctx, t.Namespace, t.Name)
+		if err != nil {
+			return c.targetGap(ctx, KindWorkload, t.Name, err)
+		}
+	} else {
+		if wl, err = c.findWorkload(ctx, owner); err != nil {
+			return err
+		}
+	}
+	c.s.Workload = wl
+	if wl != nil && isTrue(wl.Status.Conditions, kueue.WorkloadFinished) && !c.src.exhaustive() {
+		return nil // Finished: nothing else changes the answer.
+	}
+	return c.queues(ctx, wl)
+}
+
+// ownerRef is the object whose UID and name the Workload is derived from.
+type ownerRef struct {
+	uid          types.UID
+	workloadName string
+	// verify is false when the name alone identifies the Workload (pod
+	// groups, prebuilt Workloads).
+	verify bool
+}
+
+// workloadOwner works out which Workload belongs to obj. A job whose
+// controller is itself a supported job kind (a Job of a JobSet, ...) belongs
+// to that parent's Workload; the parent's name and UID are in the
+// ownerReference, so this costs no request. Only one level is followed.
+func workloadOwner(k *JobKind, obj *unstructured.Unstructured) ownerRef {
+	if name := obj.GetLabels()[PrebuiltWorkloadLabel]; name != "" {
+		return ownerRef{uid: obj.GetUID(), workloadName: name}
+	}
+	if k.Kind == "Pod" {
+		if g := obj.GetLabels()[PodGroupNameLabel]; g != "" {
+			return ownerRef{workloadName: g}
+		}
+	}
+	if ref := metav1.GetControllerOfNoCopy(obj); ref != nil {
+		if gv, err := schema.ParseGroupVersion(ref.APIVersion); err == nil {
+			if pk, ok := lookupGroupKind(gv.WithKind(ref.Kind).GroupKind()); ok && pk.Kind != KindWorkload && pk.Kind != "Pod" {
+				return ownerRef{uid: ref.UID, verify: true,
+					workloadName: WorkloadName(ref.Name+pk.workloadNameSuffix, ref.UID, gv.WithKind(ref.Kind))}
+			}
+		}
+	}
+	gvk := k.GroupVersionKind()
+	return ownerRef{uid: obj.GetUID(), verify: true,
+		workloadName: WorkloadName(obj.GetName()+k.workloadNameSuffix, obj.GetUID(), gvk)}
+}
+
+// findWorkload reads the Workload by its computed name and falls back to the
+// job-uid label when the name misses (elastic jobs, renamed integrations).
+func (c *collector) findWorkload(ctx context.Context, o ownerRef) (*kueue.Workload, error) {
+	ns := c.s.Target.Namespace
+	wl, err := c.src.getWorkload(ctx, ns, o.workloadName)
+	switch {
+	case err == nil && (!o.verify || controlledBy(wl, o.uid)):
+		return wl, nil
+	case err != nil && !apierrors.IsNotFound(err):
+		return nil, c.gap(ctx, KindWorkload, o.workloadName, err)
+	}
+	if o.uid == "" {
+		return nil, c.gap(ctx, KindWorkload, o.workloadName, apierrors.NewNotFound(kueue.Resource("workloads"), o.workloadName))
+	}
+	list, err := c.src.workloadsForOwner(ctx, ns, o.uid)
+	if err != nil {
+		return nil, c.gap(ctx, KindWorkload, o.workloadName, err)
+	}
+	var best *kueue.Workload
+	for i := range list {
+		w := &list[i]
+		if ref := metav1.GetControllerOfNoCopy(w); ref != nil && ref.UID != o.uid {
+			continue
+		}
+		if best == nil || betterWorkload(w, best) {
+			best = w
+		}
+	}
+	if best == nil {
+		return nil, c.gap(ctx, KindWorkload, o.workloadName, apierrors.NewNotFound(kueue.Resource("workloads"), o.workloadName))
+	}
+	return best.DeepCopy(), nil
+}
+
+// betterWorkload prefers an unfinished Workload, then the newest, then name.
+func betterWorkload(a, b *kueue.Workload) bool {
+	af, bf := isTrue(a.Status.Conditions, kueue.WorkloadFinished), isTrue(b.Status.Conditions, kueue.WorkloadFinished)
+	if af != bf {
+		return !af
+	}
+	if !a.CreationTimestamp.Equal(&b.CreationTimestamp) {
+		return b.CreationTimestamp.Before(&a.CreationTimestamp)
+	}
+	return a.Name < b.Name
+}
+
+func controlledBy(obj metav1.Object, uid types.UID) bool {
+	ref := metav1.GetControllerOfNoCopy(obj)
+	return ref != nil && ref.UID == uid
+}
+
+// isPending is Kueue's notion of a queued Workload: no quota reserved,
+// active, not finished.
+func isPending(wl *kueue.Workload) bool {
+	return !isTrue(wl.Status.Conditions, kueue.WorkloadQuotaReserved) &&
+		!isTrue(wl.Status.Conditions, kueue.WorkloadFinished) &&
+		(wl.Spec.Active == nil || *wl.Spec.Active)
+}
+
+func isTrue(conds []metav1.Condition, t string) bool {
+	return apimeta.IsStatusConditionTrue(conds, t)
+}
+
+// queues reads the LocalQueue, ClusterQueue and what hangs off them, then the
+// position, Pods and events, as the Workload's state calls for.
+func (c *collector) queues(ctx context.Context, wl *kueue.Workload) error {
+	ns := c.s.Target.Namespace
+	lqName := QueueName(c.s.Job)
+	if wl != nil && wl.Spec.QueueName != "" {
+		lqName = string(wl.Spec.QueueName)
+	}
+	admitted := wl != nil && isTrue(wl.Status.Conditions, kueue.WorkloadAdmitted)
+	reserved := wl != nil && isTrue(wl.Status.Conditions, kueue.WorkloadQuotaReserved)
+	all := c.src.exhaustive()
+
+	if lqName != "" {
+		lq, err := c.src.getLocalQueue(ctx, ns, lqName)
+		if err != nil {
+			if err := c.gap(ctx, "LocalQueue", lqName, err); err != nil {
+				return err
+			}
+		}
+		c.s.LocalQueue = lq
+	}
+
+	cqName := ""
+	if c.s.LocalQueue != nil {
+		cqName = string(c.s.LocalQueue.Spec.ClusterQueue)
+		// clusterScopedReads=bot: only after the caller's own LocalQueue
+		// read succeeded, and only for that LocalQueue's ClusterQueue.
+		c.s.ClusterScopedByBot = c.src.useBot()
+	}
+	if wl != nil && wl.Status.Admission != nil && !c.s.ClusterScopedByBot {
+		cqName = string(wl.Status.Admission.ClusterQueue)
+	}
+	if cqName != "" {
+		if err := c.clusterQueue(ctx, cqName, wl, reserved, admitted); err != nil {
+			return err
+		}
+	}
+
+	if wl != nil && c.s.LocalQueue != nil && isPending(wl) {
+		pos, ahead, err := c.src.pending(ctx, wl, cqName)
+		if err != nil {
+			if err := c.gapPending(ctx, lqName, err); err != nil {
+				return err
+			}
+		}
+		c.s.Position, c.s.QueueAhead = pos, ahead
+	}
+
+	if c.s.Job != nil && (admitted || all) {
+		if err := c.podsAndEvents(ctx, wl); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// gapPending records a failed visibility read: a 404 there means the
+// LocalQueue is unknown to Kueue's queue manager (or the API is not served),
+// so it is reported as Unavailable rather than NotFound.
+func (c *collector) gapPending(ctx context.Context, lq string, err error) error {
+	if fatal(ctx, err) {
+		return c.gap(ctx, "PendingWorkloads", lq, err)
+	}
+	g := gapFor("PendingWorkloads", lq, err)
+	if g.Reason == diagnose.GapNotFound {
+		g.Reason = diagnose.GapUnavailable
+	}
+	c.s.Gaps = append(c.s.Gaps, g)
+	return nil
+}
+
+func (c *collector) clusterQueue(ctx context.Context, name string, wl *kueue.Workload, reserved, admitted bool) error {
+	all := c.src.exhaustive()
+	cq, err := c.src.getClusterQueue(ctx, name)
+	if err != nil {
+		return c.gap(ctx, "ClusterQueue", name, err)
+	}
+	c.s.ClusterQueue = cq
+
+	if names := flavorNames(cq, wl); len(names) > 0 {
+		rfs, err := c.src.getFlavors(ctx, names)
+		if err != nil {
+			if err := c.gap(ctx, "ResourceFlavor", strings.Join(names, ","), err); err != nil {
+				return err
+			}
+		} else {
+			c.s.ResourceFlavors = rfs
+			c.missing("ResourceFlavor", names, func(yield func(string) bool) {
+				for _, rf := range rfs {
+					if !yield(rf.Name) {
+						return
+					}
+				}
+			})
+		}
+	}
+
+	if cq.Spec.CohortName != "" && (!reserved || all) {
+		if err := c.cohort(ctx, cq); err != nil {
+			return err
+		}
+	}
+
+	if names := checkNames(cq); len(names) > 0 && (reserved && !admitted || all) {
+		acs, err := c.src.getAdmissionChecks(ctx, names)
+		if err != nil {
+			if err := c.gap(ctx, "AdmissionCheck", strings.Join(names, ","), err); err != nil {
+				return err
+			}
+		} else {
+			c.s.AdmissionChecks = acs
+			c.missing("AdmissionCheck", names, func(yield func(string) bool) {
+				for _, ac := range acs {
+					if !yield(ac.Name) {
+						return
+					}
+				}
+			})
+		}
+	}
+
+	// The namespace's labels matter only for a selector that tests them;
+	// files are searched anyway, but a namespace missing from them is then
+	// not worth a gap.
+	if needs := selectorNeedsLabels(cq.Spec.NamespaceSelector); needs || all {
+		nsObj, err := c.src.getNamespace(ctx, c.s.Target.Namespace)
+		if err != nil && (needs || fatal(ctx, err)) {
+			if err := c.gap(ctx, "Namespace", c.s.Target.Namespace, err); err != nil {
+				return err
+			}
+		}
+		c.s.Namespace = nsObj
+	}
+	return nil
+}
+
+// missing adds a NotFound gap for each wanted name that was not found.
+func (c *collector) missing(kind string, want []string, found func(func(string) bool)) {
+	have := map[string]bool{}
+	for n := range found {
+		have[n] = true
+	}
+	for _, n := range want {
+		if !have[n] {
+			c.s.Gaps = append(c.s.Gaps, diagnose.Gap{Kind: kind, Name: n, Reason: diagnose.GapNotFound})
+		}
+	}
+}
+
+// selectorNeedsLabels is false when a namespace selector's answer does not
+// depend on the namespace's labels: nil matches nothing, {} matches all, and
+// kubernetes.io/metadata.name is the namespace's name.
+func selectorNeedsLabels(sel *metav1.LabelSelector) bool {
+	if sel == nil {
+		return false
+	}
+	for k := range sel.MatchLabels {
+		if k != corev1.LabelMetadataName {
+			return true
+		}
+	}
+	for _, r := range sel.MatchExpressions {
+		if r.Key != corev1.LabelMetadataName {
+			return true
+		}
+	}
+	return false
+}
+
+// cohort reads the ClusterQueue's cohort tree: every Cohort object on the
+// way to the root and below it, and the ClusterQueues in it.
+func (c *collector) cohort(ctx context.Context, cq *kueue.ClusterQueue) error {
+	cqs, err := c.src.listClusterQueues(ctx)
+	if err != nil {
+		if err := c.gap(ctx, "ClusterQueue", "cohort "+string(cq.Spec.CohortName), err); err != nil {
+			return err
+		}
+	}
+	cohorts, err := c.src.listCohorts(ctx)
+	if err != nil {
+		if err := c.gap(ctx, "Cohort", string(cq.Spec.CohortName), err); err != nil {
+			return err
+		}
+	}
+	c.s.CohortClusterQueues, c.s.Cohorts = cohortTree(cq, cqs, cohorts)
+	return nil
+}
+
+// cohortTree selects, from all ClusterQueues and Cohorts, the other members
+// and the Cohort objects of cq's cohort tree (rooted at the topmost parent),
+// sorted by name.
+func cohortTree(cq *kueue.ClusterQueue, cqs []kueue.ClusterQueue, cohorts []kueue.Cohort) ([]kueue.ClusterQueue, []kueue.Cohort) {
+	parent := map[string]string{}
+	for _, co := range cohorts {
+		parent[co.Name] = string(co.Spec.ParentName)
+	}
+	root := func(name string) string {
+		for range maxCohortDepth {
+			p := parent[name]
+			if p == "" {
+				return name
+			}
+			name = p
+		}
+		return name
+	}
+	r := root(string(cq.Spec.CohortName))
+	var members []kueue.ClusterQueue
+	for _, o := range cqs {
+		if o.Name != cq.Name && o.Spec.CohortName != "" && root(string(o.Spec.CohortName)) == r {
+			members = append(members, o)
+		}
+	}
+	var tree []kueue.Cohort
+	for _, co := range cohorts {
+		if root(co.Name) == r {
+			tree = append(tree, co)
+		}
+	}
+	slices.SortFunc(members, func(a, b kueue.ClusterQueue) int { return cmp.Compare(a.Name, b.Name) })
+	slices.SortFunc(tree, func(a, b kueue.Cohort) int { return cmp.Compare(a.Name, b.Name) })
+	return members, tree
+}
+
+// flavorNames lists the flavors the ClusterQueue references, then any the
+// Workload's admission names, without repeats, in order of appearance.
+func flavorNames(cq *kueue.ClusterQueue, wl *kueue.Workload) []string {
+	var names []string
+	seen := map[string]bool{}
+	add := func(n string) {
+		if n != "" && !seen[n] {
+			seen[n] = true
+			names = append(names, n)
+		}
+	}
+	for _, rg := range cq.Spec.ResourceGroups {
+		for _, f := range rg.Flavors {
+			add(string(f.Name))
+		}
+	}
+	if wl != nil && wl.Status.Admission != nil {
+		for _, psa := range wl.Status.Admission.PodSetAssignments {
+			keys := make([]string, 0, len(psa.Flavors))
+			for _, f := range psa.Flavors {
+				keys = append(keys, string(f))
+			}
+			slices.Sort(keys)
+			for _, k := range keys {
+				add(k)
+			}
+		}
+	}
+	return names
+}
+
+// checkNames lists the AdmissionChecks the ClusterQueue uses.
+func checkNames(cq *kueue.ClusterQueue) []string {
+	if cq.Spec.AdmissionChecksStrategy == nil {
+		return nil
+	}
+	var names []string
+	for _, r := range cq.Spec.AdmissionChecksStrategy.AdmissionChecks {
+		if !slices.Contains(names, string(r.Name)) {
+			names = append(names, string(r.Name))
+		}
+	}
+	return names
+}
+
+// podsAndEvents reads the job's Pods and the events about the job, its
+// Workload and (a bounded number of) its Pods that are not running.
+func (c *collector) podsAndEvents(ctx context.Context, wl *kueue.Workload) error {
+	ns := c.s.Target.Namespace
+	job := c.s.Job
+	k, _ := LookupKind(c.s.Target.Kind)
+	if k.Kind == "Pod" && job.GetLabels()[PodGroupNameLabel] == "" {
+		var pod corev1.Pod
+		if err := fromUnstructured(job, &pod); err == nil {
+			c.s.Pods = []corev1.Pod{pod}
+		}
+	} else if sel := k.podSelector(job); sel != "" || c.src.exhaustive() {
+		pods, err := c.src.listPods(ctx, ns, sel, job.GetUID())
+		if err != nil {
+			if err := c.gap(ctx, "Pod", sel, err); err != nil {
+				return err
+			}
+		}
+		slices.SortFunc(pods, func(a, b corev1.Pod) int { return cmp.Compare(a.Name, b.Name) })
+		c.s.Pods = pods
+	}
+
+	refs := []corev1.ObjectReference{{Kind: job.GetKind(), Name: job.GetName(), UID: job.GetUID()}}
+	if wl != nil {
+		refs = append(refs, corev1.ObjectReference{Kind: KindWorkload, Name: wl.Name, UID: wl.UID})
+	}
+	n := 0
+	for _, p := range c.s.Pods {
+		if k.Kind == "Pod" && p.UID == job.GetUID() {
+			continue
+		}
+		if p.Status.Phase == corev1.PodRunning || p.Status.Phase == corev1.PodSucceeded {
+			if !c.src.exhaustive() {
+				continue
+			}
+		}
+		if n >= maxPodEventReads && !c.src.exhaustive() {
+			break
+		}
+		n++
+		refs = append(refs, corev1.ObjectReference{Kind: "Pod", Name: p.Name, UID: p.UID})
+	}
+	seen := map[types.UID]bool{}
+	for _, ref := range refs {
+		evs, err := c.src.listEvents(ctx, ns, ref)
+		if err != nil {
+			if err := c.gap(ctx, "Event", ref.Kind+"/"+ref.Name, err); err != nil {
+				return err
+			}
+			continue
+		}
+		for _, e := range evs {
+			if !seen[e.UID] || e.UID == "" {
+				seen[e.UID] = true
+				c.s.Events = append(c.s.Events, e)
+			}
+		}
+	}
+	sortEvents(c.s.Events)
+	if len(c.s.Events) > maxEvents {
+		c.s.Events = c.s.Events[len(c.s.Events)-maxEvents:]
+	}
+	return nil
+}
+
+// eventTime is when an event was last seen.
+func eventTime(e *corev1.Event) time.Time {
+	switch {
+	case !e.LastTimestamp.IsZero():
+		return e.LastTimestamp.Time
+	case !e.EventTime.IsZero():
+		return e.EventTime.Time
+	case e.Series != nil && !e.Series.LastObservedTime.IsZero():
+		return e.Series.LastObservedTime.Time
+	}
+	return e.CreationTimestamp.Time
+}
+
+// sortEvents orders events oldest first, ties by name.
+func sortEvents(evs []corev1.Event) {
+	slices.SortStableFunc(evs, func(a, b corev1.Event) int {
+		if c := eventTime(&a).Compare(eventTime(&b)); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Name, b.Name)
+	})
+}

@@ -1,0 +1,561 @@
+package fetch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	kueuev1beta1 "sigs.k8s.io/kueue/apis/kueue/v1beta1"
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+	visibilityv1beta1 "sigs.k8s.io/kueue/apis/visibility/v1beta1"
+	visibility "sigs.k8s.io/kueue/apis/visibility/v1beta2"
+	"sigs.k8s.io/kueue/client-go/clientset/versioned"
+
+	"github.com/kueuebot/kueuebot/diagnose"
+)
+
+// DefaultTimeout is the per-request timeout when Fetcher.Timeout is zero.
+const DefaultTimeout = 10 * time.Second
+
+// Fetcher reads a Snapshot from the API server. Kube, Kueue and Dynamic act
+// as the caller (impersonated); only ClusterScoped, when set, acts as the bot.
+//
+// Request budget per Fetch (API requests; discovery is extra, see below):
+//
+//   - Target not found or forbidden: 1 (the job GET).
+//   - Job without a Workload: 2 + 1 (job GET, Workload GET, job-uid LIST),
+//     plus the queue reads below when the job has a queue-name label.
+//   - Pending (queued, no quota reserved): at most 8 — job GET, Workload
+//     GET, LocalQueue GET, ClusterQueue GET, ResourceFlavors (one GET for
+//     one flavor, else one LIST), ClusterQueue LIST and Cohort LIST (only
+//     when the ClusterQueue has a cohort), and the LocalQueue's
+//     pendingworkloads (visibility API). +1 Workload LIST when the computed
+//     name misses. +1 Namespace GET only when the ClusterQueue's
+//     namespaceSelector tests labels other than kubernetes.io/metadata.name
+//     (otherwise the labels cannot change the answer and are not read).
+//   - Quota reserved, admission checks pending: job, Workload, LocalQueue,
+//     ClusterQueue, flavors, AdmissionChecks (GET or LIST) = 6.
+//   - Admitted: job, Workload, LocalQueue, ClusterQueue, flavors, Pods LIST,
+//     then events (one LIST per involved object with a field selector,
+//     limited to 50 each): the job, the Workload and at most 3 Pods that are
+//     not running = at most 10.
+//   - Finished: 2 (job, Workload).
+//
+// Discovery: the first Fetch of a Fetcher asks once which Kueue version is
+// served (kueue.x-k8s.io/v1beta2, else v1beta1) and, for kinds other than
+// Job, Pod and Workload, whether the kind's group/version is served. The
+// answers are cached for the Fetcher's lifetime.
+type Fetcher struct {
+	// Kube reads core and batch objects as the caller.
+	Kube kubernetes.Interface
+	// Kueue reads Kueue objects and the visibility API as the caller.
+	Kueue versioned.Interface
+	// Dynamic reads job kinds other than batch Job and Pod as the caller.
+	Dynamic dynamic.Interface
+	// ClusterScoped is optional: the bot's identity for ClusterQueue,
+	// ResourceFlavor and cohort reads in clusterScopedReads=bot mode. It is
+	// used only after the caller's own LocalQueue read succeeded, and only
+	// for that LocalQueue's ClusterQueue, its flavors and its cohort.
+	ClusterScoped versioned.Interface
+	// Timeout bounds each request; DefaultTimeout when zero.
+	Timeout time.Duration
+	// Now is the clock for Snapshot.Now; time.Now when nil.
+	Now func() time.Time
+
+	mu        sync.Mutex
+	discovery map[string]discoveryResult
+}
+
+type discoveryResult struct {
+	resources []string
+	served    bool
+}
+
+// Fetch reads the Snapshot for t as the caller. Reads that fail become
+// Gaps; Fetch fails only when the cluster cannot be reached at all (the
+// first request fails in transport) or ctx ends.
+func (f *Fetcher) Fetch(ctx context.Context, t diagnose.Target) (*diagnose.Snapshot, error) {
+	if f.Kube == nil || f.Kueue == nil {
+		return nil, errors.New("fetch: Fetcher needs Kube and Kueue clients")
+	}
+	now := time.Now
+	if f.Now != nil {
+		now = f.Now
+	}
+	src := &liveSource{f: f}
+	return collect(ctx, src, t, now())
+}
+
+// liveSource reads through the API server.
+type liveSource struct {
+	f        *Fetcher
+	requests int
+	bot      bool
+	// kueueVersion is "v1beta2", "v1beta1" or "" (not served); set by
+	// kueueServed.
+	kueueVersion string
+}
+
+var _ source = (*liveSource)(nil)
+
+// do runs one request with the per-request timeout. A transport error on
+// the very first request means the cluster cannot be reached: it is wrapped
+// in errUnreachable so that Fetch fails instead of reporting a gap.
+func do[T any](ctx context.Context, s *liveSource, call func(context.Context) (T, error)) (T, error) {
+	timeout := s.f.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	rctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	first := s.requests == 0
+	s.requests++
+	v, err := call(rctx)
+	if err != nil && first && isTransport(err) {
+		return v, fmt.Errorf("%w: %w", errUnreachable, err)
+	}
+	return v, err
+}
+
+// isTransport reports whether err is a failure to talk to the API server at
+// all, as opposed to an answer from it or a timeout.
+func isTransport(err error) bool {
+	var status apierrors.APIStatus
+	if errors.As(err, &status) {
+		return false
+	}
+	return !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled)
+}
+
+func (s *liveSource) exhaustive() bool { return false }
+
+func (s *liveSource) useBot() bool {
+	s.bot = s.f.ClusterScoped != nil
+	return s.bot
+}
+
+func (s *liveSource) clusterClient() versioned.Interface {
+	if s.bot {
+		return s.f.ClusterScoped
+	}
+	return s.f.Kueue
+}
+
+// groupVersion asks discovery (cached) whether gv is served and with which
+// resources.
+func (s *liveSource) groupVersion(ctx context.Context, gv string) (discoveryResult, error) {
+	s.f.mu.Lock()
+	r, ok := s.f.discovery[gv]
+	s.f.mu.Unlock()
+	if ok {
+		return r, nil
+	}
+	list, err := do(ctx, s, func(context.Context) (*metav1.APIResourceList, error) {
+		return s.f.Kube.Discovery().ServerResourcesForGroupVersion(gv)
+	})
+	switch {
+	case err == nil:
+		r = discoveryResult{served: true}
+		for _, res := range list.APIResources {
+			r.resources = append(r.resources, res.Name)
+		}
+	case apierrors.IsNotFound(err):
+		r = discoveryResult{}
+	default:
+		return discoveryResult{}, err
+	}
+	s.f.mu.Lock()
+	if s.f.discovery == nil {
+		s.f.discovery = map[string]discoveryResult{}
+	}
+	s.f.discovery[gv] = r
+	s.f.mu.Unlock()
+	return r, nil
+}
+
+func (s *liveSource) served(ctx context.Context, k *JobKind) (bool, error) {
+	if k.Resource.Group == "" || k.Resource.Group == "batch" {
+		return true, nil
+	}
+	r, err := s.groupVersion(ctx, k.Resource.GroupVersion().String())
+	if err != nil {
+		// Unknown: try the read and let it answer.
+		return !fatal(ctx, err), err
+	}
+	return r.served && slices.Contains(r.resources, k.Resource.Resource), nil
+}
+
+func (s *liveSource) kueueServed(ctx context.Context) (bool, error) {
+	if s.kueueVersion != "" {
+		return true, nil
+	}
+	for _, v := range []string{"v1beta2", "v1beta1"} {
+		r, err := s.groupVersion(ctx, kueue.GroupVersion.Group+"/"+v)
+		if err != nil {
+			// Discovery refused or failed: assume the current version.
+			s.kueueVersion = "v1beta2"
+			return !fatal(ctx, err), err
+		}
+		if r.served {
+			s.kueueVersion = v
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+func (s *liveSource) v1beta1() bool { return s.kueueVersion == "v1beta1" }
+
+func (s *liveSource) getObject(ctx context.Context, k *JobKind, ns, name string) (*unstructured.Unstructured, error) {
+	switch k.Kind {
+	case "Job":
+		job, err := do(ctx, s, func(ctx context.Context) (any, error) {
+			return s.f.Kube.BatchV1().Jobs(ns).Get(ctx, name, metav1.GetOptions{})
+		})
+		if err != nil {
+			return nil, err
+		}
+		return typedToUnstructured(job, k)
+	case "Pod":
+		pod, err := do(ctx, s, func(ctx context.Context) (any, error) {
+			return s.f.Kube.CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})
+		})
+		if err != nil {
+			return nil, err
+		}
+		return typedToUnstructured(pod, k)
+	}
+	if s.f.Dynamic == nil {
+		return nil, apierrors.NewNotFound(k.Resource.GroupResource(), name)
+	}
+	return do(ctx, s, func(ctx context.Context) (*unstructured.Unstructured, error) {
+		return s.f.Dynamic.Resource(k.Resource).Namespace(ns).Get(ctx, name, metav1.GetOptions{})
+	})
+}
+
+func typedToUnstructured(obj any, k *JobKind) (*unstructured.Unstructured, error) {
+	u, err := toUnstructured(obj)
+	if err != nil {
+		return nil, err
+	}
+	u.SetGroupVersionKind(k.GroupVersionKind())
+	return u, nil
+}
+
+func (s *liveSource) getWorkload(ctx context.Context, ns, name string) (*kueue.Workload, error) {
+	if s.v1beta1() {
+		old, err := do(ctx, s, func(ctx context.Context) (*kueuev1beta1.Workload, error) {
+			return s.f.Kueue.KueueV1beta1().Workloads(ns).Get(ctx, name, metav1.GetOptions{})
+		})
+		if err != nil {
+			return nil, err
+		}
+		return workloadFromV1beta1(old)
+	}
+	return do(ctx, s, func(ctx context.Context) (*kueue.Workload, error) {
+		return s.f.Kueue.KueueV1beta2().Workloads(ns).Get(ctx, name, metav1.GetOptions{})
+	})
+}
+
+func (s *liveSource) workloadsForOwner(ctx context.Context, ns string, uid types.UID) ([]kueue.Workload, error) {
+	opts := metav1.ListOptions{LabelSelector: JobUIDLabel + "=" + string(uid)}
+	if s.v1beta1() {
+		old, err := do(ctx, s, func(ctx context.Context) (*kueuev1beta1.WorkloadList, error) {
+			return s.f.Kueue.KueueV1beta1().Workloads(ns).List(ctx, opts)
+		})
+		if err != nil {
+			return nil, err
+		}
+		out := make([]kueue.Workload, 0, len(old.Items))
+		for i := range old.Items {
+			wl, err := workloadFromV1beta1(&old.Items[i])
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, *wl)
+		}
+		return out, nil
+	}
+	list, err := do(ctx, s, func(ctx context.Context) (*kueue.WorkloadList, error) {
+		return s.f.Kueue.KueueV1beta2().Workloads(ns).List(ctx, opts)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return list.Items, nil
+}
+
+func (s *liveSource) getLocalQueue(ctx context.Context, ns, name string) (*kueue.LocalQueue, error) {
+	if s.v1beta1() {
+		old, err := do(ctx, s, func(ctx context.Context) (*kueuev1beta1.LocalQueue, error) {
+			return s.f.Kueue.KueueV1beta1().LocalQueues(ns).Get(ctx, name, metav1.GetOptions{})
+		})
+		if err != nil {
+			return nil, err
+		}
+		return localQueueFromV1beta1(old)
+	}
+	return do(ctx, s, func(ctx context.Context) (*kueue.LocalQueue, error) {
+		return s.f.Kueue.KueueV1beta2().LocalQueues(ns).Get(ctx, name, metav1.GetOptions{})
+	})
+}
+
+func (s *liveSource) getClusterQueue(ctx context.Context, name string) (*kueue.ClusterQueue, error) {
+	cs := s.clusterClient()
+	if s.v1beta1() {
+		old, err := do(ctx, s, func(ctx context.Context) (*kueuev1beta1.ClusterQueue, error) {
+			return cs.KueueV1beta1().ClusterQueues().Get(ctx, name, metav1.GetOptions{})
+		})
+		if err != nil {
+			return nil, err
+		}
+		return clusterQueueFromV1beta1(old)
+	}
+	return do(ctx, s, func(ctx context.Context) (*kueue.ClusterQueue, error) {
+		return cs.KueueV1beta2().ClusterQueues().Get(ctx, name, metav1.GetOptions{})
+	})
+}
+
+func (s *liveSource) listClusterQueues(ctx context.Context) ([]kueue.ClusterQueue, error) {
+	cs := s.clusterClient()
+	if s.v1beta1() {
+		old, err := do(ctx, s, func(ctx context.Context) (*kueuev1beta1.ClusterQueueList, error) {
+			return cs.KueueV1beta1().ClusterQueues().List(ctx, metav1.ListOptions{})
+		})
+		if err != nil {
+			return nil, err
+		}
+		return convertAll(old.Items, clusterQueueFromV1beta1)
+	}
+	list, err := do(ctx, s, func(ctx context.Context) (*kueue.ClusterQueueList, error) {
+		return cs.KueueV1beta2().ClusterQueues().List(ctx, metav1.ListOptions{})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return list.Items, nil
+}
+
+func (s *liveSource) listCohorts(ctx context.Context) ([]kueue.Cohort, error) {
+	cs := s.clusterClient()
+	if s.v1beta1() {
+		old, err := do(ctx, s, func(ctx context.Context) (*kueuev1beta1.CohortList, error) {
+			return cs.KueueV1beta1().Cohorts().List(ctx, metav1.ListOptions{})
+		})
+		if err != nil {
+			return nil, err
+		}
+		return convertAll(old.Items, cohortFromV1beta1)
+	}
+	list, err := do(ctx, s, func(ctx context.Context) (*kueue.CohortList, error) {
+		return cs.KueueV1beta2().Cohorts().List(ctx, metav1.ListOptions{})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return list.Items, nil
+}
+
+// convertAll converts a list item by item.
+func convertAll[In, Out any](in []In, conv func(*In) (*Out, error)) ([]Out, error) {
+	out := make([]Out, 0, len(in))
+	for i := range in {
+		o, err := conv(&in[i])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, *o)
+	}
+	return out, nil
+}
+
+// pick keeps the items whose name is in names, in the order of names.
+func pick[T any](items []T, name func(*T) string, names []string) []T {
+	var out []T
+	for _, n := range names {
+		for i := range items {
+			if name(&items[i]) == n {
+				out = append(out, items[i])
+				break
+			}
+		}
+	}
+	return out
+}
+
+// getFlavors reads one flavor with a GET, several with one LIST: either way
+// one request.
+func (s *liveSource) getFlavors(ctx context.Context, names []string) ([]kueue.ResourceFlavor, error) {
+	cs := s.clusterClient()
+	if len(names) == 1 {
+		var rf *kueue.ResourceFlavor
+		var err error
+		if s.v1beta1() {
+			var old *kueuev1beta1.ResourceFlavor
+			if old, err = do(ctx, s, func(ctx context.Context) (*kueuev1beta1.ResourceFlavor, error) {
+				return cs.KueueV1beta1().ResourceFlavors().Get(ctx, names[0], metav1.GetOptions{})
+			}); err == nil {
+				rf, err = flavorFromV1beta1(old)
+			}
+		} else {
+			rf, err = do(ctx, s, func(ctx context.Context) (*kueue.ResourceFlavor, error) {
+				return cs.KueueV1beta2().ResourceFlavors().Get(ctx, names[0], metav1.GetOptions{})
+			})
+		}
+		if apierrors.IsNotFound(err) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		return []kueue.ResourceFlavor{*rf}, nil
+	}
+	var items []kueue.ResourceFlavor
+	if s.v1beta1() {
+		old, err := do(ctx, s, func(ctx context.Context) (*kueuev1beta1.ResourceFlavorList, error) {
+			return cs.KueueV1beta1().ResourceFlavors().List(ctx, metav1.ListOptions{})
+		})
+		if err != nil {
+			return nil, err
+		}
+		if items, err = convertAll(old.Items, flavorFromV1beta1); err != nil {
+			return nil, err
+		}
+	} else {
+		list, err := do(ctx, s, func(ctx context.Context) (*kueue.ResourceFlavorList, error) {
+			return cs.KueueV1beta2().ResourceFlavors().List(ctx, metav1.ListOptions{})
+		})
+		if err != nil {
+			return nil, err
+		}
+		items = list.Items
+	}
+	return pick(items, func(rf *kueue.ResourceFlavor) string { return rf.Name }, names), nil
+}
+
+// getAdmissionChecks reads checks as the caller (they are not part of the
+// bot's clusterScopedReads), one GET for one check, else one LIST.
+func (s *liveSource) getAdmissionChecks(ctx context.Context, names []string) ([]kueue.AdmissionCheck, error) {
+	cs := s.f.Kueue
+	var items []kueue.AdmissionCheck
+	if s.v1beta1() {
+		old, err := do(ctx, s, func(ctx context.Context) (*kueuev1beta1.AdmissionCheckList, error) {
+			return cs.KueueV1beta1().AdmissionChecks().List(ctx, metav1.ListOptions{})
+		})
+		if err != nil {
+			return nil, err
+		}
+		if items, err = convertAll(old.Items, admissionCheckFromV1beta1); err != nil {
+			return nil, err
+		}
+	} else if len(names) == 1 {
+		ac, err := do(ctx, s, func(ctx context.Context) (*kueue.AdmissionCheck, error) {
+			return cs.KueueV1beta2().AdmissionChecks().Get(ctx, names[0], metav1.GetOptions{})
+		})
+		if apierrors.IsNotFound(err) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		return []kueue.AdmissionCheck{*ac}, nil
+	} else {
+		list, err := do(ctx, s, func(ctx context.Context) (*kueue.AdmissionCheckList, error) {
+			return cs.KueueV1beta2().AdmissionChecks().List(ctx, metav1.ListOptions{})
+		})
+		if err != nil {
+			return nil, err
+		}
+		items = list.Items
+	}
+	return pick(items, func(ac *kueue.AdmissionCheck) string { return ac.Name }, names), nil
+}
+
+// pending asks the visibility API for the Workload's LocalQueue.
+func (s *liveSource) pending(ctx context.Context, wl *kueue.Workload, _ string) (*diagnose.Position, []diagnose.QueuedWorkload, error) {
+	ns, lq := wl.Namespace, string(wl.Spec.QueueName)
+	var items []queued
+	if s.v1beta1() {
+		sum, err := do(ctx, s, func(ctx context.Context) (*visibilityv1beta1.PendingWorkloadsSummary, error) {
+			return s.f.Kueue.VisibilityV1beta1().LocalQueues(ns).GetPendingWorkloadsSummary(ctx, lq, metav1.GetOptions{})
+		})
+		if err != nil {
+			return nil, nil, err
+		}
+		items = queuedFromV1beta1(sum)
+	} else {
+		sum, err := do(ctx, s, func(ctx context.Context) (*visibility.PendingWorkloadsSummary, error) {
+			return s.f.Kueue.VisibilityV1beta2().LocalQueues(ns).GetPendingWorkloadsSummary(ctx, lq, metav1.GetOptions{})
+		})
+		if err != nil {
+			return nil, nil, err
+		}
+		items = queuedFromV1beta2(sum)
+	}
+	pos, ahead := positionIn(items, wl)
+	return pos, ahead, nil
+}
+
+func (s *liveSource) listPods(ctx context.Context, ns, selector string, _ types.UID) ([]corev1.Pod, error) {
+	if selector == "" {
+		return nil, nil
+	}
+	list, err := do(ctx, s, func(ctx context.Context) (*corev1.PodList, error) {
+		return s.f.Kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: selector, Limit: maxPods})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return list.Items, nil
+}
+
+func (s *liveSource) listEvents(ctx context.Context, ns string, ref corev1.ObjectReference) ([]corev1.Event, error) {
+	sel := fields.Set{"involvedObject.kind": ref.Kind, "involvedObject.name": ref.Name}
+	if ref.UID != "" {
+		sel["involvedObject.uid"] = string(ref.UID)
+	}
+	list, err := do(ctx, s, func(ctx context.Context) (*corev1.EventList, error) {
+		return s.f.Kube.CoreV1().Events(ns).List(ctx, metav1.ListOptions{
+			FieldSelector: fields.SelectorFromSet(sel).String(),
+			Limit:         maxEventsPerObject,
+		})
+	})
+	if err != nil {
+		return nil, err
+	}
+	// Field selectors are not honoured everywhere (fakes, some proxies):
+	// keep only what is about ref.
+	var out []corev1.Event
+	for _, e := range list.Items {
+		if involves(&e, ref) {
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
+// involves reports whether the event is about ref.
+func involves(e *corev1.Event, ref corev1.ObjectReference) bool {
+	io := e.InvolvedObject
+	if ref.UID != "" && io.UID != "" {
+		return io.UID == ref.UID
+	}
+	return io.Kind == ref.Kind && io.Name == ref.Name
+}
+
+func (s *liveSource) getNamespace(ctx context.Context, name string) (*corev1.Namespace, error) {
+	return do(ctx, s, func(ctx context.Context) (*corev1.Namespace, error) {
+		return s.f.Kube.CoreV1().Namespaces().Get(ctx, name, metav1.GetOptions{})
+	})
+}
