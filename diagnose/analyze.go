@@ -246,7 +246,7 @@ func (a *analysis) finishedVerdict(cause Cause, reason, msg string) bool {
 func (a *analysis) deactivated() bool {
 	if a.wl == nil || a.wl.Spec.Active == nil || *a.wl.Spec.Active {
 		if a.claim != nil && a.claim.Code == CodeDeactivated {
-			return a.set(a.claim.Code, a.claim.Cause, a.claim.Headline, a.claim.Detail)
+			return a.useClaim()
 		}
 		return false
 	}
@@ -578,7 +578,7 @@ func (a *analysis) gates() bool {
 		}
 	}
 	if a.claim != nil && (a.claim.Code == CodeAdmissionGated || a.claim.Code == CodeWaitingForPodsReady) {
-		return a.set(a.claim.Code, a.claim.Cause, a.claim.Headline, a.claim.Detail)
+		return a.useClaim()
 	}
 	return false
 }

@@ -144,7 +144,7 @@ func (a *analysis) quotaVerdict() bool {
 			cause = CauseBorrowingLimited
 		}
 		a.waitRemedies(cause)
-		head := fmt.Sprintf("%s waits for quota: ClusterQueue %s is using what it needs.", a.jobRef(), cq.Name)
+		head := fmt.Sprintf("%s waits for quota: other workloads in ClusterQueue %s hold what it needs.", a.jobRef(), cq.Name)
 		switch cause {
 		case CausePendingPreemption:
 			head = fmt.Sprintf("Kueue is preempting %d workload(s) to make room for %s.", a.msg.PendingPreemptions, a.jobRef())
@@ -226,9 +226,32 @@ func (a *analysis) quotaFromMessage() bool {
 		return a.set(CodePendingEvaluation, CauseNotYetEvaluated, fmt.Sprintf("%s lost a race for quota and is retried.", a.jobRef()), a.qr.Message)
 	}
 	if a.claim != nil {
-		return a.set(a.claim.Code, a.claim.Cause, a.claim.Headline, a.claim.Detail)
+		return a.useClaim()
 	}
 	return false
+}
+
+// useClaim takes Kueue's structured reason as the verdict when the objects
+// cannot confirm or contradict it, with the remedies that fit it.
+func (a *analysis) useClaim() bool {
+	c := a.claim
+	switch c.Code {
+	case CodeWaitingForQuota:
+		a.waitRemedies(c.Cause)
+	case CodeExceedsMaxQuota:
+		a.remedy("Shrink", WhoYou, "", "Reduce the job's size (parallelism or per-pod requests); it asks for more than its queue can ever hold.")
+		a.remedy("RaiseQuota", WhoPlatform, "", "Or ask the platform team to raise the quota of ClusterQueue %s.", a.r.Queue.ClusterQueue)
+	case CodeNoMatchingFlavor:
+		a.flavorRemedies(c.Cause)
+	case CodeMisconfigured, CodeOnHold:
+		a.remedy("AskPlatform", WhoPlatform, "", "Ask the platform team to fix or resume the queue: %s", c.Detail)
+	case CodeDeactivated:
+		a.remedy("Reactivate", WhoYou, "", "Reactivate the Workload (spec.active=true) once the cause is fixed, or ask the platform team.")
+	case CodeAdmissionGated, CodeWaitingForPodsReady, CodePendingEvaluation, CodeWaitingForAdmissionChecks:
+		a.remedy("Wait", WhoYou, "", "Wait: Kueue admits the job by itself once this clears.")
+	}
+	a.finding("FromKueueReason", SeverityInfo, "This verdict rests on Kueue's own reason %s; I could not check it against the queue objects.", c.Code)
+	return a.set(c.Code, c.Cause, c.Headline, c.Detail)
 }
 
 // shortfallText describes the request against the quota of the flavor(s)
@@ -248,14 +271,14 @@ func (a *analysis) shortfallText(now bool) string {
 				per := p.req.perPod[r]
 				s := fmt.Sprintf("Pod set %s requests %s %s", p.req.name, fmtQ(r, req), r)
 				if per > 0 && p.req.count > 1 {
-					s += fmt.Sprintf(" (%d pods × %s)", p.req.count, fmtQ(r, per))
+					s += fmt.Sprintf(" (%d pods × %s %s)", p.req.count, fmtQ(r, per), r)
 				}
 				if now {
-					s += fmt.Sprintf(" in flavor %s, where %s is free now (nominal %s, %s reserved by other workloads%s); it is short by %s.",
-						f.flavor, fmtQ(r, max(0, t.available(k, false))), fmtQ(r, t.nominal[k]), fmtQ(r, t.use[k]), a.borrowText(k), fmtQ(r, short[r]))
+					s += fmt.Sprintf(" in flavor %s, where %s %s is free now (nominal %s, %s reserved by other workloads%s); it is short by %s.",
+						f.flavor, fmtQ(r, max(0, t.available(k, false))), r, fmtQ(r, t.nominal[k]), fmtQ(r, t.use[k]), a.borrowText(k), fmtQ(r, short[r]))
 				} else {
-					s += fmt.Sprintf(", but flavor %s of ClusterQueue %s can hold at most %s (nominal %s%s); %s more would be needed.",
-						f.flavor, a.s.ClusterQueue.Name, fmtQ(r, t.potential(k)), fmtQ(r, t.nominal[k]), a.borrowText(k), fmtQ(r, short[r]))
+					s += fmt.Sprintf(", but flavor %s of ClusterQueue %s can hold at most %s %s (nominal %s%s); %s more would be needed.",
+						f.flavor, a.s.ClusterQueue.Name, fmtQ(r, t.potential(k)), r, fmtQ(r, t.nominal[k]), a.borrowText(k), fmtQ(r, short[r]))
 				}
 				parts = append(parts, s)
 			}
@@ -324,9 +347,9 @@ func (a *analysis) sizeRemedies(now bool) {
 }
 
 func (a *analysis) shrinkRemedy(p podSetFit, fits int64, now bool) {
-	when := "ever"
+	when := "within the queue's maximum quota"
 	if now {
-		when = "now"
+		when = "in the quota that is free now"
 	}
 	if fits == 0 {
 		a.remedy("ShrinkPods", WhoYou, "", "Even one pod of pod set %s does not fit %s: reduce the per-pod requests (%s).", p.req.name, when, perPodText(p.req))

@@ -86,7 +86,7 @@ func (o *diagnoseOptions) run(ctx context.Context, cmd *cobra.Command, arg strin
 		}
 		snap, err = fetch.FromFiles(o.fromFiles, target, time.Now())
 		if err != nil {
-			return err
+			return fmt.Errorf("cannot read the dump: %w", err)
 		}
 	} else {
 		cfg, ns, err := o.restConfig()
