@@ -415,7 +415,7 @@ func TestFetchGaps(t *testing.T) {
 			},
 		},
 		{
-			name:  "namespace forbidden when the selector needs its labels",
+			name: "namespace forbidden when the selector needs its labels",
 			kueue: []runtime.Object{testWorkload(wlName, condPending), testLQ(), func() *kueue.ClusterQueue {
 				cq := testCQ("")
 				cq.Spec.NamespaceSelector = &metav1.LabelSelector{MatchLabels: map[string]string{"team": "a"}}
