@@ -32,7 +32,7 @@ const (
 	// maxPods caps the Pods read for a job.
 	maxPods = 500
 	// maxPodEventReads is how many Pods (those not running) get an events read.
-	maxPodEventReads = 3
+	maxPodEventReads = 2
 	// maxCohortDepth bounds the walk up a cohort tree.
 	maxCohortDepth = 16
 )

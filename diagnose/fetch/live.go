@@ -48,7 +48,7 @@ const DefaultTimeout = 10 * time.Second
 //     ClusterQueue, flavors, AdmissionChecks (GET or LIST) = 6.
 //   - Admitted: job, Workload, LocalQueue, ClusterQueue, flavors, Pods LIST,
 //     then events (one LIST per involved object with a field selector,
-//     limited to 50 each): the job, the Workload and at most 3 Pods that are
+//     limited to 50 each): the job, the Workload and at most 2 Pods that are
 //     not running = at most 10.
 //   - Finished: 2 (job, Workload).
 //
@@ -122,10 +122,16 @@ func do[T any](ctx context.Context, s *liveSource, call func(context.Context) (T
 	first := s.requests == 0
 	s.requests++
 	v, err := call(rctx)
-	if err != nil && first && isTransport(err) {
-		return v, fmt.Errorf("%w: %w", errUnreachable, err)
+	if err != nil {
+		// Typed clients return an empty object with an error; never let
+		// that pass for a read object.
+		var zero T
+		if first && isTransport(err) {
+			return zero, fmt.Errorf("%w: %w", errUnreachable, err)
+		}
+		return zero, err
 	}
-	return v, err
+	return v, nil
 }
 
 // isTransport reports whether err is a failure to talk to the API server at
