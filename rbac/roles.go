@@ -155,7 +155,8 @@ func RenderYAML(header string, objs ...runtime.Object) ([]byte, error) {
 
 func sortedSet(in []string) []string {
 	out := slices.Clone(in)
-	out = slices.DeleteFunc(out, func(s string) bool { return s == "" })
+	// Never grant impersonation of reserved names, whatever the config says.
+	out = slices.DeleteFunc(out, func(s string) bool { return s == "" || isSystem(s) })
 	slices.Sort(out)
 	return slices.Compact(out)
 }
