@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/kubernetes"
@@ -182,7 +183,13 @@ func canListWorkloads(ctx context.Context, caller kubernetes.Interface, ns strin
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return false, fmt.Errorf("rbac: namespace discovery: %w", ctxErr)
 		}
-		// The API server's message may quote the namespace: drop it.
+		// The API server's message may quote namespace names: keep only
+		// the status reason and code.
+		var status apierrors.APIStatus
+		if errors.As(err, &status) {
+			st := status.Status()
+			return false, fmt.Errorf("rbac: access review as the caller failed during namespace discovery: %s (HTTP %d)", st.Reason, st.Code)
+		}
 		msg := err.Error()
 		if ns != "" {
 			msg = strings.ReplaceAll(msg, ns, "<namespace>")
