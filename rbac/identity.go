@@ -5,7 +5,9 @@ package rbac
 type SlackUser struct {
 	// ID is the Slack user ID, e.g. "U012AB3CD".
 	ID string
-	// TeamID is the workspace ID, e.g. "T012AB3CD".
+	// TeamID is the workspace ID, e.g. "T012AB3CD": the workspace the event
+	// was delivered to (the envelope's team_id), never a value the user
+	// typed. A user whose own workspace differs is refused as external.
 	TeamID string
 	// EnterpriseID is the Enterprise Grid org ID, empty outside Grid.
 	EnterpriseID string

@@ -1,0 +1,170 @@
+package rbac
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/yaml"
+
+	"github.com/kueuebot/kueuebot/config"
+)
+
+// Names of the objects deploy/rbac ships.
+const (
+	// BotName names the bot's ServiceAccount, ClusterRole and
+	// ClusterRoleBinding.
+	BotName = "kueuebot"
+	// ReaderName names the ClusterRole platform teams bind per namespace to
+	// let people read their jobs through the bot.
+	ReaderName = "kueuebot-reader"
+	// DefaultNamespace is where deploy/ installs the bot.
+	DefaultNamespace = "kueuebot"
+)
+
+var labels = map[string]string{"app.kubernetes.io/name": "kueuebot", "app.kubernetes.io/component": "rbac"}
+
+// BotClusterRole is the bot's own ClusterRole, narrowed to what cfg maps:
+//
+//   - impersonate users: the users of identity.users and digest.channels by
+//     resourceNames; every user when identity.email is enabled (the names
+//     come from Slack at run time and cannot be listed);
+//   - impersonate groups: every group the config maps, by resourceNames
+//     (no rule when none);
+//   - impersonate userextras/kueuebot.io/slack-user-id: the Slack user IDs
+//     of identity.users by resourceNames; any value when email is enabled;
+//   - list LocalQueues (to learn candidate namespaces);
+//   - only with kube.clusterScopedReads: bot, get/list ClusterQueues,
+//     ResourceFlavors and Cohorts.
+//
+// Nothing else: no Secrets, no writes. An empty resourceNames list would
+// mean "all", so a rule whose list would be empty is left out.
+func BotClusterRole(cfg *config.Config) *rbacv1.ClusterRole {
+	var users, groups, slackIDs []string
+	for _, u := range cfg.Identity.Users {
+		users = append(users, u.User)
+		groups = append(groups, u.Groups...)
+		slackIDs = append(slackIDs, u.SlackUserID)
+	}
+	groups = append(groups, cfg.Identity.Email.Groups...)
+	for _, g := range cfg.Identity.UserGroups {
+		groups = append(groups, g.Groups...)
+	}
+	for _, d := range cfg.Digest.Channels {
+		users = append(users, d.User)
+		groups = append(groups, d.Groups...)
+	}
+	wide := cfg.Identity.Email.Enabled
+
+	var rules []rbacv1.PolicyRule
+	switch {
+	case wide:
+		rules = append(rules, rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"users"}, Verbs: []string{"impersonate"}})
+	case len(sortedSet(users)) > 0:
+		rules = append(rules, rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"users"}, Verbs: []string{"impersonate"}, ResourceNames: sortedSet(users)})
+	}
+	if g := sortedSet(groups); len(g) > 0 {
+		rules = append(rules, rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"groups"}, Verbs: []string{"impersonate"}, ResourceNames: g})
+	}
+	extra := rbacv1.PolicyRule{APIGroups: []string{"authentication.k8s.io"}, Resources: []string{"userextras/" + ExtraSlackUserID}, Verbs: []string{"impersonate"}}
+	switch {
+	case wide:
+		rules = append(rules, extra)
+	case len(slackIDs) > 0:
+		extra.ResourceNames = sortedSet(slackIDs)
+		rules = append(rules, extra)
+	}
+	rules = append(rules, rbacv1.PolicyRule{APIGroups: []string{"kueue.x-k8s.io"}, Resources: []string{"localqueues"}, Verbs: []string{"list"}})
+	if cfg.Kube.ClusterScopedReads == config.ClusterScopedBot {
+		rules = append(rules, rbacv1.PolicyRule{APIGroups: []string{"kueue.x-k8s.io"}, Resources: []string{"clusterqueues", "cohorts", "resourceflavors"}, Verbs: []string{"get", "list"}})
+	}
+	return &rbacv1.ClusterRole{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "ClusterRole"},
+		ObjectMeta: metav1.ObjectMeta{Name: BotName, Labels: clone(labels)},
+		Rules:      rules,
+	}
+}
+
+// ReaderClusterRole is kueuebot-reader: what a person needs, in a
+// namespace, for the bot to explain their jobs there. Platform teams bind it
+// per namespace with a RoleBinding. Read-only: get and list.
+func ReaderClusterRole() *rbacv1.ClusterRole {
+	read := []string{"get", "list"}
+	return &rbacv1.ClusterRole{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "ClusterRole"},
+		ObjectMeta: metav1.ObjectMeta{Name: ReaderName, Labels: clone(labels)},
+		Rules: []rbacv1.PolicyRule{
+			{APIGroups: []string{""}, Resources: []string{"events", "pods"}, Verbs: read},
+			{APIGroups: []string{"events.k8s.io"}, Resources: []string{"events"}, Verbs: read},
+			{APIGroups: []string{"batch"}, Resources: []string{"jobs"}, Verbs: read},
+			{APIGroups: []string{"apps"}, Resources: []string{"deployments", "statefulsets"}, Verbs: read},
+			{APIGroups: []string{"jobset.x-k8s.io"}, Resources: []string{"jobsets"}, Verbs: read},
+			{APIGroups: []string{"ray.io"}, Resources: []string{"rayclusters", "rayjobs"}, Verbs: read},
+			{APIGroups: []string{"kubeflow.org"}, Resources: []string{"jaxjobs", "mpijobs", "paddlejobs", "pytorchjobs", "tfjobs", "xgboostjobs"}, Verbs: read},
+			{APIGroups: []string{"trainer.kubeflow.org"}, Resources: []string{"trainjobs"}, Verbs: read},
+			{APIGroups: []string{"leaderworkerset.x-k8s.io"}, Resources: []string{"leaderworkersets"}, Verbs: read},
+			{APIGroups: []string{"workload.codeflare.dev"}, Resources: []string{"appwrappers"}, Verbs: read},
+			{APIGroups: []string{"kueue.x-k8s.io"}, Resources: []string{"localqueues", "workloads"}, Verbs: read},
+			{APIGroups: []string{"visibility.kueue.x-k8s.io"}, Resources: []string{"localqueues/pendingworkloads"}, Verbs: read},
+		},
+	}
+}
+
+// BotServiceAccount is the bot's ServiceAccount in namespace ns.
+func BotServiceAccount(ns string) *corev1.ServiceAccount {
+	return &corev1.ServiceAccount{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ServiceAccount"},
+		ObjectMeta: metav1.ObjectMeta{Name: BotName, Namespace: ns, Labels: clone(labels)},
+	}
+}
+
+// BotClusterRoleBinding binds BotClusterRole to the bot's ServiceAccount in
+// namespace ns.
+func BotClusterRoleBinding(ns string) *rbacv1.ClusterRoleBinding {
+	return &rbacv1.ClusterRoleBinding{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "ClusterRoleBinding"},
+		ObjectMeta: metav1.ObjectMeta{Name: BotName, Labels: clone(labels)},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: BotName},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: BotName, Namespace: ns}},
+	}
+}
+
+// RenderYAML renders objects as one multi-document YAML stream with a
+// header comment, as committed under deploy/rbac.
+func RenderYAML(header string, objs ...runtime.Object) ([]byte, error) {
+	var b bytes.Buffer
+	for _, line := range bytes.Split([]byte(header), []byte("\n")) {
+		b.WriteString("# ")
+		b.Write(line)
+		b.WriteString("\n")
+	}
+	for _, o := range objs {
+		y, err := yaml.Marshal(o)
+		if err != nil {
+			return nil, fmt.Errorf("rbac: render %T: %w", o, err)
+		}
+		b.WriteString("---\n")
+		b.Write(y)
+	}
+	return bytes.ReplaceAll(b.Bytes(), []byte("  creationTimestamp: null\n"), nil), nil
+}
+
+func sortedSet(in []string) []string {
+	out := slices.Clone(in)
+	// Never grant impersonation of reserved names, whatever the config says.
+	out = slices.DeleteFunc(out, func(s string) bool { return s == "" || isSystem(s) })
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+func clone(m map[string]string) map[string]string {
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
