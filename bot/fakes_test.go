@@ -1,0 +1,104 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	"github.com/kueuebot/kueuebot/diagnose"
+	"github.com/kueuebot/kueuebot/rbac"
+)
+
+// userError is an error with a user-facing message, as the rbac resolver
+// returns for refusals.
+type userError struct{ msg, internal string }
+
+func (e *userError) Error() string       { return e.internal }
+func (e *userError) UserMessage() string { return e.msg }
+
+// fakeResolver knows the users in ids; others get err (or a refusal).
+type fakeResolver struct {
+	ids map[string]rbac.Identity
+	err error
+
+	mu    sync.Mutex
+	calls []rbac.SlackUser
+}
+
+func (f *fakeResolver) Resolve(_ context.Context, u rbac.SlackUser) (rbac.Identity, error) {
+	f.mu.Lock()
+	f.calls = append(f.calls, u)
+	f.mu.Unlock()
+	if f.err != nil {
+		return rbac.Identity{}, f.err
+	}
+	id, ok := f.ids[u.ID]
+	if !ok {
+		return rbac.Identity{}, &userError{msg: "You are not allowed to use kueuebot. Ask your platform team for access.", internal: "rbac: user " + u.ID + " not in static map"}
+	}
+	return id, nil
+}
+
+type diagnoseCall struct {
+	ID  rbac.Identity
+	Req Request
+}
+
+// fakeDiagnoser answers from reports by request name, or fails with err.
+// block makes it wait for the context to end.
+type fakeDiagnoser struct {
+	reports map[string]diagnose.Report
+	err     error
+	block   bool
+
+	mu    sync.Mutex
+	calls []diagnoseCall
+}
+
+func (f *fakeDiagnoser) Diagnose(ctx context.Context, id rbac.Identity, req Request) (diagnose.Report, error) {
+	f.mu.Lock()
+	f.calls = append(f.calls, diagnoseCall{ID: id, Req: req})
+	f.mu.Unlock()
+	if f.block {
+		<-ctx.Done()
+		return diagnose.Report{}, ctx.Err()
+	}
+	if f.err != nil {
+		return diagnose.Report{}, f.err
+	}
+	r, ok := f.reports[req.Name]
+	if !ok {
+		return diagnose.Report{
+			Verdict: diagnose.Verdict{Stage: diagnose.StageResolve, Code: diagnose.CodeNotFound, Headline: "I cannot find " + req.Name + ", or you may not see it"},
+			Target:  diagnose.TargetInfo{Kind: req.Kind, Namespace: req.Namespace, Name: req.Name},
+		}, nil
+	}
+	return r, nil
+}
+
+var errInternal = errors.New("dial tcp 10.0.0.7:6443: connect: connection refused (token sk-secret)")
+
+var alice = rbac.SlackUser{ID: "U0ALICE", TeamID: "T1"}
+
+var aliceID = rbac.Identity{
+	User:       "alice@example.com",
+	Groups:     []string{"ml-team"},
+	Extra:      map[string][]string{"slack.com/user-id": {"U0ALICE"}},
+	Namespaces: []string{"team-a"},
+}
+
+func waitingReport() diagnose.Report {
+	pos := int32(1)
+	return diagnose.Report{
+		Verdict: diagnose.Verdict{
+			Stage: diagnose.StageAdmission, Code: diagnose.CodeWaitingForQuota, Cause: diagnose.CauseQuotaInUse,
+			Headline: "train-7 waits for quota in cq-gpu",
+			Detail:   "It needs 8 GPUs; 4 are free.",
+		},
+		Target: diagnose.TargetInfo{Kind: "JobSet", Namespace: "team-a", Name: "train-7", Workload: "jobset-train-7-3f2a1"},
+		Queue:  diagnose.QueueInfo{LocalQueue: "team-a", ClusterQueue: "cq-gpu", PositionInLocalQueue: &pos},
+		Remedies: []diagnose.Remedy{
+			{Summary: "Ask for 4 GPUs instead of 8.", Who: diagnose.WhoYou, Command: "kubectl -n team-a edit jobset train-7"},
+		},
+	}
+}
