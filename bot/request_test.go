@@ -22,6 +22,7 @@ func TestParseRequest(t *testing.T) {
 		{"mention", "<@U0123ABC> train-7", diag("", "train-7", "")},
 		{"mention with label", "<@U0123ABC|kueuebot> why is train-7 stuck", diag("", "train-7", "")},
 		{"bare name", "train-7", diag("", "train-7", "")},
+		{"typed at-mention", "@kueuebot train-7", diag("", "train-7", "")},
 		{"kind slash name and flag", "diagnose jobset/foo -n team-a", diag("JobSet", "foo", "team-a")},
 		{"kind word and in ns", "what about rayjob my-ray in ns team-b", diag("RayJob", "my-ray", "team-b")},
 		{"in namespace", "why is train-7 pending in namespace team-b?", diag("", "train-7", "team-b")},

@@ -47,6 +47,7 @@ func tokenize(s string) []string {
 	var out []string
 	for _, f := range strings.FieldsFunc(s, unicode.IsSpace) {
 		f = strings.Trim(f, `?!.,;:"'()[]{}*_~“”‘’`)
+		f = strings.TrimLeft(f, "@") // "@kueuebot" typed as text
 		f = strings.TrimSuffix(f, "'s")
 		f = strings.TrimSuffix(f, "’s")
 		if f != "" {
