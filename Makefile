@@ -38,7 +38,11 @@ verify: ## gofmt, go vet, go mod tidy check.
 	$(GO) mod tidy -diff
 
 .PHONY: demo
-demo: ## Ask the bot from the terminal on the embedded scenario dumps.
+demo: ## Chat with the bot in the terminal, on the embedded real-Kueue dumps (no cluster needed).
 	@$(GO) run ./cmd/kueuebot chat $(DEMO_FLAGS)
+
+.PHONY: demo-live
+demo-live: ## The same chat against the running sandbox (make sandbox-up first), as alice.
+	@$(GO) run ./cmd/kueuebot chat --kubeconfig .sandbox/kubeconfig-kueuebot $(DEMO_FLAGS)
 
 -include deploy/sandbox/sandbox.mk

@@ -1,0 +1,127 @@
+package bot
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"k8s.io/client-go/rest"
+	kueueclient "sigs.k8s.io/kueue/client-go/clientset/versioned"
+
+	"github.com/kueuebot/kueuebot/diagnose"
+	"github.com/kueuebot/kueuebot/diagnose/fetch"
+	"github.com/kueuebot/kueuebot/rbac"
+)
+
+// userError is an error whose text is meant for the user.
+type userError struct{ msg string }
+
+func (e *userError) Error() string       { return e.msg }
+func (e *userError) UserMessage() string { return e.msg }
+
+// snapshotFunc reads the snapshot of one target in one namespace.
+type snapshotFunc func(ctx context.Context, t diagnose.Target) (*diagnose.Snapshot, error)
+
+// diagnoseIn looks the job up in each namespace (in order) and analyzes it
+// where it is found. Found in several: the user is asked to pick. Found
+// nowhere: the NotFound report, which is the same whether the job does not
+// exist or the caller may not see it.
+func diagnoseIn(ctx context.Context, req Request, namespaces []string, read snapshotFunc) (diagnose.Report, error) {
+	if len(namespaces) == 0 {
+		return diagnose.Report{}, &userError{"I don't know which namespace to look in, and you can't list workloads in any namespace I know of. Ask again with `-n NAMESPACE`, or ask your platform team for access."}
+	}
+	var found []*diagnose.Snapshot
+	var first *diagnose.Snapshot
+	for _, ns := range namespaces {
+		t := req.Target()
+		t.Namespace = ns
+		s, err := read(ctx, t)
+		if err != nil {
+			return diagnose.Report{}, err
+		}
+		if first == nil {
+			first = s
+		}
+		if s.Job != nil || s.Workload != nil {
+			found = append(found, s)
+		}
+	}
+	switch len(found) {
+	case 0:
+		r := diagnose.Analyze(first)
+		if len(namespaces) > 1 {
+			r.Verdict.Headline = fmt.Sprintf("I can't find %s in your namespaces (%s).", req.Name, strings.Join(namespaces, ", "))
+		}
+		return r, nil
+	case 1:
+		return diagnose.Analyze(found[0]), nil
+	}
+	var where []string
+	for _, s := range found {
+		where = append(where, s.Target.Namespace)
+	}
+	return diagnose.Report{}, &userError{fmt.Sprintf("%s exists in several of your namespaces (%s). Ask again with `-n NAMESPACE`.", req.Name, strings.Join(where, ", "))}
+}
+
+// KubeDiagnoser reads the cluster as the asking user, through
+// impersonation, and diagnoses the job.
+type KubeDiagnoser struct {
+	// Base is the bot's own rest.Config; every read copies it and
+	// impersonates the caller (rbac.ClientsFor).
+	Base *rest.Config
+	// Namespaces maps the caller to the namespaces to look in.
+	Namespaces *rbac.NamespaceFinder
+	// ClusterScoped, when set (clusterScopedReads: bot), reads the
+	// caller's own ClusterQueue, flavors and cohort as the bot.
+	ClusterScoped kueueclient.Interface
+	// Timeout bounds each API request.
+	Timeout time.Duration
+}
+
+// Diagnose implements Diagnoser.
+func (d *KubeDiagnoser) Diagnose(ctx context.Context, id rbac.Identity, req Request) (diagnose.Report, error) {
+	clients, err := rbac.ClientsFor(d.Base, id)
+	if err != nil {
+		return diagnose.Report{}, err
+	}
+	nss, err := d.Namespaces.Find(ctx, req.Namespace, id, clients.Kube)
+	if err != nil {
+		return diagnose.Report{}, err
+	}
+	f := &fetch.Fetcher{Kube: clients.Kube, Kueue: clients.Kueue, Dynamic: clients.Dynamic, ClusterScoped: d.ClusterScoped, Timeout: d.Timeout}
+	return diagnoseIn(ctx, req, nss.Names, f.Fetch)
+}
+
+// DumpDiagnoser diagnoses from a loaded dump (the chat demo, or a platform
+// team replaying a cluster dump). It stands in for RBAC by looking only in
+// the identity's configured namespaces.
+type DumpDiagnoser struct {
+	Dump *fetch.Dump
+	// Now is the snapshot time; time.Now when nil.
+	Now func() time.Time
+}
+
+// Diagnose implements Diagnoser.
+func (d *DumpDiagnoser) Diagnose(ctx context.Context, id rbac.Identity, req Request) (diagnose.Report, error) {
+	now := time.Now
+	if d.Now != nil {
+		now = d.Now
+	}
+	namespaces := id.Namespaces
+	if req.Namespace != "" {
+		allowed := false
+		for _, ns := range id.Namespaces {
+			allowed = allowed || ns == req.Namespace
+		}
+		if !allowed {
+			// As RBAC would: a namespace the user may not read looks empty.
+			t := req.Target()
+			return diagnose.Analyze(&diagnose.Snapshot{Now: now(), Target: t}), nil
+		}
+		namespaces = []string{req.Namespace}
+	}
+	return diagnoseIn(ctx, req, namespaces, func(_ context.Context, t diagnose.Target) (*diagnose.Snapshot, error) {
+		return d.Dump.Snapshot(t, now())
+	})
+}

@@ -1,0 +1,158 @@
+package main
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"log/slog"
+	"os"
+
+	"github.com/slack-go/slack"
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+	kueueclient "sigs.k8s.io/kueue/client-go/clientset/versioned"
+
+	"github.com/kueuebot/kueuebot/bot"
+	"github.com/kueuebot/kueuebot/config"
+	"github.com/kueuebot/kueuebot/deploy/examples"
+	"github.com/kueuebot/kueuebot/diagnose/fetch"
+	"github.com/kueuebot/kueuebot/rbac"
+)
+
+//go:embed demo.yaml
+var demoConfig []byte
+
+type chatOptions struct {
+	user       string
+	team       string
+	configPath string
+	kubeconfig string
+	context    string
+	fromFiles  []string
+}
+
+func newChatCmd() *cobra.Command {
+	o := &chatOptions{}
+	cmd := &cobra.Command{
+		Use:   "chat",
+		Short: "Talk to the bot from the terminal, as a simulated Slack user",
+		Long: `Talk to the bot from the terminal. Questions go through the same parsing,
+identity mapping and rendering as in Slack (the answer is a text rendering of
+the Block Kit message).
+
+Without --kubeconfig it answers from the embedded example dumps, recorded from
+the real Kueue. With --kubeconfig (the bot's credentials, e.g. the sandbox's
+.sandbox/kubeconfig-kueuebot) it reads the live cluster as the mapped user,
+through impersonation.
+
+When standard input is not a terminal it reads one question per line and
+exits at the end of input.`,
+		Example: `  printf 'why is my job sample-job waiting?\n' | kueuebot chat
+  kueuebot chat --user U00000BOB
+  kueuebot chat --kubeconfig .sandbox/kubeconfig-kueuebot`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return o.run(cmd) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.user, "user", "U0000ALICE", "Slack user ID to ask as (the demo config maps U0000ALICE to alice and U00000BOB to bob)")
+	f.StringVar(&o.team, "team", "T0000ACME1", "Slack team (workspace) ID of the user")
+	f.StringVar(&o.configPath, "config", "", "kueuebot config file (default: the embedded demo config)")
+	f.StringVar(&o.kubeconfig, "kubeconfig", "", "the bot's kubeconfig: answer from the live cluster")
+	f.StringVar(&o.context, "context", "", "kubeconfig context")
+	f.StringArrayVar(&o.fromFiles, "from-file", nil, "answer from these dumps instead of the embedded examples")
+	return cmd
+}
+
+func (o *chatOptions) run(cmd *cobra.Command) error {
+	ctx := cmd.Context()
+	var cfg *config.Config
+	var err error
+	if o.configPath != "" {
+		cfg, err = config.Load(o.configPath)
+	} else {
+		cfg, err = config.Parse(demoConfig)
+	}
+	if err != nil {
+		return err
+	}
+	resolver, err := rbac.NewResolver(cfg.Identity, newDirectory(cfg.Identity))
+	if err != nil {
+		return err
+	}
+	var diag bot.Diagnoser
+	switch {
+	case o.kubeconfig != "":
+		if len(o.fromFiles) > 0 {
+			return usagef("use either --kubeconfig or --from-file")
+		}
+		dopts := &diagnoseOptions{kubeconfig: o.kubeconfig, context: o.context}
+		base, _, err := dopts.restConfig()
+		if err != nil {
+			return err
+		}
+		botKueue, err := kueueclient.NewForConfig(base)
+		if err != nil {
+			return err
+		}
+		kd := &bot.KubeDiagnoser{
+			Base:       base,
+			Namespaces: &rbac.NamespaceFinder{Bot: botKueue, Max: cfg.Kube.MaxNamespaces, Concurrency: cfg.Kube.DiscoveryConcurrency},
+			Timeout:    cfg.Kube.RequestTimeout,
+		}
+		if cfg.Kube.ClusterScopedReads == config.ClusterScopedBot {
+			kd.ClusterScoped = botKueue
+		}
+		diag = kd
+	default:
+		var dump *fetch.Dump
+		if len(o.fromFiles) > 0 {
+			dump, err = fetch.LoadFiles(o.fromFiles)
+		} else {
+			dump, err = fetch.LoadFS(examples.FS)
+		}
+		if err != nil {
+			return err
+		}
+		diag = &bot.DumpDiagnoser{Dump: dump}
+	}
+	asker := &bot.Asker{Resolve: resolver, Diagnose: diag, Log: slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelWarn}))}
+	interactive := false
+	if f, ok := cmd.InOrStdin().(*os.File); ok {
+		interactive = term.IsTerminal(int(f.Fd()))
+	}
+	user := rbac.SlackUser{ID: o.user, TeamID: o.team}
+	if err := bot.Chat(ctx, cmd.InOrStdin(), cmd.OutOrStdout(), user, asker, interactive); err != nil && !errors.Is(err, context.Canceled) {
+		return err
+	}
+	return nil
+}
+
+// directory is the simulated Slack workspace of the terminal chat: every
+// user the config maps is a regular member, plus an unmapped member
+// (U0000CAROL) and a bot (U000000BOT) to show refusals.
+type directory struct{ users map[string]slack.User }
+
+func newDirectory(id config.Identity) *directory {
+	d := &directory{users: map[string]slack.User{}}
+	add := func(u slack.User) { d.users[u.ID] = u }
+	for _, m := range id.Users {
+		add(slack.User{ID: m.SlackUserID, TeamID: m.TeamID, Name: m.User})
+	}
+	add(slack.User{ID: "U0000CAROL", TeamID: "T0000ACME1", Name: "carol"})
+	add(slack.User{ID: "U000000BOT", TeamID: "T0000ACME1", Name: "somebot", IsBot: true})
+	return d
+}
+
+func (d *directory) GetUserInfoContext(_ context.Context, user string, _ ...slack.GetUserInfoOption) (*slack.User, error) {
+	u, ok := d.users[user]
+	if !ok {
+		return nil, slack.SlackErrorResponse{Err: "user_not_found"}
+	}
+	return &u, nil
+}
+
+func (d *directory) GetUserGroupMembersContext(context.Context, string, ...slack.GetUserGroupMembersOption) ([]string, error) {
+	return nil, nil
+}
+
+
