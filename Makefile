@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 GO ?= go
 BIN := bin/kueuebot
-GOLANGCI_LINT_VERSION := v2.6.2
+GOLANGCI_LINT_VERSION := v2.15.0
 GOLANGCI_LINT := $(CURDIR)/bin/golangci-lint-$(GOLANGCI_LINT_VERSION)
 
 .DEFAULT_GOAL := help

@@ -537,24 +537,46 @@ func (a *analysis) requeue() bool {
 		a.remedy("Wait", WhoYou, "", "Kueue requeues it after the backoff; if it keeps timing out, find why its pods do not become ready.")
 		return a.set(CodeRequeuing, cause, fmt.Sprintf("%s was evicted (%s) and is not queued yet.", a.jobRef(), rq.Reason), rq.Message)
 	}
-	// Evicted and not re-evaluated since: the pending message is the
-	// eviction message.
-	if ev != nil && a.qr != nil && a.qr.Status == metav1.ConditionFalse && a.qr.Message == ev.Message && ev.Message != "" {
-		cause := CausePreempted
+	// Evicted by preemption or node failure and not holding quota again:
+	// the Evicted condition stays True until quota is reserved again, even
+	// after Kueue re-evaluated the Workload (seen with v0.17).
+	if ev != nil && ev.Status == metav1.ConditionTrue && (a.qr == nil || a.qr.Status != metav1.ConditionTrue) {
+		var cause Cause
 		switch ev.Reason {
-		case kueue.WorkloadEvictedByPodsReadyTimeout:
-			cause = CausePodsReadyTimeout
+		case kueue.WorkloadEvictedByPreemption:
+			cause = CausePreempted
 		case kueue.WorkloadEvictedDueToNodeFailures:
 			cause = CauseNodeFailures
-		case kueue.WorkloadEvictedByPreemption:
 		default:
 			return false
 		}
-		a.remedy("Wait", WhoYou, "", "Nothing to do: it is back in the queue and will be admitted when quota frees up.")
+		detail := ev.Message + "."
+		if a.quota != nil && a.quota.level == fitLater {
+			detail += " It is back in the queue and waits for quota: " + a.shortfallText(true)
+			a.waitRemedies(CauseQuotaInUse)
+		} else {
+			a.remedy("Wait", WhoYou, "", "Nothing to do: it is back in the queue and will be admitted when quota frees up.")
+		}
+		by := "another workload"
+		if pc := a.cond(kueue.WorkloadPreempted); pc != nil {
+			switch pc.Reason {
+			case kueue.InClusterQueueReason:
+				by = "a higher-priority workload in the same ClusterQueue"
+			case kueue.InCohortReclamationReason:
+				by = "another ClusterQueue of the cohort reclaiming the quota it had lent"
+			case kueue.InCohortFairSharingReason:
+				by = "fair sharing in the cohort"
+			case kueue.InCohortReclaimWhileBorrowingReason:
+				by = "a higher-priority workload of another ClusterQueue"
+			}
+		}
+		head := fmt.Sprintf("%s was preempted by %s and waits to be admitted again.", a.jobRef(), by)
 		if cause == CausePreempted {
 			a.preemptionRemedies()
+		} else {
+			head = fmt.Sprintf("%s was evicted because of failed nodes and waits to be admitted again.", a.jobRef())
 		}
-		return a.set(CodeRequeuing, cause, fmt.Sprintf("%s was preempted and is back in the queue.", a.jobRef()), ev.Message)
+		return a.set(CodeRequeuing, cause, head, detail)
 	}
 	return false
 }
