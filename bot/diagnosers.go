@@ -14,11 +14,11 @@ import (
 	"github.com/kueuebot/kueuebot/rbac"
 )
 
-// userError is an error whose text is meant for the user.
-type userError struct{ msg string }
+// friendlyError is an error whose text is meant for the user.
+type friendlyError struct{ msg string }
 
-func (e *userError) Error() string       { return e.msg }
-func (e *userError) UserMessage() string { return e.msg }
+func (e *friendlyError) Error() string       { return e.msg }
+func (e *friendlyError) UserMessage() string { return e.msg }
 
 // snapshotFunc reads the snapshot of one target in one namespace.
 type snapshotFunc func(ctx context.Context, t diagnose.Target) (*diagnose.Snapshot, error)
@@ -29,7 +29,7 @@ type snapshotFunc func(ctx context.Context, t diagnose.Target) (*diagnose.Snapsh
 // exist or the caller may not see it.
 func diagnoseIn(ctx context.Context, req Request, namespaces []string, read snapshotFunc) (diagnose.Report, error) {
 	if len(namespaces) == 0 {
-		return diagnose.Report{}, &userError{"I don't know which namespace to look in, and you can't list workloads in any namespace I know of. Ask again with `-n NAMESPACE`, or ask your platform team for access."}
+		return diagnose.Report{}, &friendlyError{"I don't know which namespace to look in, and you can't list workloads in any namespace I know of. Ask again with `-n NAMESPACE`, or ask your platform team for access."}
 	}
 	var found []*diagnose.Snapshot
 	var first *diagnose.Snapshot
@@ -61,7 +61,7 @@ func diagnoseIn(ctx context.Context, req Request, namespaces []string, read snap
 	for _, s := range found {
 		where = append(where, s.Target.Namespace)
 	}
-	return diagnose.Report{}, &userError{fmt.Sprintf("%s exists in several of your namespaces (%s). Ask again with `-n NAMESPACE`.", req.Name, strings.Join(where, ", "))}
+	return diagnose.Report{}, &friendlyError{fmt.Sprintf("%s exists in several of your namespaces (%s). Ask again with `-n NAMESPACE`.", req.Name, strings.Join(where, ", "))}
 }
 
 // KubeDiagnoser reads the cluster as the asking user, through

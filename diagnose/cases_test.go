@@ -242,3 +242,13 @@ func TestJSONContract(t *testing.T) {
 		t.Errorf("requested = %v, want the quantity string \"3\"", got)
 	}
 }
+
+// BenchmarkAnalyze measures the pure diagnosis of one pending job (the
+// classic over-quota case, with the quota table and remedies).
+func BenchmarkAnalyze(b *testing.B) {
+	_, s := loadCase(b, "testdata/cases/borrowing-limited.txtar")
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = diagnose.Analyze(s)
+	}
+}

@@ -78,6 +78,10 @@ func (e *RefusedError) Error() string {
 	return fmt.Sprintf("rbac: refused Slack user %s: %s", e.SlackUserID, e.Reason)
 }
 
+// UserMessage returns the polite text shown to the refused user; it makes
+// the refusal reach the user instead of a generic failure notice.
+func (e *RefusedError) UserMessage() string { return e.Message }
+
 // IsRefused reports whether err is (or wraps) a *RefusedError and returns it.
 func IsRefused(err error) (*RefusedError, bool) {
 	var r *RefusedError
