@@ -115,7 +115,7 @@ func (s *SocketMode) Run(ctx context.Context) error {
 			}
 			switch err.Error() {
 			case "invalid_auth", "account_inactive", "not_authed", "token_revoked":
-				return fmt.Errorf("%w: %v", ErrInvalidAuth, err)
+				return fmt.Errorf("%w: %w", ErrInvalidAuth, err)
 			}
 			return fmt.Errorf("socket mode: %w", err)
 		case evt, ok := <-s.Client.Events:

@@ -2,7 +2,6 @@ package diagnose
 
 import (
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 )
@@ -192,20 +191,6 @@ func parseReason(ps, s string) FlavorReason {
 		r.Kind = ReasonTopology
 	}
 	return r
-}
-
-// kinds returns the distinct reason kinds, sorted.
-func (p ParsedMessage) kinds() []FlavorReasonKind {
-	seen := map[FlavorReasonKind]bool{}
-	var out []FlavorReasonKind
-	for _, r := range p.Reasons {
-		if !seen[r.Kind] {
-			seen[r.Kind] = true
-			out = append(out, r.Kind)
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
-	return out
 }
 
 func (p ParsedMessage) has(k FlavorReasonKind) bool {

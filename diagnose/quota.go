@@ -174,8 +174,7 @@ func buildQuotaTree(s *Snapshot, self map[fr]int64) *quotaTree {
 	for i := range s.Cohorts {
 		cohortObj[s.Cohorts[i].Name] = &s.Cohorts[i]
 	}
-	var getCohort func(name string) *qnode
-	getCohort = func(name string) *qnode {
+	getCohort := func(name string) *qnode {
 		if n, ok := cohorts[name]; ok {
 			return n
 		}

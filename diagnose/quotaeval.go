@@ -226,9 +226,7 @@ func evaluateQuota(s *Snapshot, wl *kueue.Workload) *quotaOutcome {
 		out.level = min(out.level, pf.level)
 		out.podSets = append(out.podSets, pf)
 	}
-	for _, f := range sortedKeys(missing) {
-		out.missingFlavors = append(out.missingFlavors, f)
-	}
+	out.missingFlavors = append(out.missingFlavors, sortedKeys(missing)...)
 	return out
 }
 

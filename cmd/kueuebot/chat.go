@@ -154,5 +154,3 @@ func (d *directory) GetUserInfoContext(_ context.Context, user string, _ ...slac
 func (d *directory) GetUserGroupMembersContext(context.Context, string, ...slack.GetUserGroupMembersOption) ([]string, error) {
 	return nil, nil
 }
-
-

@@ -455,7 +455,8 @@ func (s *liveSource) getFlavors(ctx context.Context, names []string) ([]kueue.Re
 func (s *liveSource) getAdmissionChecks(ctx context.Context, names []string) ([]kueue.AdmissionCheck, error) {
 	cs := s.f.Kueue
 	var items []kueue.AdmissionCheck
-	if s.v1beta1() {
+	switch {
+	case s.v1beta1():
 		old, err := do(ctx, s, func(ctx context.Context) (*kueuev1beta1.AdmissionCheckList, error) {
 			return cs.KueueV1beta1().AdmissionChecks().List(ctx, metav1.ListOptions{})
 		})
@@ -465,7 +466,7 @@ func (s *liveSource) getAdmissionChecks(ctx context.Context, names []string) ([]
 		if items, err = convertAll(old.Items, admissionCheckFromV1beta1); err != nil {
 			return nil, err
 		}
-	} else if len(names) == 1 {
+	case len(names) == 1:
 		ac, err := do(ctx, s, func(ctx context.Context) (*kueue.AdmissionCheck, error) {
 			return cs.KueueV1beta2().AdmissionChecks().Get(ctx, names[0], metav1.GetOptions{})
 		})
@@ -476,7 +477,7 @@ func (s *liveSource) getAdmissionChecks(ctx context.Context, names []string) ([]
 			return nil, err
 		}
 		return []kueue.AdmissionCheck{*ac}, nil
-	} else {
+	default:
 		list, err := do(ctx, s, func(ctx context.Context) (*kueue.AdmissionCheckList, error) {
 			return cs.KueueV1beta2().AdmissionChecks().List(ctx, metav1.ListOptions{})
 		})

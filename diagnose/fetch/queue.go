@@ -98,7 +98,7 @@ func queueOrder(a, b *kueue.Workload) int {
 	if c := cmp.Compare(priority(b), priority(a)); c != 0 {
 		return c
 	}
-	if c := a.CreationTimestamp.Time.Compare(b.CreationTimestamp.Time); c != 0 {
+	if c := a.CreationTimestamp.Compare(b.CreationTimestamp.Time); c != 0 {
 		return c
 	}
 	return cmp.Compare(a.UID, b.UID)
