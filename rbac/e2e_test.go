@@ -115,10 +115,19 @@ func openSandbox(t *testing.T) *sandbox {
 	s := &sandbox{dir: dir, admin: load("kubeconfig"), bot: load("kubeconfig-kueuebot")}
 	s.kube = kubernetes.NewForConfigOrDie(s.admin)
 	s.kueue = kueueclient.NewForConfigOrDie(s.admin)
-	if _, err := s.kube.Discovery().ServerVersion(); err != nil {
-		t.Fatalf("sandbox API server does not answer: %v", err)
+	// The sandbox may still be starting: wait for the API server and
+	// Kueue's CRDs.
+	deadline := time.Now().Add(90 * time.Second)
+	for {
+		_, err := s.kueue.KueueV1beta2().LocalQueues("").List(t.Context(), metav1.ListOptions{Limit: 1})
+		if err == nil {
+			return s
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("sandbox not ready after 90s (API server with Kueue CRDs): %v", err)
+		}
+		time.Sleep(time.Second)
 	}
-	return s
 }
 
 // setup applies the deploy roles and the e2e bindings, namespaces and
