@@ -15,6 +15,13 @@ import (
 	"github.com/kueuebot/kueuebot/config"
 )
 
+// Client-side rate limits for one question's Clients when the base config
+// sets none.
+const (
+	DefaultQPS   = 50
+	DefaultBurst = 100
+)
+
 // Clients are API clients that act as one caller through impersonation.
 // They share one HTTP client.
 type Clients struct {
@@ -49,6 +56,12 @@ func ClientsFor(base *rest.Config, id Identity) (*Clients, error) {
 	}
 	id = id.clone()
 	cfg := rest.CopyConfig(base)
+	if cfg.QPS == 0 && cfg.RateLimiter == nil {
+		// One Clients serves one question; namespace discovery makes one
+		// access review per candidate namespace, which client-go's default
+		// 5 QPS would stretch to seconds.
+		cfg.QPS, cfg.Burst = DefaultQPS, DefaultBurst
+	}
 	cfg.Impersonate = rest.ImpersonationConfig{
 		UserName: id.User,
 		Groups:   slices.Clone(id.Groups),

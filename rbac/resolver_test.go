@@ -379,3 +379,35 @@ func TestResolveCache(t *testing.T) {
 		}
 	})
 }
+
+func TestResolveConcurrent(t *testing.T) {
+	fake, client := newFakeSlack(t)
+	fake.users["U0000ALICE"] = slackUser("U0000ALICE", team, nil)
+	fake.groups["S00MLTEAM"] = []string{"U0000ALICE"}
+	r, err := NewResolver(testIdentityConfig(), client)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for i := range 16 {
+		wg.Go(func() {
+			if i%5 == 0 {
+				r.Invalidate("S00MLTEAM")
+			}
+			id, err := r.Resolve(t.Context(), SlackUser{ID: "U0000ALICE", TeamID: team})
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			id.Groups = append(id.Groups, "mutated")
+		})
+	}
+	wg.Wait()
+	id, err := r.Resolve(t.Context(), SlackUser{ID: "U0000ALICE", TeamID: team})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"team-a", "ml"}, id.Groups); diff != "" {
+		t.Errorf("groups (-want +got):\n%s", diff)
+	}
+}
