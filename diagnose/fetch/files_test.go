@@ -107,10 +107,10 @@ func TestFromFilesTargets(t *testing.T) {
 			wantGaps: []diagnose.Gap{{Kind: "Job", Name: "nope", Reason: diagnose.GapNotFound}},
 		},
 		{
-			name:     "lookups stay in the job's namespace",
-			paths:    []string{"testdata/dump"},
-			target:   diagnose.Target{Kind: "Job", Namespace: "team-b", Name: "other"},
-			wantJob:  true,
+			name:    "lookups stay in the job's namespace",
+			paths:   []string{"testdata/dump"},
+			target:  diagnose.Target{Kind: "Job", Namespace: "team-b", Name: "other"},
+			wantJob: true,
 			wantGaps: []diagnose.Gap{
 				{Kind: "Workload", Name: "job-other-d9d68", Reason: diagnose.GapNotFound, Message: `workloads.kueue.x-k8s.io "job-other-d9d68" not found`},
 				{Kind: "LocalQueue", Name: "lq", Reason: diagnose.GapNotFound, Message: `localqueues.kueue.x-k8s.io "lq" not found`},

@@ -570,9 +570,11 @@ func TestFetchStates(t *testing.T) {
 			if len(got.Gaps) != 0 {
 				t.Errorf("gaps = %v, want none", got.Gaps)
 			}
-			if reqs, _ := e.requests(); len(reqs) > tc.maxReqs {
+			reqs, _ := e.requests()
+			if len(reqs) > tc.maxReqs {
 				t.Errorf("%d requests, want at most %d: %v", len(reqs), tc.maxReqs, reqs)
 			}
+			t.Logf("%d requests: %v", len(reqs), reqs)
 			if tc.check != nil {
 				tc.check(t, got)
 			}
