@@ -294,6 +294,9 @@ func TestFetchTargetMissingOrForbiddenLookTheSame(t *testing.T) {
 		{name: "forbidden", setup: func(e *env) {
 			e.kube.PrependReactor("get", "jobs", fail("get", "jobs", forbidden("jobs", jobName)))
 		}},
+		{name: "unauthorized", setup: func(e *env) {
+			e.kube.PrependReactor("get", "jobs", fail("get", "jobs", apierrors.NewUnauthorized("token expired for alice")))
+		}},
 	}
 	want := &diagnose.Snapshot{
 		Now: testNow, Target: target,
@@ -459,6 +462,19 @@ func TestFetchGaps(t *testing.T) {
 				tc.check(t, got, e)
 			}
 		})
+	}
+}
+
+func TestFetchTargetUnavailable(t *testing.T) {
+	e := newEnv(nil, nil, nil)
+	e.kube.PrependReactor("get", "jobs", fail("get", "jobs", apierrors.NewServiceUnavailable("etcd is down")))
+	got, err := e.fetcher().Fetch(t.Context(), diagnose.Target{Kind: "Job", Namespace: testNS, Name: jobName})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []diagnose.Gap{{Kind: "Job", Name: jobName, Reason: diagnose.GapUnavailable}}
+	if diff := cmp.Diff(want, got.Gaps); diff != "" {
+		t.Errorf("gaps (-want +got):\n%s", diff)
 	}
 }
 
