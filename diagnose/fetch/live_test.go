@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -591,6 +592,13 @@ func TestFetchStates(t *testing.T) {
 				t.Errorf("%d requests, want at most %d: %v", len(reqs), tc.maxReqs, reqs)
 			}
 			t.Logf("%d requests: %v", len(reqs), reqs)
+			for _, a := range e.kube.Actions() {
+				if l, ok := a.(k8stesting.ListAction); ok && a.GetResource().Resource == "events" {
+					if fs := l.GetListRestrictions().Fields.String(); !strings.Contains(fs, "involvedObject.uid=") {
+						t.Errorf("events listed without an involvedObject field selector: %q", fs)
+					}
+				}
+			}
 			if tc.check != nil {
 				tc.check(t, got)
 			}
@@ -599,7 +607,6 @@ func TestFetchStates(t *testing.T) {
 }
 
 func TestFetchOtherKinds(t *testing.T) {
-	jobsetGVR := schema.GroupVersionResource{Group: "jobset.x-k8s.io", Version: "v1alpha2", Resource: "jobsets"}
 	js := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet",
 		"metadata": map[string]any{"name": "js", "namespace": testNS, "uid": "js-uid",
@@ -668,7 +675,6 @@ func TestFetchOtherKinds(t *testing.T) {
 			}
 		})
 	}
-	_ = jobsetGVR
 }
 
 func TestFetchKueueV1beta1(t *testing.T) {
