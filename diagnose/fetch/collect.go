@@ -94,8 +94,9 @@ func collect(ctx context.Context, src source, t diagnose.Target, now time.Time) 
 	if !ok {
 		return nil, fmt.Errorf("%w: unknown kind %q", ErrBadTarget, t.Kind)
 	}
-	if t.Name == "" {
-		return nil, fmt.Errorf("%w: empty name", ErrBadTarget)
+	if t.Name == "" || t.Namespace == "" {
+		// An empty namespace would turn namespaced LISTs cluster-wide.
+		return nil, fmt.Errorf("%w: name and namespace are required", ErrBadTarget)
 	}
 	c := &collector{src: src, s: &diagnose.Snapshot{Now: now, Target: t}}
 	if err := c.run(ctx, k); err != nil {

@@ -466,6 +466,22 @@ func TestFetchGaps(t *testing.T) {
 	}
 }
 
+func TestFetchBadTarget(t *testing.T) {
+	for _, target := range []diagnose.Target{
+		{Kind: "Job", Name: jobName},
+		{Kind: "Job", Namespace: testNS},
+		{Kind: "Deployment", Namespace: testNS, Name: "d"},
+	} {
+		e := newEnv(nil, nil, nil)
+		if _, err := e.fetcher().Fetch(t.Context(), target); !errors.Is(err, ErrBadTarget) {
+			t.Errorf("Fetch(%+v) error = %v, want ErrBadTarget", target, err)
+		}
+		if reqs, _ := e.requests(); len(reqs) != 0 {
+			t.Errorf("Fetch(%+v) made requests %v", target, reqs)
+		}
+	}
+}
+
 func TestFetchTargetUnavailable(t *testing.T) {
 	e := newEnv(nil, nil, nil)
 	e.kube.PrependReactor("get", "jobs", fail("get", "jobs", apierrors.NewServiceUnavailable("etcd is down")))
