@@ -126,6 +126,12 @@ func TestFromFilesTargets(t *testing.T) {
 			},
 		},
 		{
+			name:     "unknown kinds and wrong groups are ignored",
+			paths:    []string{"testdata/unknown.yaml"},
+			target:   diagnose.Target{Kind: "Job", Namespace: testNS, Name: jobName},
+			wantGaps: []diagnose.Gap{{Kind: "Job", Name: jobName, Reason: diagnose.GapNotFound}},
+		},
+		{
 			name:   "v1beta1 objects are converted",
 			paths:  []string{"testdata/v1beta1.yaml"},
 			target: diagnose.Target{Kind: "Workload", Namespace: testNS, Name: "wl"},
