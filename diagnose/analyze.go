@@ -400,8 +400,18 @@ func (a *analysis) queues() bool {
 	cq := a.s.ClusterQueue
 	if cq == nil {
 		if hasGap(a.s, "ClusterQueue", cqName) && !gapIs(a.s, "ClusterQueue", GapNotFound) {
-			if c := apimeta.FindStatusCondition(lq.Status.Conditions, kueue.LocalQueueActive); c != nil && c.Status == metav1.ConditionFalse && c.Reason == "ClusterQueueDoesNotExist" {
-				return a.clusterQueueMissing(cqName)
+			// The ClusterQueue is unreadable; the LocalQueue's status still
+			// tells whether it exists and is active.
+			if c := apimeta.FindStatusCondition(lq.Status.Conditions, kueue.LocalQueueActive); c != nil && c.Status == metav1.ConditionFalse {
+				switch c.Reason {
+				case "ClusterQueueDoesNotExist":
+					return a.clusterQueueMissing(cqName)
+				case "ClusterQueueIsInactive":
+					a.remedy("AskPlatform", WhoPlatform, "", "Ask the platform team why ClusterQueue %s is inactive (stopped by an administrator, or a missing flavor or admission check).", cqName)
+					a.alternativeQueues()
+					return a.set(CodeMisconfigured, CauseClusterQueueInactive, fmt.Sprintf("ClusterQueue %s is not admitting anything right now, so %s waits.", cqName, a.jobRef()),
+						fmt.Sprintf("LocalQueue %s reports its ClusterQueue inactive. I cannot read ClusterQueue %s to tell whether it was stopped or is misconfigured; any quota message on the Workload predates this.", lq.Name, cqName))
+				}
 			}
 			return false
 		}

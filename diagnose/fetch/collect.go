@@ -94,8 +94,9 @@ func collect(ctx context.Context, src source, t diagnose.Target, now time.Time) 
 	if !ok {
 		return nil, fmt.Errorf("%w: unknown kind %q", ErrBadTarget, t.Kind)
 	}
-	if t.Name == "" {
-		return nil, fmt.Errorf("%w: empty name", ErrBadTarget)
+	if t.Name == "" || t.Namespace == "" {
+		// An empty namespace would turn namespaced LISTs cluster-wide.
+		return nil, fmt.Errorf("%w: name and namespace are required", ErrBadTarget)
 	}
 	c := &collector{src: src, s: &diagnose.Snapshot{Now: now, Target: t}}
 	if err := c.run(ctx, k); err != nil {
@@ -131,11 +132,16 @@ func (c *collector) targetGap(ctx context.Context, kind, name string, err error)
 		}
 		return err
 	}
-	if isTimeout(err) {
-		c.s.Gaps = append(c.s.Gaps, diagnose.Gap{Kind: kind, Name: name, Reason: diagnose.GapTimeout})
-		return nil
+	reason := diagnose.GapNotFound
+	switch {
+	case err == nil, apierrors.IsNotFound(err), apierrors.IsForbidden(err), apierrors.IsUnauthorized(err):
+		// Missing and forbidden must read the same.
+	case isTimeout(err):
+		reason = diagnose.GapTimeout
+	default:
+		reason = diagnose.GapUnavailable // e.g. 503: saying "not found" would be wrong
 	}
-	c.s.Gaps = append(c.s.Gaps, diagnose.Gap{Kind: kind, Name: name, Reason: diagnose.GapNotFound})
+	c.s.Gaps = append(c.s.Gaps, diagnose.Gap{Kind: kind, Name: name, Reason: reason})
 	return nil
 }
 
@@ -404,13 +410,7 @@ func (c *collector) clusterQueue(ctx context.Context, name string, wl *kueue.Wor
 			}
 		} else {
 			c.s.ResourceFlavors = rfs
-			c.missing("ResourceFlavor", names, func(yield func(string) bool) {
-				for _, rf := range rfs {
-					if !yield(rf.Name) {
-						return
-					}
-				}
-			})
+			c.missing("ResourceFlavor", names, names2(rfs, func(rf *kueue.ResourceFlavor) string { return rf.Name }))
 		}
 	}
 
@@ -428,13 +428,7 @@ func (c *collector) clusterQueue(ctx context.Context, name string, wl *kueue.Wor
 			}
 		} else {
 			c.s.AdmissionChecks = acs
-			c.missing("AdmissionCheck", names, func(yield func(string) bool) {
-				for _, ac := range acs {
-					if !yield(ac.Name) {
-						return
-					}
-				}
-			})
+			c.missing("AdmissionCheck", names, names2(acs, func(ac *kueue.AdmissionCheck) string { return ac.Name }))
 		}
 	}
 
@@ -454,16 +448,21 @@ func (c *collector) clusterQueue(ctx context.Context, name string, wl *kueue.Wor
 }
 
 // missing adds a NotFound gap for each wanted name that was not found.
-func (c *collector) missing(kind string, want []string, found func(func(string) bool)) {
-	have := map[string]bool{}
-	for n := range found {
-		have[n] = true
-	}
+func (c *collector) missing(kind string, want, found []string) {
 	for _, n := range want {
-		if !have[n] {
+		if !slices.Contains(found, n) {
 			c.s.Gaps = append(c.s.Gaps, diagnose.Gap{Kind: kind, Name: n, Reason: diagnose.GapNotFound})
 		}
 	}
+}
+
+// names2 returns the name of each item.
+func names2[T any](items []T, name func(*T) string) []string {
+	out := make([]string, 0, len(items))
+	for i := range items {
+		out = append(out, name(&items[i]))
+	}
+	return out
 }
 
 // selectorNeedsLabels is false when a namespace selector's answer does not

@@ -42,8 +42,14 @@ type storeSource struct {
 
 var _ source = (*storeSource)(nil)
 
+// notFound is the error the API server would give for a missing object.
 func notFound(resource, name string) error {
-	return apierrors.NewNotFound(schema.GroupResource{Resource: resource}, name)
+	gr := schema.GroupResource{Resource: resource}
+	switch resource {
+	case "workloads", "localqueues", "clusterqueues":
+		gr = kueue.Resource(resource)
+	}
+	return apierrors.NewNotFound(gr, name)
 }
 
 // find returns a pointer to the first item matching ns/name.
@@ -80,7 +86,7 @@ func (s *storeSource) getObject(_ context.Context, k *JobKind, ns, name string) 
 			return u.DeepCopy(), nil
 		}
 	}
-	return nil, notFound(k.Resource.Resource, name)
+	return nil, apierrors.NewNotFound(k.Resource.GroupResource(), name)
 }
 
 func (s *storeSource) getWorkload(_ context.Context, ns, name string) (*kueue.Workload, error) {

@@ -30,32 +30,42 @@ const DefaultTimeout = 10 * time.Second
 
 // Fetcher reads a Snapshot from the API server. Kube, Kueue and Dynamic act
 // as the caller (impersonated); only ClusterScoped, when set, acts as the bot.
+// A Fetcher may be shared by concurrent Fetch calls.
 //
-// Request budget per Fetch (API requests; discovery is extra, see below):
+// Request budget per Fetch, by the state of the Workload (API requests,
+// measured with the fake clientsets in TestFetchPendingJob, TestFetchStates,
+// TestFetchGaps and BenchmarkFetchRequests; no request ever lists
+// Workloads beyond one namespace and one job-uid label):
 //
-//   - Target not found or forbidden: 1 (the job GET).
-//   - Job without a Workload: 2 + 1 (job GET, Workload GET, job-uid LIST),
-//     plus the queue reads below when the job has a queue-name label.
-//   - Pending (queued, no quota reserved): at most 8 — job GET, Workload
-//     GET, LocalQueue GET, ClusterQueue GET, ResourceFlavors (one GET for
-//     one flavor, else one LIST), ClusterQueue LIST and Cohort LIST (only
-//     when the ClusterQueue has a cohort), and the LocalQueue's
-//     pendingworkloads (visibility API). +1 Workload LIST when the computed
-//     name misses. +1 Namespace GET only when the ClusterQueue's
-//     namespaceSelector tests labels other than kubernetes.io/metadata.name
-//     (otherwise the labels cannot change the answer and are not read).
-//   - Quota reserved, admission checks pending: job, Workload, LocalQueue,
-//     ClusterQueue, flavors, AdmissionChecks (GET or LIST) = 6.
-//   - Admitted: job, Workload, LocalQueue, ClusterQueue, flavors, Pods LIST,
-//     then events (one LIST per involved object with a field selector,
-//     limited to 50 each): the job, the Workload and at most 2 Pods that are
-//     not running = at most 10.
+//   - Target missing, forbidden or unreadable: 1 (the job GET).
+//   - Job without a Workload: job GET, Workload GET by computed name,
+//     Workload LIST by label kueue.x-k8s.io/job-uid in the namespace = 3,
+//     plus LocalQueue GET (and what follows) when the job has a queue-name
+//     label.
+//   - Pending (no quota reserved): 8 — job GET, Workload GET, LocalQueue GET,
+//     ClusterQueue GET, ResourceFlavors (a GET for one flavor, else one
+//     LIST), ClusterQueue LIST and Cohort LIST (only when the ClusterQueue
+//     has a cohort; 6 without), and the LocalQueue's pendingworkloads from
+//     the visibility API. +1 Workload LIST when the computed name misses;
+//     +1 Namespace GET only when the ClusterQueue's namespaceSelector tests
+//     labels other than kubernetes.io/metadata.name (nil matches nothing
+//     and {} matches all, whatever the labels). Events are not read: the
+//     Workload's conditions carry Kueue's message.
+//   - Quota reserved, admission checks not all Ready: job, Workload,
+//     LocalQueue, ClusterQueue, flavors, AdmissionChecks (GET or LIST) = 6.
+//   - Admitted: job, Workload, LocalQueue, ClusterQueue, flavors, Pods LIST
+//     (label selector, at most 500), then events — one LIST per involved
+//     object with an involvedObject field selector, at most 50 each — for
+//     the job, the Workload and at most 2 Pods that are not running
+//     = at most 10.
 //   - Finished: 2 (job, Workload).
 //
-// Discovery: the first Fetch of a Fetcher asks once which Kueue version is
-// served (kueue.x-k8s.io/v1beta2, else v1beta1) and, for kinds other than
-// Job, Pod and Workload, whether the kind's group/version is served. The
-// answers are cached for the Fetcher's lifetime.
+// Discovery comes on top and is cached for the Fetcher's lifetime: the
+// first Fetch asks once which Kueue version is served
+// (kueue.x-k8s.io/v1beta2, else v1beta1, read through KueueV1beta1 and
+// converted), and, for kinds other than Job, Pod and Workload, whether the
+// kind's group/version is served (a kind that is not is reported like a
+// missing job).
 type Fetcher struct {
 	// Kube reads core and batch objects as the caller.
 	Kube kubernetes.Interface

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -294,6 +295,9 @@ func TestFetchTargetMissingOrForbiddenLookTheSame(t *testing.T) {
 		{name: "forbidden", setup: func(e *env) {
 			e.kube.PrependReactor("get", "jobs", fail("get", "jobs", forbidden("jobs", jobName)))
 		}},
+		{name: "unauthorized", setup: func(e *env) {
+			e.kube.PrependReactor("get", "jobs", fail("get", "jobs", apierrors.NewUnauthorized("token expired for alice")))
+		}},
 	}
 	want := &diagnose.Snapshot{
 		Now: testNow, Target: target,
@@ -462,6 +466,35 @@ func TestFetchGaps(t *testing.T) {
 	}
 }
 
+func TestFetchBadTarget(t *testing.T) {
+	for _, target := range []diagnose.Target{
+		{Kind: "Job", Name: jobName},
+		{Kind: "Job", Namespace: testNS},
+		{Kind: "Deployment", Namespace: testNS, Name: "d"},
+	} {
+		e := newEnv(nil, nil, nil)
+		if _, err := e.fetcher().Fetch(t.Context(), target); !errors.Is(err, ErrBadTarget) {
+			t.Errorf("Fetch(%+v) error = %v, want ErrBadTarget", target, err)
+		}
+		if reqs, _ := e.requests(); len(reqs) != 0 {
+			t.Errorf("Fetch(%+v) made requests %v", target, reqs)
+		}
+	}
+}
+
+func TestFetchTargetUnavailable(t *testing.T) {
+	e := newEnv(nil, nil, nil)
+	e.kube.PrependReactor("get", "jobs", fail("get", "jobs", apierrors.NewServiceUnavailable("etcd is down")))
+	got, err := e.fetcher().Fetch(t.Context(), diagnose.Target{Kind: "Job", Namespace: testNS, Name: jobName})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []diagnose.Gap{{Kind: "Job", Name: jobName, Reason: diagnose.GapUnavailable}}
+	if diff := cmp.Diff(want, got.Gaps); diff != "" {
+		t.Errorf("gaps (-want +got):\n%s", diff)
+	}
+}
+
 func TestFetchUnreachable(t *testing.T) {
 	refused := &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}
 	e := newEnv(nil, nil, nil)
@@ -570,8 +603,17 @@ func TestFetchStates(t *testing.T) {
 			if len(got.Gaps) != 0 {
 				t.Errorf("gaps = %v, want none", got.Gaps)
 			}
-			if reqs, _ := e.requests(); len(reqs) > tc.maxReqs {
+			reqs, _ := e.requests()
+			if len(reqs) > tc.maxReqs {
 				t.Errorf("%d requests, want at most %d: %v", len(reqs), tc.maxReqs, reqs)
+			}
+			t.Logf("%d requests: %v", len(reqs), reqs)
+			for _, a := range e.kube.Actions() {
+				if l, ok := a.(k8stesting.ListAction); ok && a.GetResource().Resource == "events" {
+					if fs := l.GetListRestrictions().Fields.String(); !strings.Contains(fs, "involvedObject.uid=") {
+						t.Errorf("events listed without an involvedObject field selector: %q", fs)
+					}
+				}
 			}
 			if tc.check != nil {
 				tc.check(t, got)
@@ -581,7 +623,6 @@ func TestFetchStates(t *testing.T) {
 }
 
 func TestFetchOtherKinds(t *testing.T) {
-	jobsetGVR := schema.GroupVersionResource{Group: "jobset.x-k8s.io", Version: "v1alpha2", Resource: "jobsets"}
 	js := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet",
 		"metadata": map[string]any{"name": "js", "namespace": testNS, "uid": "js-uid",
@@ -650,7 +691,6 @@ func TestFetchOtherKinds(t *testing.T) {
 			}
 		})
 	}
-	_ = jobsetGVR
 }
 
 func TestFetchKueueV1beta1(t *testing.T) {
