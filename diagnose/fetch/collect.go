@@ -60,6 +60,9 @@ type source interface {
 	// kueue.x-k8s.io/job-uid; files also match ownerReferences).
 	workloadsForOwner(ctx context.Context, ns string, uid types.UID) ([]kueue.Workload, error)
 	getLocalQueue(ctx context.Context, ns, name string) (*kueue.LocalQueue, error)
+	// listLocalQueues lists the LocalQueues of ns (to suggest a fix for a
+	// missing or stopped queue).
+	listLocalQueues(ctx context.Context, ns string) ([]kueue.LocalQueue, error)
 	getClusterQueue(ctx context.Context, name string) (*kueue.ClusterQueue, error)
 	listClusterQueues(ctx context.Context) ([]kueue.ClusterQueue, error)
 	listCohorts(ctx context.Context) ([]kueue.Cohort, error)
@@ -319,6 +322,15 @@ func isPending(wl *kueue.Workload) bool {
 		(wl.Spec.Active == nil || *wl.Spec.Active)
 }
 
+func hasGapReason(s *diagnose.Snapshot, kind string, reason diagnose.GapReason) bool {
+	for _, g := range s.Gaps {
+		if g.Kind == kind && g.Reason == reason {
+			return true
+		}
+	}
+	return false
+}
+
 func isTrue(conds []metav1.Condition, t string) bool {
 	return apimeta.IsStatusConditionTrue(conds, t)
 }
@@ -343,6 +355,16 @@ func (c *collector) queues(ctx context.Context, wl *kueue.Workload) error {
 			}
 		}
 		c.s.LocalQueue = lq
+	}
+	// The namespace's other LocalQueues are read only when they can fix
+	// the answer: no queue name, a missing queue, or a stopped one.
+	lqStopped := c.s.LocalQueue != nil && c.s.LocalQueue.Spec.StopPolicy != nil && *c.s.LocalQueue.Spec.StopPolicy != kueue.None
+	if all || (c.s.Job != nil && wl == nil && lqName == "") || (lqName != "" && c.s.LocalQueue == nil && hasGapReason(c.s, "LocalQueue", diagnose.GapNotFound)) || lqStopped {
+		lqs, err := c.src.listLocalQueues(ctx, ns)
+		if err != nil && fatal(ctx, err) {
+			return err
+		}
+		c.s.NamespaceLocalQueues = lqs
 	}
 
 	cqName := ""

@@ -121,6 +121,16 @@ func (s *storeSource) getLocalQueue(_ context.Context, ns, name string) (*kueue.
 	return nil, notFound("localqueues", name)
 }
 
+func (s *storeSource) listLocalQueues(_ context.Context, ns string) ([]kueue.LocalQueue, error) {
+	var out []kueue.LocalQueue
+	for i := range s.st.localQueues {
+		if s.st.localQueues[i].Namespace == ns {
+			out = append(out, *s.st.localQueues[i].DeepCopy())
+		}
+	}
+	return out, nil
+}
+
 func (s *storeSource) getClusterQueue(_ context.Context, name string) (*kueue.ClusterQueue, error) {
 	if cq := find(s.st.clusterQueues, "", name); cq != nil {
 		return cq.DeepCopy(), nil

@@ -327,6 +327,25 @@ func (s *liveSource) getLocalQueue(ctx context.Context, ns, name string) (*kueue
 	})
 }
 
+func (s *liveSource) listLocalQueues(ctx context.Context, ns string) ([]kueue.LocalQueue, error) {
+	if s.v1beta1() {
+		old, err := do(ctx, s, func(ctx context.Context) (*kueuev1beta1.LocalQueueList, error) {
+			return s.f.Kueue.KueueV1beta1().LocalQueues(ns).List(ctx, metav1.ListOptions{})
+		})
+		if err != nil {
+			return nil, err
+		}
+		return convertAll(old.Items, localQueueFromV1beta1)
+	}
+	list, err := do(ctx, s, func(ctx context.Context) (*kueue.LocalQueueList, error) {
+		return s.f.Kueue.KueueV1beta2().LocalQueues(ns).List(ctx, metav1.ListOptions{})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return list.Items, nil
+}
+
 func (s *liveSource) getClusterQueue(ctx context.Context, name string) (*kueue.ClusterQueue, error) {
 	cs := s.clusterClient()
 	if s.v1beta1() {

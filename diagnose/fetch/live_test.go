@@ -399,8 +399,10 @@ func TestFetchGaps(t *testing.T) {
 			},
 			check: func(t *testing.T, s *diagnose.Snapshot, e *env) {
 				reqs, _ := e.requests()
-				if len(reqs) != 4 { // job, workload GET, workload LIST by job-uid, localqueue
-					t.Errorf("requests = %v, want 4", reqs)
+				// job, workload GET, workload LIST by job-uid, localqueue GET,
+				// and the namespace's LocalQueues to suggest the right name.
+				if len(reqs) != 5 {
+					t.Errorf("requests = %v, want 5", reqs)
 				}
 			},
 		},
