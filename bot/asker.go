@@ -63,14 +63,21 @@ func (a *Asker) Ask(ctx context.Context, user rbac.SlackUser, text string) Messa
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	attrs := []any{slog.String("slack_user", user.ID), slog.String("slack_team", user.TeamID)}
-	done := func(outcome string, extra ...any) {
-		log.InfoContext(ctx, "question", append(append(attrs, slog.String("outcome", outcome), slog.Duration("duration", time.Since(start))), extra...)...)
+	rec := &rbac.AuditRecord{Slack: user}
+	ctx = context.WithValue(ctx, auditKey{}, rec)
+	// One audit line per question, whatever the outcome.
+	done := func(outcome string, err error) {
+		rec.Duration = time.Since(start)
+		rec.Err = err
+		if rec.Verdict == "" {
+			rec.Verdict = outcome
+		}
+		rbac.LogAudit(ctx, log, *rec)
 	}
 
 	req, err := ParseRequest(text)
 	if err != nil {
-		done("unparsable")
+		done("unparsable", nil)
 		var pe *ParseError
 		if errors.As(err, &pe) {
 			// ParseError messages are written as safe mrkdwn.
@@ -79,10 +86,10 @@ func (a *Asker) Ask(ctx context.Context, user rbac.SlackUser, text string) Messa
 		return blocks.Notice("", "I could not understand that. Type `help` to see what I can do.")
 	}
 	if req.Intent == IntentHelp {
-		done("help")
+		done("help", nil)
 		return HelpMessage()
 	}
-	attrs = append(attrs, slog.String("intent", string(req.Intent)), slog.String("target", req.String()))
+	rec.Target = req.String()
 
 	timeout := a.Timeout
 	if timeout <= 0 {
@@ -92,12 +99,12 @@ func (a *Asker) Ask(ctx context.Context, user rbac.SlackUser, text string) Messa
 	defer cancel()
 
 	if user.ID == "" {
-		done("refused", slog.String("reason", "no user id"))
+		done("refused", errors.New("no Slack user ID"))
 		return refusal("I could not tell who you are, so I cannot look anything up for you.")
 	}
 	id, err := a.Resolve.Resolve(ctx, user)
 	if err != nil {
-		done("refused", slog.Any("error", err))
+		done("refused", err)
 		var um UserMessager
 		if errors.As(err, &um) && um.UserMessage() != "" {
 			return refusal(blocks.Paragraph(um.UserMessage()))
@@ -105,23 +112,39 @@ func (a *Asker) Ask(ctx context.Context, user rbac.SlackUser, text string) Messa
 		return refusal("I could not check your access right now. Please try again later.")
 	}
 	if id.User == "" {
-		done("refused", slog.String("reason", "empty identity"))
+		done("refused", errors.New("empty identity"))
 		return refusal("You are not set up to use kueuebot yet. Ask your platform team to map your Slack account to a Kubernetes user.")
 	}
-	attrs = append(attrs, slog.String("k8s_user", id.User))
+	rec.Identity = id
 
 	if req.Intent == IntentQueue {
-		done("unsupported")
+		done("unsupported", nil)
 		return blocks.Notice("", "I cannot describe queues yet. Ask me about a job instead, e.g. `why is train-7 waiting?`")
 	}
 
 	rep, err := a.Diagnose.Diagnose(ctx, id, req)
 	if err != nil {
-		done("failed", slog.Any("error", err))
+		done("failed", err)
 		return failure(ctx, req, err)
 	}
-	done("answered", slog.String("verdict", string(rep.Verdict.Code)), slog.String("cause", string(rep.Verdict.Cause)))
+	rec.Verdict = string(rep.Verdict.Code)
+	if rep.Verdict.Cause != "" {
+		rec.Verdict += "/" + string(rep.Verdict.Cause)
+	}
+	done("answered", nil)
 	return blocks.Report(rep, a.Render)
+}
+
+// auditKey carries the question's *rbac.AuditRecord, so that Diagnosers
+// can add the namespaces they searched.
+type auditKey struct{}
+
+// noteNamespaces records the namespaces a question was answered for.
+func noteNamespaces(ctx context.Context, names []string, source rbac.NamespaceSource) {
+	if rec, ok := ctx.Value(auditKey{}).(*rbac.AuditRecord); ok {
+		rec.Namespaces = append([]string(nil), names...)
+		rec.NamespaceSource = source
+	}
 }
 
 func refusal(body string) Message {

@@ -89,6 +89,7 @@ func (d *KubeDiagnoser) Diagnose(ctx context.Context, id rbac.Identity, req Requ
 	if err != nil {
 		return diagnose.Report{}, err
 	}
+	noteNamespaces(ctx, nss.Names, nss.Source)
 	f := &fetch.Fetcher{Kube: clients.Kube, Kueue: clients.Kueue, Dynamic: clients.Dynamic, ClusterScoped: d.ClusterScoped, Timeout: d.Timeout}
 	return diagnoseIn(ctx, req, nss.Names, f.Fetch)
 }
@@ -121,6 +122,11 @@ func (d *DumpDiagnoser) Diagnose(ctx context.Context, id rbac.Identity, req Requ
 		}
 		namespaces = []string{req.Namespace}
 	}
+	source := rbac.SourceConfigured
+	if req.Namespace != "" {
+		source = rbac.SourceExplicit
+	}
+	noteNamespaces(ctx, namespaces, source)
 	return diagnoseIn(ctx, req, namespaces, func(_ context.Context, t diagnose.Target) (*diagnose.Snapshot, error) {
 		return d.Dump.Snapshot(t, now())
 	})
