@@ -1,0 +1,10 @@
+package main
+
+import "time"
+
+type scenarioOptions struct {
+	state, dir, out, only string
+	settle                time.Duration
+}
+
+func runScenarios(o scenarioOptions) error { return nil }
