@@ -55,31 +55,44 @@ func decodeFile(path string) ([]*unstructured.Unstructured, error) {
 
 // kustomizeResources lists the resources: entries of a kustomization.yaml.
 func kustomizeResources(dir string) ([]string, error) {
+	k, err := readKustomization(dir)
+	return k.Resources, err
+}
+
+type kustomization struct {
+	Resources []string `json:"resources"`
+	Patches   []struct {
+		Path string `json:"path"`
+	} `json:"patches"`
+}
+
+func readKustomization(dir string) (kustomization, error) {
+	var k kustomization
 	b, err := os.ReadFile(filepath.Join(dir, "kustomization.yaml"))
 	if err != nil {
-		return nil, err
+		return k, err
 	}
-	var k struct {
-		Resources []string `json:"resources"`
-	}
-	if err := yaml.Unmarshal(b, &k); err != nil {
-		return nil, err
-	}
-	return k.Resources, nil
+	err = yaml.Unmarshal(b, &k)
+	return k, err
 }
 
 // renderCRDs returns Kueue's CRDs; those that kustomize patches with a conversion webhook get it
 // with a loopback URL.
 func renderCRDs(kueueDir, webhookURL string, caPEM []byte) ([]*unstructured.Unstructured, error) {
 	dir := filepath.Join(kueueDir, "config", "components", "crd")
-	res, err := kustomizeResources(dir)
+	k, err := readKustomization(dir)
 	if err != nil {
 		return nil, err
 	}
+	res := k.Resources
+	// Only the conversion patches config/components/crd/kustomization.yaml lists (the directory holds
+	// more, e.g. for ResourceFlavor, which Kueue does not convert).
 	converted := map[string]bool{}
-	patches, _ := filepath.Glob(filepath.Join(dir, "patches", "webhook_in_*.yaml"))
-	for _, p := range patches {
-		objs, err := decodeFile(p)
+	for _, p := range k.Patches {
+		if !strings.Contains(p.Path, "webhook_in_") {
+			continue
+		}
+		objs, err := decodeFile(filepath.Join(dir, p.Path))
 		if err != nil {
 			return nil, err
 		}
