@@ -19,7 +19,7 @@ sandbox-build: sandbox-runner ## Build the sandbox binaries (cached in $XDG_CACH
 
 .PHONY: sandbox-up
 sandbox-up: sandbox-build ## Start the loopback sandbox; exits 0 once Kueue admits a smoke Job.
-	@$(SANDBOX_RUNNER) up $(SANDBOX_FLAGS)
+	@$(SANDBOX_RUNNER) up $(SANDBOX_FLAGS) $(if $(filter 1 true yes,$(SANDBOX_VISIBILITY)),-visibility)
 
 .PHONY: sandbox-down
 sandbox-down: ## Stop every sandbox process (by PID file); idempotent.

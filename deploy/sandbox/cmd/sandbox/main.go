@@ -32,6 +32,7 @@ func run(args []string) error {
 	fs.StringVar(&o.kueueBin, "kueue-bin", "", "directory with the kueue binary")
 	fs.StringVar(&o.kueueDir, "kueue-dir", "", "sigs.k8s.io/kueue module directory (config/)")
 	fs.DurationVar(&o.timeout, "timeout", 3*time.Minute, "how long sandbox-up may take")
+	fs.BoolVar(&o.visibility, "visibility", false, "serve Kueue's visibility API through the aggregator (creates an empty /visibility mount point on the host)")
 	fs.StringVar(&scen.dir, "scenarios", "deploy/sandbox/scenarios", "scenario directory")
 	fs.StringVar(&scen.out, "out", "diagnose/testdata/scenarios", "where scenario dumps go")
 	fs.StringVar(&scen.only, "only", "", "comma-separated scenario names (default: all)")

@@ -36,10 +36,10 @@ subjects:
 - {apiGroup: rbac.authorization.k8s.io, kind: User, name: kueuebot}
 `
 
-// kueueConfigTemplate: health port, webhook port, webhook cert dir. Defaults otherwise
-// (waitForPodsReady off, no manageJobsWithoutQueueName). Metrics server off ("0"), leader
-// election off (one replica), internal cert management off (the sandbox brings its certs),
-// VisibilityOnDemand off (the aggregated API cannot reach a loopback process).
+// kueueConfigTemplate: health port, webhook port, webhook cert dir, VisibilityOnDemand, visibility
+// port. Defaults otherwise (waitForPodsReady off, no manageJobsWithoutQueueName). Metrics server off
+// ("0"), leader election off (one replica), internal cert management off (the sandbox brings its
+// certs). VisibilityOnDemand is off unless -visibility is given (see README).
 const kueueConfigTemplate = `apiVersion: config.kueue.x-k8s.io/v1beta2
 kind: Configuration
 namespace: kueue-system
@@ -56,7 +56,10 @@ leaderElection:
 internalCertManagement:
   enable: false
 featureGates:
-  VisibilityOnDemand: false
+  VisibilityOnDemand: %t
+visibilityServer:
+  bindAddress: 127.0.0.1
+  bindPort: %d
 integrations:
   frameworks:
   - batch/job
@@ -163,4 +166,50 @@ spec:
         image: registry.k8s.io/pause:3.10
         resources:
           requests: {cpu: 100m, memory: 64Mi}
+`
+
+// visibilityTemplate (port): how the aggregator reaches Kueue's visibility server on loopback. Endpoints
+// may not point at 127.0.0.0/8, but an ExternalName Service is resolved by the apiserver to
+// <externalName>:<APIService port> without Endpoints.
+const visibilityTemplate = `apiVersion: v1
+kind: Service
+metadata:
+  name: kueue-visibility-server
+  namespace: kueue-system
+spec:
+  type: ExternalName
+  externalName: 127.0.0.1
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata:
+  name: kueue-visibility-server-auth-reader
+  namespace: kube-system
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: extension-apiserver-authentication-reader}
+subjects:
+- {kind: ServiceAccount, name: kueue-controller-manager, namespace: kueue-system}
+---
+apiVersion: apiregistration.k8s.io/v1
+kind: APIService
+metadata:
+  name: v1beta2.visibility.kueue.x-k8s.io
+spec:
+  group: visibility.kueue.x-k8s.io
+  groupPriorityMinimum: 100
+  insecureSkipTLSVerify: true
+  service: {name: kueue-visibility-server, namespace: kueue-system, port: %[1]d}
+  version: v1beta2
+  versionPriority: 100
+---
+apiVersion: apiregistration.k8s.io/v1
+kind: APIService
+metadata:
+  name: v1beta1.visibility.kueue.x-k8s.io
+spec:
+  group: visibility.kueue.x-k8s.io
+  groupPriorityMinimum: 100
+  insecureSkipTLSVerify: true
+  service: {name: kueue-visibility-server, namespace: kueue-system, port: %[1]d}
+  version: v1beta1
+  versionPriority: 90
 `

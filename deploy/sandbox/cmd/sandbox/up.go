@@ -29,6 +29,8 @@ type options struct {
 	kueueBin string // dir with kueue
 	kueueDir string // the sigs.k8s.io/kueue@v0.17.0 module directory (CRDs, RBAC, webhooks)
 	timeout  time.Duration
+	// visibility serves Kueue's visibility API through the aggregator (opt-in; see README).
+	visibility bool
 }
 
 // testUsers are the static-token users; the admin is in system:masters, the others are plain users.
@@ -38,7 +40,7 @@ var testUsers = []string{"alice", "bob", "carol", "kueuebot"}
 var stateEntries = []string{"pki", "config", "etcd-data", "kueue-etc", "logs", "pids", "audit.log", "env", "kubeconfig",
 	"kubeconfig-alice", "kubeconfig-bob", "kubeconfig-carol", "kubeconfig-kueuebot"}
 
-type ports struct{ etcd, etcdPeer, api, webhook, health int }
+type ports struct{ etcd, etcdPeer, api, webhook, health, visibility int }
 
 type stepTimer struct{ t0, last time.Time }
 
@@ -104,6 +106,30 @@ func up(opts options) (err error) {
 	}
 	if err := serviceAccountKeys(pki); err != nil {
 		return err
+	}
+	// The aggregation layer's front proxy (requestheader) CA and client certificate, so that
+	// aggregated API servers (Kueue's visibility server) can trust the apiserver.
+	frontProxy, err := newAuthority("kueuebot-sandbox-front-proxy-ca")
+	if err != nil {
+		return err
+	}
+	if err := writeFile(filepath.Join(pki, "front-proxy-ca.crt"), frontProxy.certPEM, 0o644); err != nil {
+		return err
+	}
+	if err := frontProxy.client(filepath.Join(pki, "front-proxy-client"), "front-proxy-client"); err != nil {
+		return err
+	}
+	visibilityCerts := ""
+	if opts.visibility {
+		// Kueue's visibility server reads /visibility/tls.{crt,key} (fixed path); it gets a bind mount
+		// there in its private mount namespace. The empty mount point has to exist on the host.
+		visibilityCerts = filepath.Join(pki, "kueue-visibility")
+		if err := ca.serving(visibilityCerts, "kueue-visibility-server.kueue-system.svc"); err != nil {
+			return err
+		}
+		if err := os.MkdirAll("/visibility", 0o755); err != nil {
+			return fmt.Errorf("visibility needs an empty /visibility mount point: %w", err)
+		}
 	}
 	tokens := map[string]string{"admin": randomToken(), "kube-controller-manager": randomToken(), "kube-scheduler": randomToken()}
 	for _, u := range testUsers {
@@ -173,6 +199,13 @@ func up(opts options) (err error) {
 		"--audit-log-path=" + filepath.Join(s, "audit.log"),
 		"--audit-log-format=json",
 		"--allow-privileged=true",
+		"--requestheader-client-ca-file=" + filepath.Join(pki, "front-proxy-ca.crt"),
+		"--requestheader-allowed-names=front-proxy-client",
+		"--requestheader-username-headers=X-Remote-User",
+		"--requestheader-group-headers=X-Remote-Group",
+		"--requestheader-extra-headers-prefix=X-Remote-Extra-",
+		"--proxy-client-cert-file=" + filepath.Join(pki, "front-proxy-client", "tls.crt"),
+		"--proxy-client-key-file=" + filepath.Join(pki, "front-proxy-client", "tls.key"),
 		"--profiling=false",
 	}, nil); err != nil {
 		return err
@@ -224,7 +257,7 @@ func up(opts options) (err error) {
 		return err
 	}
 	kueueConfig := filepath.Join(cfgDir, "kueue-config.yaml")
-	if err := writeFile(kueueConfig, []byte(fmt.Sprintf(kueueConfigTemplate, p.health, p.webhook, filepath.Join(pki, "kueue-webhook"))), 0o644); err != nil {
+	if err := writeFile(kueueConfig, []byte(fmt.Sprintf(kueueConfigTemplate, p.health, p.webhook, filepath.Join(pki, "kueue-webhook"), opts.visibility, p.visibility)), 0o644); err != nil {
 		return err
 	}
 	hooks, err := renderWebhooks(opts.kueueDir, webhookURL, ca.certPEM)
@@ -234,9 +267,19 @@ func up(opts options) (err error) {
 	if err := admin.applyAll(ctx, hooks); err != nil {
 		return err
 	}
+	if opts.visibility {
+		// Before Kueue starts: its visibility server reads the requestheader CA at start-up.
+		objs, err := decodeYAML([]byte(fmt.Sprintf(visibilityTemplate, p.visibility)))
+		if err != nil {
+			return err
+		}
+		if err := admin.applyAll(ctx, objs); err != nil {
+			return err
+		}
+	}
 	if _, err := start(s, "kueue", "unshare", []string{"--mount", "--propagation=private", "sh", "-c",
-		`mount -t overlay overlay -o "lowerdir=/etc,upperdir=$1,workdir=$2" /etc && shift 2 && exec "$@"`, "sh",
-		filepath.Join(s, "kueue-etc", "upper"), filepath.Join(s, "kueue-etc", "work"),
+		`mount -t overlay overlay -o "lowerdir=/etc,upperdir=$1,workdir=$2" /etc && { [ -z "$3" ] || mount --bind "$3" /visibility; } && shift 3 && exec "$@"`, "sh",
+		filepath.Join(s, "kueue-etc", "upper"), filepath.Join(s, "kueue-etc", "work"), visibilityCerts,
 		filepath.Join(opts.kueueBin, "kueue"), "--config=" + kueueConfig, "--kubeconfig=" + kueueKubeconfig,
 	}, []string{"KUBECONFIG=" + kueueKubeconfig}); err != nil {
 		return err
@@ -269,13 +312,20 @@ func up(opts options) (err error) {
 	}
 	st.step("kueue readyz ok (webhook server listening)")
 
+	if opts.visibility {
+		if err := waitVisibility(ctx, admin); err != nil {
+			return err
+		}
+		st.step("visibility API available through the aggregator")
+	}
+
 	if err := smoke(ctx, admin, s); err != nil {
 		return fmt.Errorf("smoke test: %w", err)
 	}
 	st.step("smoke Job admitted by Kueue and its Pod scheduled")
 
-	env := fmt.Sprintf("KUEUEBOT_SANDBOX=%s\nKUBECONFIG=%s\nSANDBOX_APISERVER=%s\nSANDBOX_KUEUE_WEBHOOK=%s\nSANDBOX_ETCD=%s\n",
-		s, filepath.Join(s, "kubeconfig"), server, webhookURL, etcdURL)
+	env := fmt.Sprintf("KUEUEBOT_SANDBOX=%s\nKUBECONFIG=%s\nSANDBOX_APISERVER=%s\nSANDBOX_KUEUE_WEBHOOK=%s\nSANDBOX_ETCD=%s\nSANDBOX_VISIBILITY=%t\n",
+		s, filepath.Join(s, "kubeconfig"), server, webhookURL, etcdURL, opts.visibility)
 	if err := writeFile(filepath.Join(s, "env"), []byte(env), 0o644); err != nil {
 		return err
 	}
@@ -295,10 +345,31 @@ sandbox is up in %.1fs
 
 func ptr[T any](v T) *T { return &v }
 
+// waitVisibility waits until the aggregator reports Kueue's visibility APIService Available.
+func waitVisibility(ctx context.Context, c *cluster) error {
+	res := gvr("apiregistration.k8s.io", "v1", "apiservices")
+	var last string
+	for {
+		o, err := c.dyn.Resource(res).Get(ctx, "v1beta2.visibility.kueue.x-k8s.io", metav1.GetOptions{})
+		if err == nil && hasCondition(o, "Available", "True") {
+			return nil
+		}
+		if err == nil {
+			b, _ := json.Marshal(o.Object["status"])
+			last = string(b)
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("visibility APIService not available: %s", last)
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
 func pickPorts() (ports, error) {
 	var p ports
 	seen := map[int]bool{}
-	for _, dst := range []*int{&p.etcd, &p.etcdPeer, &p.api, &p.webhook, &p.health} {
+	for _, dst := range []*int{&p.etcd, &p.etcdPeer, &p.api, &p.webhook, &p.health, &p.visibility} {
 		for {
 			port, err := freePort()
 			if err != nil {
