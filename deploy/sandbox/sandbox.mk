@@ -36,8 +36,8 @@ sandbox-scenarios: sandbox-runner ## Apply the scenarios to a running sandbox an
 		-out=$(CURDIR)/diagnose/testdata/scenarios $(if $(SCENARIO),-only=$(SCENARIO))
 
 .PHONY: sandbox-verify
-sandbox-verify: ## gofmt + go vet + go mod tidy check for the sandbox modules.
+sandbox-verify: ## gofmt, go vet, go mod tidy check of the sandbox modules; expect.yaml vs dumps test.
 	@test -z "$$(gofmt -l $(SANDBOX_SRC))" || { gofmt -l $(SANDBOX_SRC); exit 1; }
-	cd $(SANDBOX_SRC) && $(GO) vet ./... && $(GO) mod tidy -diff
+	cd $(SANDBOX_SRC) && $(GO) vet ./... && $(GO) test ./... && $(GO) mod tidy -diff
 	cd $(SANDBOX_SRC)/build/kube && $(GO) vet ./... && $(GO) mod tidy -diff
 	cd $(SANDBOX_SRC)/build/kueue && $(GO) mod tidy -diff
