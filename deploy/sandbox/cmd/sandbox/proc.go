@@ -1,0 +1,147 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// components in start order; sandbox-down stops them in reverse order.
+var components = []string{"etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kueue"}
+
+func pidFile(state, name string) string { return filepath.Join(state, "pids", name+".pid") }
+func logFile(state, name string) string { return filepath.Join(state, "logs", name+".log") }
+
+// start launches a detached process (own session, output to its log file) and records its PID.
+// The process keeps running after the runner exits; sandbox-down ends it by that PID.
+func start(state, name, bin string, args []string, env []string) (int, error) {
+	if err := os.MkdirAll(filepath.Join(state, "logs"), 0o755); err != nil {
+		return 0, err
+	}
+	if err := os.MkdirAll(filepath.Join(state, "pids"), 0o755); err != nil {
+		return 0, err
+	}
+	out, err := os.OpenFile(logFile(state, name), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return 0, err
+	}
+	defer out.Close()
+	devnull, err := os.Open(os.DevNull)
+	if err != nil {
+		return 0, err
+	}
+	defer devnull.Close()
+	cmd := exec.Command(bin, args...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = devnull, out, out
+	cmd.Dir = state
+	cmd.Env = append(os.Environ(), env...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		return 0, fmt.Errorf("start %s: %w", name, err)
+	}
+	pid := cmd.Process.Pid
+	if err := os.WriteFile(pidFile(state, name), []byte(strconv.Itoa(pid)+"\n"), 0o644); err != nil {
+		_ = cmd.Process.Kill()
+		return 0, err
+	}
+	// Reap the child if it dies while the runner still waits for it (otherwise it stays a zombie
+	// and looks alive); once the runner exits, init adopts the process.
+	go func() { _ = cmd.Wait() }()
+	return pid, nil
+}
+
+// alive reports whether pid is running and its command line mentions want (guards against PID reuse).
+func alive(pid int, want string) bool {
+	if pid <= 0 {
+		return false
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	if err != nil {
+		return false
+	}
+	if st, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); err == nil {
+		// Field 3 is the state; Z means zombie (already dead, waiting to be reaped).
+		if f := strings.Fields(string(st)); len(f) > 2 && f[2] == "Z" {
+			return false
+		}
+	}
+	return strings.Contains(string(b), want)
+}
+
+func readPid(state, name string) int {
+	b, err := os.ReadFile(pidFile(state, name))
+	if err != nil {
+		return 0
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	return pid
+}
+
+// stopAll ends every recorded component (SIGTERM, then SIGKILL after a grace period),
+// in reverse start order, and removes the PID files. Idempotent.
+func stopAll(state string) error {
+	var errs []error
+	for i := len(components) - 1; i >= 0; i-- {
+		name := components[i]
+		pid := readPid(state, name)
+		if pid == 0 {
+			continue
+		}
+		// Every component's command line contains the state dir (its config, data or kubeconfig path).
+		if alive(pid, state) {
+			fmt.Printf("stopping %s (pid %d)\n", name, pid)
+			_ = syscall.Kill(pid, syscall.SIGTERM)
+			deadline := time.Now().Add(10 * time.Second)
+			for alive(pid, state) && time.Now().Before(deadline) {
+				time.Sleep(100 * time.Millisecond)
+			}
+			if alive(pid, state) {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+				time.Sleep(200 * time.Millisecond)
+			}
+			if alive(pid, state) {
+				errs = append(errs, fmt.Errorf("%s (pid %d) did not stop", name, pid))
+				continue
+			}
+		}
+		_ = os.Remove(pidFile(state, name))
+	}
+	return errors.Join(errs...)
+}
+
+// running lists the components whose recorded process is still alive.
+func running(state string) []string {
+	var r []string
+	for _, name := range components {
+		if pid := readPid(state, name); alive(pid, state) {
+			r = append(r, fmt.Sprintf("%s(pid %d)", name, pid))
+		}
+	}
+	return r
+}
+
+// freePort asks the kernel for a free loopback port.
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// checkPort fails clearly if a fixed port is already taken.
+func checkPort(port int) error {
+	l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+	if err != nil {
+		return fmt.Errorf("port 127.0.0.1:%d is busy (%v); pick other ports or run sandbox-down", port, err)
+	}
+	return l.Close()
+}

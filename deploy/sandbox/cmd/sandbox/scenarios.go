@@ -1,0 +1,449 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/yaml"
+)
+
+type scenarioOptions struct {
+	state, dir, out, only string
+	settle                time.Duration
+}
+
+// scenarioFile is deploy/sandbox/scenarios/<name>/scenario.yaml. Without it, every other *.yaml
+// of the directory (except expect.yaml) is applied in lexical order.
+type scenarioFile struct {
+	Steps []step `json:"steps"`
+}
+
+type step struct {
+	// Apply a manifest file of the scenario directory (server-side apply as admin).
+	Apply string `json:"apply,omitempty"`
+	// WaitFor blocks until the Workload of a Job has a condition (bounded by the settle time).
+	WaitFor *waitFor `json:"waitFor,omitempty"`
+	// Patch merge-patches one object (optionally a subresource). ${NOW} in the patch becomes an RFC 3339 time.
+	Patch *patchStep `json:"patch,omitempty"`
+	// Sleep, e.g. "1100ms", so creation timestamps (second precision) order workloads.
+	Sleep string `json:"sleep,omitempty"`
+}
+
+type waitFor struct {
+	Namespace string `json:"namespace"`
+	Job       string `json:"job"`
+	Condition string `json:"condition"`
+	Status    string `json:"status,omitempty"` // default "True"
+}
+
+type patchStep struct {
+	APIVersion  string `json:"apiVersion"`
+	Kind        string `json:"kind"`
+	Namespace   string `json:"namespace,omitempty"`
+	Name        string `json:"name"`
+	Subresource string `json:"subresource,omitempty"`
+	// WorkloadOfJob: Kind/Name name a Job; the patch goes to the Workload that Job owns.
+	WorkloadOfJob bool           `json:"workloadOfJob,omitempty"`
+	Merge         map[string]any `json:"merge"`
+}
+
+var (
+	gvrWorkloads = gvr("kueue.x-k8s.io", "v1beta2", "workloads")
+	// dumpNamespaced: kinds dumped from every scenario namespace, in this order.
+	dumpNamespaced = []struct {
+		kind string
+		res  schema.GroupVersionResource
+	}{
+		{"LimitRange", gvr("", "v1", "limitranges")},
+		{"LocalQueue", gvr("kueue.x-k8s.io", "v1beta2", "localqueues")},
+		{"Job", gvr("batch", "v1", "jobs")},
+		{"Workload", gvrWorkloads},
+		{"Pod", gvr("", "v1", "pods")},
+		{"Event", gvr("", "v1", "events")},
+	}
+	// dumpCluster: cluster-scoped kinds dumped when the scenario created them (by name).
+	dumpCluster = []struct {
+		kind string
+		res  schema.GroupVersionResource
+	}{
+		{"ResourceFlavor", gvr("kueue.x-k8s.io", "v1beta2", "resourceflavors")},
+		{"Cohort", gvr("kueue.x-k8s.io", "v1beta2", "cohorts")},
+		{"ClusterQueue", gvr("kueue.x-k8s.io", "v1beta2", "clusterqueues")},
+		{"AdmissionCheck", gvr("kueue.x-k8s.io", "v1beta2", "admissionchecks")},
+		{"WorkloadPriorityClass", gvr("kueue.x-k8s.io", "v1beta2", "workloadpriorityclasses")},
+	}
+)
+
+func runScenarios(o scenarioOptions) error {
+	if len(running(o.state)) == 0 {
+		return fmt.Errorf("sandbox is not running; run `make sandbox-up` first")
+	}
+	c, err := newCluster(filepath.Join(o.state, "kubeconfig"))
+	if err != nil {
+		return err
+	}
+	entries, err := os.ReadDir(o.dir)
+	if err != nil {
+		return err
+	}
+	only := map[string]bool{}
+	for _, n := range strings.Split(o.only, ",") {
+		if n = strings.TrimSpace(n); n != "" {
+			only[n] = true
+		}
+	}
+	if err := os.MkdirAll(o.out, 0o755); err != nil {
+		return err
+	}
+	var failed []string
+	for _, e := range entries {
+		if !e.IsDir() || (len(only) > 0 && !only[e.Name()]) {
+			continue
+		}
+		t0 := time.Now()
+		if err := runScenario(c, o, e.Name()); err != nil {
+			fmt.Printf("%-28s FAILED after %.1fs: %v\n", e.Name(), time.Since(t0).Seconds(), err)
+			failed = append(failed, e.Name())
+			continue
+		}
+		fmt.Printf("%-28s ok (%.1fs)\n", e.Name(), time.Since(t0).Seconds())
+	}
+	if len(failed) > 0 {
+		return fmt.Errorf("scenarios failed: %s", strings.Join(failed, ", "))
+	}
+	return nil
+}
+
+func runScenario(c *cluster, o scenarioOptions, name string) error {
+	dir := filepath.Join(o.dir, name)
+	var sf scenarioFile
+	if b, err := os.ReadFile(filepath.Join(dir, "scenario.yaml")); err == nil {
+		if err := yaml.UnmarshalStrict(b, &sf); err != nil {
+			return fmt.Errorf("scenario.yaml: %w", err)
+		}
+	} else {
+		files, _ := filepath.Glob(filepath.Join(dir, "*.yaml"))
+		sort.Strings(files)
+		for _, f := range files {
+			if b := filepath.Base(f); b != "expect.yaml" && b != "scenario.yaml" {
+				sf.Steps = append(sf.Steps, step{Apply: b})
+			}
+		}
+	}
+	// Every object of the scenario, to know its namespaces and cluster-scoped names.
+	var all []*unstructured.Unstructured
+	for _, s := range sf.Steps {
+		if s.Apply == "" {
+			continue
+		}
+		objs, err := decodeFile(filepath.Join(dir, s.Apply))
+		if err != nil {
+			return err
+		}
+		all = append(all, objs...)
+	}
+	namespaces := map[string]bool{}
+	clusterNames := map[string]map[string]bool{}
+	for _, obj := range all {
+		if obj.GetKind() == "Namespace" {
+			namespaces[obj.GetName()] = true
+		} else if obj.GetNamespace() != "" {
+			namespaces[obj.GetNamespace()] = true
+		} else {
+			if clusterNames[obj.GetKind()] == nil {
+				clusterNames[obj.GetKind()] = map[string]bool{}
+			}
+			clusterNames[obj.GetKind()][obj.GetName()] = true
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), o.settle+2*time.Minute)
+	defer cancel()
+	if err := cleanup(ctx, c, all, namespaces); err != nil {
+		return fmt.Errorf("cleanup of a previous run: %w", err)
+	}
+	for i, s := range sf.Steps {
+		if err := runStep(ctx, c, dir, s, o.settle); err != nil {
+			return fmt.Errorf("step %d: %w", i+1, err)
+		}
+	}
+	if stable := settle(ctx, c, namespaces, clusterNames, o.settle); !stable {
+		fmt.Printf("%-28s warning: state still changing after %s; dumping anyway\n", name, o.settle)
+	}
+	dump, err := dumpScenario(ctx, c, namespaces, clusterNames)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(o.out, name+".yaml"), dump, 0o644)
+}
+
+func runStep(ctx context.Context, c *cluster, dir string, s step, bound time.Duration) error {
+	switch {
+	case s.Apply != "":
+		objs, err := decodeFile(filepath.Join(dir, s.Apply))
+		if err != nil {
+			return err
+		}
+		actx, cancel := context.WithTimeout(ctx, bound)
+		defer cancel()
+		return c.applyAll(actx, objs)
+	case s.Sleep != "":
+		d, err := time.ParseDuration(s.Sleep)
+		if err != nil {
+			return err
+		}
+		time.Sleep(d)
+		return nil
+	case s.WaitFor != nil:
+		w := s.WaitFor
+		want := w.Status
+		if want == "" {
+			want = "True"
+		}
+		deadline := time.Now().Add(bound)
+		for {
+			wl, err := workloadOfJob(ctx, c, w.Namespace, w.Job)
+			if err == nil && hasCondition(wl, w.Condition, want) {
+				return nil
+			}
+			if time.Now().After(deadline) {
+				return fmt.Errorf("workload of job %s/%s never got %s=%s (last error: %v)", w.Namespace, w.Job, w.Condition, want, err)
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+	case s.Patch != nil:
+		p := s.Patch
+		b, err := json.Marshal(p.Merge)
+		if err != nil {
+			return err
+		}
+		b = bytes.ReplaceAll(b, []byte("${NOW}"), []byte(time.Now().UTC().Format(time.RFC3339)))
+		target := &unstructured.Unstructured{}
+		target.SetAPIVersion(p.APIVersion)
+		target.SetKind(p.Kind)
+		target.SetNamespace(p.Namespace)
+		target.SetName(p.Name)
+		if p.WorkloadOfJob {
+			wl, err := workloadOfJob(ctx, c, p.Namespace, p.Name)
+			if err != nil {
+				return err
+			}
+			target = wl
+		}
+		ri, _, err := c.resource(target)
+		if err != nil {
+			return err
+		}
+		var sub []string
+		if p.Subresource != "" {
+			sub = []string{p.Subresource}
+		}
+		_, err = ri.Patch(ctx, target.GetName(), types.MergePatchType, b, metav1.PatchOptions{FieldManager: fieldManager}, sub...)
+		return err
+	}
+	return fmt.Errorf("empty step")
+}
+
+// workloadOfJob finds the Workload owned by a Job (Kueue names it job-<name>-<hash>).
+func workloadOfJob(ctx context.Context, c *cluster, ns, job string) (*unstructured.Unstructured, error) {
+	list, err := c.dyn.Resource(gvrWorkloads).Namespace(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	for i := range list.Items {
+		for _, ref := range list.Items[i].GetOwnerReferences() {
+			if ref.Kind == "Job" && ref.Name == job {
+				return &list.Items[i], nil
+			}
+		}
+	}
+	return nil, fmt.Errorf("no Workload for Job %s/%s yet", ns, job)
+}
+
+// cleanup removes what a previous run of the scenario left: Pods are force-deleted (no kubelet
+// would ever confirm a graceful deletion), then the namespaces and the cluster-scoped objects.
+func cleanup(ctx context.Context, c *cluster, all []*unstructured.Unstructured, namespaces map[string]bool) error {
+	found := false
+	for ns := range namespaces {
+		if _, err := c.kube.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{}); err == nil {
+			found = true
+		}
+	}
+	if !found {
+		return nil
+	}
+	bg := metav1.DeletePropagationBackground
+	for ns := range namespaces {
+		_ = c.kube.BatchV1().Jobs(ns).DeleteCollection(ctx, metav1.DeleteOptions{PropagationPolicy: &bg}, metav1.ListOptions{})
+	}
+	for i := len(all) - 1; i >= 0; i-- {
+		o := all[i]
+		if o.GetNamespace() != "" || o.GetKind() == "Namespace" {
+			continue
+		}
+		if ri, _, err := c.resource(o); err == nil {
+			_ = ri.Delete(ctx, o.GetName(), metav1.DeleteOptions{})
+		}
+	}
+	for ns := range namespaces {
+		_ = c.kube.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{})
+	}
+	deadline := time.Now().Add(90 * time.Second)
+	for {
+		left := 0
+		for ns := range namespaces {
+			_ = c.kube.CoreV1().Pods(ns).DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: ptr(int64(0))}, metav1.ListOptions{})
+			if _, err := c.kube.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+				left++
+			}
+		}
+		for _, o := range all {
+			if o.GetNamespace() != "" || o.GetKind() == "Namespace" {
+				continue
+			}
+			if ri, _, err := c.resource(o); err == nil {
+				if _, err := ri.Get(ctx, o.GetName(), metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+					left++
+				}
+			}
+		}
+		if left == 0 {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%d objects of a previous run are still terminating", left)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+}
+
+// settle waits until the scenario's objects (Events excluded: they keep counting) stop
+// changing for 3 seconds, at least 2 seconds after the last step; false if bound ran out.
+func settle(ctx context.Context, c *cluster, namespaces map[string]bool, clusterNames map[string]map[string]bool, bound time.Duration) bool {
+	time.Sleep(2 * time.Second)
+	deadline := time.Now().Add(bound)
+	var last string
+	stableSince := time.Now()
+	for time.Now().Before(deadline) {
+		h := sha256.New()
+		for _, d := range dumpNamespaced {
+			if d.kind == "Event" {
+				continue
+			}
+			for _, ns := range sortedKeys(namespaces) {
+				list, err := c.dyn.Resource(d.res).Namespace(ns).List(ctx, metav1.ListOptions{})
+				if err != nil {
+					continue
+				}
+				for _, it := range list.Items {
+					fmt.Fprintf(h, "%s/%s/%s=%s;", d.kind, ns, it.GetName(), it.GetResourceVersion())
+				}
+			}
+		}
+		for _, d := range dumpCluster {
+			for _, n := range sortedKeys(clusterNames[d.kind]) {
+				if it, err := c.dyn.Resource(d.res).Get(ctx, n, metav1.GetOptions{}); err == nil {
+					fmt.Fprintf(h, "%s/%s=%s;", d.kind, n, it.GetResourceVersion())
+				}
+			}
+		}
+		sum := fmt.Sprintf("%x", h.Sum(nil))
+		if sum != last {
+			last, stableSince = sum, time.Now()
+		} else if time.Since(stableSince) >= 3*time.Second {
+			return true
+		}
+		time.Sleep(300 * time.Millisecond)
+	}
+	return false
+}
+
+func sortedKeys(m map[string]bool) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// dumpScenario renders the objects like `kubectl get -o yaml` of each, as a multi-document stream,
+// without managedFields.
+func dumpScenario(ctx context.Context, c *cluster, namespaces map[string]bool, clusterNames map[string]map[string]bool) ([]byte, error) {
+	var objs []unstructured.Unstructured
+	for _, ns := range sortedKeys(namespaces) {
+		it, err := c.dyn.Resource(gvr("", "v1", "namespaces")).Get(ctx, ns, metav1.GetOptions{})
+		if err == nil {
+			objs = append(objs, *it)
+		}
+	}
+	for _, d := range dumpCluster {
+		for _, n := range sortedKeys(clusterNames[d.kind]) {
+			it, err := c.dyn.Resource(d.res).Get(ctx, n, metav1.GetOptions{})
+			if apierrors.IsNotFound(err) {
+				continue
+			}
+			if err != nil {
+				return nil, err
+			}
+			objs = append(objs, *it)
+		}
+	}
+	for _, d := range dumpNamespaced {
+		for _, ns := range sortedKeys(namespaces) {
+			list, err := c.dyn.Resource(d.res).Namespace(ns).List(ctx, metav1.ListOptions{})
+			if err != nil {
+				return nil, err
+			}
+			items := list.Items
+			sort.Slice(items, func(i, j int) bool {
+				if d.kind == "Event" {
+					ti, tj := eventTime(items[i]), eventTime(items[j])
+					if ti != tj {
+						return ti < tj
+					}
+				}
+				return items[i].GetName() < items[j].GetName()
+			})
+			for _, it := range items {
+				it.SetAPIVersion(d.res.GroupVersion().String())
+				it.SetKind(d.kind)
+				objs = append(objs, it)
+			}
+		}
+	}
+	var buf bytes.Buffer
+	for i, o := range objs {
+		unstructured.RemoveNestedField(o.Object, "metadata", "managedFields")
+		b, err := yaml.Marshal(o.Object)
+		if err != nil {
+			return nil, err
+		}
+		if i > 0 {
+			buf.WriteString("---\n")
+		}
+		buf.Write(b)
+	}
+	return buf.Bytes(), nil
+}
+
+func eventTime(e unstructured.Unstructured) string {
+	for _, f := range []string{"lastTimestamp", "eventTime", "firstTimestamp"} {
+		if s, ok, _ := unstructured.NestedString(e.Object, f); ok && s != "" {
+			return s
+		}
+	}
+	return e.GetCreationTimestamp().UTC().Format(time.RFC3339)
+}

@@ -1,0 +1,50 @@
+#!/bin/sh
+# Builds the sandbox binaries into a cache directory keyed by versions, outside the repo.
+# Usage: build.sh [all|kube|kueue]   (prints the bin dir on the last line)
+set -eu
+HERE=$(cd "$(dirname "$0")/.." && pwd)
+K8S_VERSION=v1.35.4
+ETCD_VERSION=v3.6.5
+KUEUE_VERSION=v0.17.0
+CACHE=${KUEUEBOT_SANDBOX_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kueuebot-sandbox}
+KUBE_BIN=$CACHE/bin/k8s-$K8S_VERSION-etcd-$ETCD_VERSION
+KUEUE_BIN=$CACHE/bin/kueue-$KUEUE_VERSION
+GO=${GO:-go}
+what=${1:-all}
+
+build_kube() {
+	mkdir -p "$KUBE_BIN"
+	cd "$HERE/build/kube"
+	ld="-s -w -X k8s.io/component-base/version.gitVersion=$K8S_VERSION -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=35 -X k8s.io/component-base/version.gitTreeState=clean"
+	for c in kube-apiserver kube-controller-manager kube-scheduler; do
+		if [ ! -x "$KUBE_BIN/$c" ]; then
+			echo "building $c $K8S_VERSION" >&2
+			$GO build -trimpath -ldflags "$ld" -o "$KUBE_BIN/$c.tmp" "k8s.io/kubernetes/cmd/$c"
+			mv "$KUBE_BIN/$c.tmp" "$KUBE_BIN/$c"
+		fi
+	done
+	if [ ! -x "$KUBE_BIN/etcd" ]; then
+		echo "building etcd $ETCD_VERSION" >&2
+		$GO build -trimpath -ldflags "-s -w" -o "$KUBE_BIN/etcd.tmp" ./etcd
+		mv "$KUBE_BIN/etcd.tmp" "$KUBE_BIN/etcd"
+	fi
+}
+
+build_kueue() {
+	mkdir -p "$KUEUE_BIN"
+	cd "$HERE/build/kueue"
+	if [ ! -x "$KUEUE_BIN/kueue" ]; then
+		echo "building kueue $KUEUE_VERSION" >&2
+		$GO build -trimpath -ldflags "-s -w -X sigs.k8s.io/kueue/pkg/version.GitVersion=$KUEUE_VERSION" -o "$KUEUE_BIN/kueue.tmp" sigs.k8s.io/kueue/cmd/kueue
+		mv "$KUEUE_BIN/kueue.tmp" "$KUEUE_BIN/kueue"
+	fi
+}
+
+case $what in
+all) build_kube; build_kueue ;;
+kube) build_kube ;;
+kueue) build_kueue ;;
+*) echo "usage: $0 [all|kube|kueue]" >&2; exit 2 ;;
+esac
+echo "kube: $KUBE_BIN"
+echo "kueue: $KUEUE_BIN"
