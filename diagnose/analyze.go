@@ -119,6 +119,9 @@ func (a *analysis) fillTarget() {
 	case a.s.ClusterQueue != nil:
 		a.r.Queue.ClusterQueue = a.s.ClusterQueue.Name
 	}
+	if a.s.ClusterQueue != nil {
+		a.r.Queue.Cohort = string(a.s.ClusterQueue.Spec.CohortName)
+	}
 	if p := a.s.Position; p != nil {
 		lq, cq := p.InLocalQueue, p.InClusterQueue
 		a.r.Queue.PositionInLocalQueue = &lq

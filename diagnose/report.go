@@ -31,8 +31,11 @@ type TargetInfo struct {
 // QueueInfo names the queues and the Workload's 0-based positions in them
 // (nil when unknown).
 type QueueInfo struct {
-	LocalQueue             string `json:"localQueue"`
-	ClusterQueue           string `json:"clusterQueue"`
+	LocalQueue   string `json:"localQueue"`
+	ClusterQueue string `json:"clusterQueue"`
+	// Cohort is the ClusterQueue's cohort; empty when it has none (then
+	// it cannot borrow).
+	Cohort                 string `json:"cohort"`
 	PositionInLocalQueue   *int32 `json:"positionInLocalQueue"`
 	PositionInClusterQueue *int32 `json:"positionInClusterQueue"`
 }

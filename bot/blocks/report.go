@@ -303,7 +303,11 @@ var quotaColumns = []string{"Pod set", "Flavor", "Resource", "Requested", "Avail
 // quotaRightAligned marks the numeric columns.
 var quotaRightAligned = []bool{false, false, false, true, true, true, true, true, false}
 
-func quotaRows(rows []diagnose.QuotaRow) [][]string {
+func quotaRows(rows []diagnose.QuotaRow, cohort string) [][]string {
+	unlimited := "unlimited"
+	if cohort == "" {
+		unlimited = "no cohort"
+	}
 	out := make([][]string, 0, len(rows))
 	for _, q := range rows {
 		lb := ""
@@ -313,7 +317,7 @@ func quotaRows(rows []diagnose.QuotaRow) [][]string {
 		out = append(out, []string{
 			orNone(q.PodSet), orNone(q.Flavor), orNone(q.Resource),
 			qty(q.Requested), lb + qty(q.Available), qty(q.Nominal),
-			optQty(q.BorrowingLimit, "unlimited"), lb + qty(q.MaxCapacity),
+			optQty(q.BorrowingLimit, unlimited), lb + qty(q.MaxCapacity),
 			fits(q),
 		})
 	}
@@ -355,7 +359,7 @@ func orNone(s string) string {
 }
 
 func quotaBlocks(r diagnose.Report, opts Options) []slack.Block {
-	rows := quotaRows(r.Quota)
+	rows := quotaRows(r.Quota, r.Queue.Cohort)
 	title := "*Quota* (totals for the pod set; available includes what may be borrowed)"
 	out := []slack.Block{slack.NewSectionBlock(mrkdwn(title), nil, nil)}
 	if opts.NoTable {

@@ -71,7 +71,7 @@ func waitingForQuota() diagnose.Report {
 		},
 		Target: diagnose.TargetInfo{Kind: "JobSet", Namespace: "team-a", Name: "train-7", Workload: "jobset-train-7-3f2a1"},
 		Queue: diagnose.QueueInfo{
-			LocalQueue: "team-a", ClusterQueue: "cq-gpu",
+			LocalQueue: "team-a", ClusterQueue: "cq-gpu", Cohort: "research",
 			PositionInLocalQueue: i32(0), PositionInClusterQueue: i32(2),
 		},
 		Quota: []diagnose.QuotaRow{

@@ -29,6 +29,7 @@ type chatOptions struct {
 	kubeconfig string
 	context    string
 	fromFiles  []string
+	verbose    bool
 }
 
 func newChatCmd() *cobra.Command {
@@ -60,6 +61,7 @@ exits at the end of input.`,
 	f.StringVar(&o.kubeconfig, "kubeconfig", "", "the bot's kubeconfig: answer from the live cluster")
 	f.StringVar(&o.context, "context", "", "kubeconfig context")
 	f.StringArrayVar(&o.fromFiles, "from-file", nil, "answer from these dumps instead of the embedded examples")
+	f.BoolVarP(&o.verbose, "verbose", "v", false, "print the audit line of each question to standard error")
 	return cmd
 }
 
@@ -115,7 +117,11 @@ func (o *chatOptions) run(cmd *cobra.Command) error {
 		}
 		diag = &bot.DumpDiagnoser{Dump: dump}
 	}
-	asker := &bot.Asker{Resolve: resolver, Diagnose: diag, Log: slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelWarn}))}
+	log := slog.New(slog.DiscardHandler)
+	if o.verbose {
+		log = slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil))
+	}
+	asker := &bot.Asker{Resolve: resolver, Diagnose: diag, Log: log}
 	interactive := false
 	if f, ok := cmd.InOrStdin().(*os.File); ok {
 		interactive = term.IsTerminal(int(f.Fd()))

@@ -7,5 +7,5 @@ import "embed"
 
 // FS holds sample-job.yaml and the scenario dumps under scenarios/.
 //
-//go:embed *.yaml
+//go:embed *.yaml scenarios/*.yaml
 var FS embed.FS

@@ -31,9 +31,9 @@ sandbox-status: ## Show which sandbox components run.
 	@$(SANDBOX_RUNNER) status -state=$(SANDBOX_STATE)
 
 .PHONY: sandbox-scenarios
-sandbox-scenarios: sandbox-runner ## Apply the scenarios to a running sandbox and write diagnose/testdata/scenarios/*.yaml.
+sandbox-scenarios: sandbox-runner ## Apply the scenarios to a running sandbox and write deploy/examples/scenarios/*.yaml (or SCENARIO_OUT).
 	@$(SANDBOX_RUNNER) scenarios -state=$(SANDBOX_STATE) -scenarios=$(SANDBOX_SRC)/scenarios \
-		-out=$(CURDIR)/diagnose/testdata/scenarios $(if $(SCENARIO),-only=$(SCENARIO))
+		-out=$(or $(SCENARIO_OUT),$(CURDIR)/deploy/examples/scenarios) $(if $(SCENARIO),-only=$(SCENARIO))
 
 .PHONY: sandbox-verify
 sandbox-verify: ## gofmt, go vet, go mod tidy check of the sandbox modules; expect.yaml vs dumps test.

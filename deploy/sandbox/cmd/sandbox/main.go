@@ -34,7 +34,7 @@ func run(args []string) error {
 	fs.DurationVar(&o.timeout, "timeout", 3*time.Minute, "how long sandbox-up may take")
 	fs.BoolVar(&o.visibility, "visibility", false, "serve Kueue's visibility API through the aggregator (creates an empty /visibility mount point on the host)")
 	fs.StringVar(&scen.dir, "scenarios", "deploy/sandbox/scenarios", "scenario directory")
-	fs.StringVar(&scen.out, "out", "diagnose/testdata/scenarios", "where scenario dumps go")
+	fs.StringVar(&scen.out, "out", "deploy/examples/scenarios", "where scenario dumps go")
 	fs.StringVar(&scen.only, "only", "", "comma-separated scenario names (default: all)")
 	fs.DurationVar(&scen.settle, "settle", 60*time.Second, "per-scenario bound on waiting for Kueue to settle")
 	if len(args) == 0 {

@@ -74,7 +74,7 @@ func TestScenarioDumps(t *testing.T) {
 			if e.User == "" || e.Target.Kind == "" || e.Target.Name == "" || e.Target.Namespace == "" {
 				t.Errorf("target and user must be set: %+v", e)
 			}
-			objs, err := decodeFile(filepath.Join("../../../../diagnose/testdata/scenarios", name+".yaml"))
+			objs, err := decodeFile(filepath.Join("../../../../deploy/examples/scenarios", name+".yaml"))
 			if err != nil {
 				t.Fatalf("dump: %v", err)
 			}

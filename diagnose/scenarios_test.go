@@ -1,0 +1,79 @@
+package diagnose_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/kueuebot/kueuebot/diagnose"
+	"github.com/kueuebot/kueuebot/diagnose/fetch"
+)
+
+// Scenario dumps are recorded from the real Kueue controller in the
+// sandbox (make sandbox-scenarios) next to the expected verdict of each
+// scenario; replaying them here keeps the fast tests honest about the
+// states the real stack produces.
+const (
+	scenarioDumps   = "../deploy/examples/scenarios"
+	scenarioExpects = "../deploy/sandbox/scenarios"
+)
+
+// ScenarioExpect is a scenario's expect.yaml.
+type ScenarioExpect struct {
+	Target diagnose.Target `json:"target"`
+	User   string          `json:"user"`
+	Stage  diagnose.Stage  `json:"stage"`
+	Code   diagnose.Code   `json:"code"`
+	Cause  diagnose.Cause  `json:"cause"`
+}
+
+func readExpect(t testing.TB, name string) ScenarioExpect {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(scenarioExpects, name, "expect.yaml"))
+	if err != nil {
+		t.Fatalf("scenario %s has a dump but no expect.yaml: %v", name, err)
+	}
+	var e ScenarioExpect
+	if err := yaml.Unmarshal(data, &e); err != nil {
+		t.Fatalf("%s/expect.yaml: %v", name, err)
+	}
+	return e
+}
+
+func TestScenarioDumps(t *testing.T) {
+	dumps, _ := filepath.Glob(filepath.Join(scenarioDumps, "*.yaml"))
+	if len(dumps) == 0 {
+		t.Fatal("no scenario dumps: run make sandbox-up sandbox-scenarios")
+	}
+	for _, dump := range dumps {
+		name := strings.TrimSuffix(filepath.Base(dump), ".yaml")
+		t.Run(name, func(t *testing.T) {
+			e := readExpect(t, name)
+			s, err := fetch.FromFiles([]string{dump}, e.Target, time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC))
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := diagnose.Analyze(s)
+			if r.Verdict.Code != e.Code || r.Verdict.Cause != e.Cause || r.Verdict.Stage != e.Stage {
+				t.Errorf("verdict %s/%s/%s, want %s/%s/%s\nheadline: %s\ndetail: %s",
+					r.Verdict.Stage, r.Verdict.Code, r.Verdict.Cause, e.Stage, e.Code, e.Cause, r.Verdict.Headline, r.Verdict.Detail)
+			}
+			checkReport(t, &r)
+		})
+	}
+}
+
+// TestEveryScenarioHasADump: a scenario without a recorded dump is stale.
+func TestEveryScenarioHasADump(t *testing.T) {
+	dirs, _ := filepath.Glob(filepath.Join(scenarioExpects, "*", "expect.yaml"))
+	for _, d := range dirs {
+		name := filepath.Base(filepath.Dir(d))
+		if _, err := os.Stat(filepath.Join(scenarioDumps, name+".yaml")); err != nil {
+			t.Errorf("scenario %s has no dump in %s: run make sandbox-scenarios", name, scenarioDumps)
+		}
+	}
+}

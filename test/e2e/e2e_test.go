@@ -1,0 +1,304 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/yaml"
+
+	"github.com/kueuebot/kueuebot/diagnose"
+	"github.com/kueuebot/kueuebot/diagnose/fetch"
+)
+
+func repoRoot() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..")
+}
+
+// sandbox returns the sandbox state folder, or skips.
+func sandbox(t *testing.T) string {
+	t.Helper()
+	dir := os.Getenv("KUEUEBOT_SANDBOX")
+	if dir == "" {
+		t.Skip("KUEUEBOT_SANDBOX is not set: run make sandbox-up and set KUEUEBOT_SANDBOX=.sandbox")
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(abs, "kubeconfig")); err != nil {
+		t.Fatalf("KUEUEBOT_SANDBOX=%s has no kubeconfig: %v", dir, err)
+	}
+	return abs
+}
+
+var (
+	buildOnce sync.Once
+	binPath   string
+	buildErr  error
+)
+
+// kueuebot builds the CLI once per test binary.
+func kueuebot(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "kueuebot-e2e-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "kueuebot")
+		cmd := exec.Command("go", "build", "-o", binPath, "./cmd/kueuebot")
+		cmd.Dir = repoRoot()
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return binPath
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binPath != "" {
+		_ = os.RemoveAll(filepath.Dir(binPath))
+	}
+	os.Exit(code)
+}
+
+type report struct {
+	Verdict struct {
+		Stage, Code, Cause, Headline, Detail string
+	}
+	Target struct{ Kind, Namespace, Name, Workload string }
+	Queue  struct{ LocalQueue, ClusterQueue string }
+	Quota  []json.RawMessage
+	Gaps   []struct{ Kind, Name, Reason string }
+}
+
+// diagnoseAs runs `kueuebot diagnose` live against the sandbox with user's
+// kubeconfig and returns the JSON report.
+func diagnoseAs(t *testing.T, sb, user, target, ns string) (report, string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, kueuebot(t), "diagnose", target, "-n", ns, "--kubeconfig", filepath.Join(sb, "kubeconfig-"+user), "-o", "json")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("kueuebot diagnose %s -n %s as %s: %v\n%s", target, ns, user, err, stderr.String())
+	}
+	var r report
+	if err := json.Unmarshal(stdout.Bytes(), &r); err != nil {
+		t.Fatalf("bad JSON: %v\n%s", err, stdout.String())
+	}
+	return r, stdout.String()
+}
+
+func adminClient(t *testing.T, sb string) kubernetes.Interface {
+	t.Helper()
+	cfg, err := clientcmd.BuildConfigFromFlags("", filepath.Join(sb, "kubeconfig"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cs
+}
+
+// grantQuotaViewer lets user read ClusterQueues, ResourceFlavors and
+// Cohorts with Kueue's own viewer roles (as many clusters do for their
+// users); the binding is removed when the test ends.
+func grantQuotaViewer(t *testing.T, sb, user string) {
+	t.Helper()
+	cs := adminClient(t, sb)
+	ctx := t.Context()
+	roles, err := cs.RbacV1().ClusterRoles().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, r := range roles.Items {
+		for _, want := range []string{"clusterqueue-viewer-role", "resourceflavor-viewer-role", "cohort-viewer-role"} {
+			if strings.HasSuffix(r.Name, want) {
+				names = append(names, r.Name)
+			}
+		}
+	}
+	if len(names) != 3 {
+		t.Fatalf("Kueue's viewer ClusterRoles not found in the sandbox (got %v)", names)
+	}
+	for _, role := range names {
+		crb := &rbacv1.ClusterRoleBinding{
+			ObjectMeta: metav1.ObjectMeta{Name: "e2e-" + user + "-" + role},
+			RoleRef:    rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: role},
+			Subjects:   []rbacv1.Subject{{APIGroup: "rbac.authorization.k8s.io", Kind: "User", Name: user}},
+		}
+		if _, err := cs.RbacV1().ClusterRoleBindings().Create(ctx, crb, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			_ = cs.RbacV1().ClusterRoleBindings().Delete(context.Background(), crb.Name, metav1.DeleteOptions{})
+		})
+	}
+	// RBAC changes reach the authorizer through its informer; give it a moment.
+	time.Sleep(2 * time.Second)
+}
+
+type expect struct {
+	Target diagnose.Target `json:"target"`
+	User   string          `json:"user"`
+	Stage  string          `json:"stage"`
+	Code   string          `json:"code"`
+	Cause  string          `json:"cause"`
+}
+
+func expectations(t *testing.T) map[string]expect {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(repoRoot(), "deploy", "sandbox", "scenarios", "*", "expect.yaml"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no scenarios: %v", err)
+	}
+	out := map[string]expect{}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var e expect
+		if err := yaml.Unmarshal(data, &e); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		out[filepath.Base(filepath.Dir(f))] = e
+	}
+	return out
+}
+
+func targetArg(e expect) string {
+	if e.Target.Kind == "" || e.Target.Kind == "Job" {
+		return "job/" + e.Target.Name
+	}
+	return strings.ToLower(e.Target.Kind) + "/" + e.Target.Name
+}
+
+// TestScenariosLive: every scenario, applied to the real Kueue by
+// `make sandbox-scenarios`, diagnosed live as its user, gives the expected
+// verdict.
+func TestScenariosLive(t *testing.T) {
+	sb := sandbox(t)
+	grantQuotaViewer(t, sb, "alice")
+	for name, e := range expectations(t) {
+		t.Run(name, func(t *testing.T) {
+			r, raw := diagnoseAs(t, sb, e.User, targetArg(e), e.Target.Namespace)
+			if r.Verdict.Code != e.Code || r.Verdict.Cause != e.Cause || r.Verdict.Stage != e.Stage {
+				t.Errorf("verdict %s/%s/%s, want %s/%s/%s\n%s", r.Verdict.Stage, r.Verdict.Code, r.Verdict.Cause, e.Stage, e.Code, e.Cause, raw)
+			}
+		})
+	}
+}
+
+// TestFreshDumps: the scenario dumps committed under deploy/examples are
+// not stale: the dump just taken from the real stack (KUEUEBOT_FRESH_DUMPS)
+// gives the same verdict, and holds the same Kueue objects with the same
+// Workload conditions.
+func TestFreshDumps(t *testing.T) {
+	sandbox(t)
+	fresh := os.Getenv("KUEUEBOT_FRESH_DUMPS")
+	if fresh == "" {
+		t.Skip("KUEUEBOT_FRESH_DUMPS is not set")
+	}
+	now := time.Now()
+	for name, e := range expectations(t) {
+		t.Run(name, func(t *testing.T) {
+			committed := filepath.Join(repoRoot(), "deploy", "examples", "scenarios", name+".yaml")
+			got := map[string]string{}
+			for label, path := range map[string]string{"committed": committed, "fresh": filepath.Join(fresh, name+".yaml")} {
+				s, err := fetch.FromFiles([]string{path}, e.Target, now)
+				if err != nil {
+					t.Fatalf("%s dump: %v", label, err)
+				}
+				r := diagnose.Analyze(s)
+				got[label] = string(r.Verdict.Code) + "/" + string(r.Verdict.Cause) + " " + conditions(s)
+			}
+			if got["committed"] != got["fresh"] {
+				t.Errorf("stale dump %s (re-run make sandbox-scenarios and commit):\ncommitted: %s\nfresh:     %s", committed, got["committed"], got["fresh"])
+			}
+		})
+	}
+}
+
+// conditions summarises the Workload's conditions (type=status/reason).
+func conditions(s *diagnose.Snapshot) string {
+	if s.Workload == nil {
+		return "no-workload"
+	}
+	var parts []string
+	for _, c := range s.Workload.Status.Conditions {
+		parts = append(parts, fmt.Sprintf("%s=%s/%s", c.Type, c.Status, c.Reason))
+	}
+	return strings.Join(parts, ",")
+}
+
+// TestTenantIsolation: bob, who may not read namespace sc-sample-job, asking
+// about alice's job gets exactly the answer a job that does not exist gets:
+// no workload, queue or message leaks.
+func TestTenantIsolation(t *testing.T) {
+	sb := sandbox(t)
+	got, rawGot := diagnoseAs(t, sb, "bob", "job/sample-job", "sc-sample-job")
+	_, rawWant := diagnoseAs(t, sb, "bob", "job/sample-job-does-not-exist", "sc-sample-job")
+	if got.Verdict.Code != "NotFound" {
+		t.Fatalf("bob got %s for alice's job:\n%s", got.Verdict.Code, rawGot)
+	}
+	norm := func(s, name string) string { return strings.ReplaceAll(s, name, "NAME") }
+	if a, b := norm(rawGot, "sample-job"), norm(rawWant, "sample-job-does-not-exist"); a != b {
+		t.Errorf("bob's answer about an existing job differs from a missing one:\n%s\nvs\n%s", a, b)
+	}
+	for _, leak := range []string{"sc-sample-job-cq", "sc-sample-job-default", "job-sample-job-", "ExceedsMaxQuota", "maximum capacity"} {
+		if strings.Contains(rawGot, leak) {
+			t.Errorf("bob's answer leaks %q:\n%s", leak, rawGot)
+		}
+	}
+	// alice, who may, gets the diagnosis.
+	r, raw := diagnoseAs(t, sb, "alice", "job/sample-job", "sc-sample-job")
+	if r.Verdict.Code == "NotFound" {
+		t.Errorf("alice cannot see her own job:\n%s", raw)
+	}
+}
+
+// TestWithoutQuotaRead: carol-like users who may read their namespace but
+// not ClusterQueues still get a verdict, from Kueue's own message, and the
+// report says what could not be checked.
+func TestWithoutQuotaRead(t *testing.T) {
+	sb := sandbox(t)
+	r, raw := diagnoseAs(t, sb, "alice", "job/sample-job", "sc-sample-job")
+	if r.Verdict.Code != "ExceedsMaxQuota" {
+		t.Errorf("verdict %s, want ExceedsMaxQuota from Kueue's message\n%s", r.Verdict.Code, raw)
+	}
+	forbidden := false
+	for _, g := range r.Gaps {
+		forbidden = forbidden || (g.Kind == "ClusterQueue" && g.Reason == "Forbidden")
+	}
+	if !forbidden {
+		t.Errorf("the report should name the unreadable ClusterQueue as a gap:\n%s", raw)
+	}
+}
