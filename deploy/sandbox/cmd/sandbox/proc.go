@@ -58,21 +58,36 @@ func start(state, name, bin string, args []string, env []string) (int, error) {
 }
 
 // alive reports whether pid is running and its command line mentions want (guards against PID reuse).
+// Under gVisor, /proc/<pid>/cmdline of a busy process sometimes reads empty; an empty command line
+// is then retried, and a process that still exists and is not a zombie counts as alive.
 func alive(pid int, want string) bool {
 	if pid <= 0 {
 		return false
 	}
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-	if err != nil {
-		return false
-	}
-	if st, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); err == nil {
-		// Field 3 is the state; Z means zombie (already dead, waiting to be reaped).
-		if f := strings.Fields(string(st)); len(f) > 2 && f[2] == "Z" {
+	for attempt := 0; ; attempt++ {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		if err != nil {
 			return false
 		}
+		st, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			return false
+		}
+		// Field 3 is the state; Z means zombie (already dead, waiting to be reaped). The command
+		// name in field 2 is parenthesised and may hold spaces: parse after the last ')'.
+		if i := strings.LastIndexByte(string(st), ')'); i >= 0 {
+			if f := strings.Fields(string(st)[i+1:]); len(f) > 0 && f[0] == "Z" {
+				return false
+			}
+		}
+		if len(b) > 0 {
+			return strings.Contains(string(b), want)
+		}
+		if attempt == 5 {
+			return true
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
-	return strings.Contains(string(b), want)
 }
 
 func readPid(state, name string) int {
