@@ -16,8 +16,15 @@ build: ## Build bin/kueuebot.
 	$(GO) build -o $(BIN) ./cmd/kueuebot
 
 .PHONY: test
-test: ## Unit tests (no cluster needed), with the race detector.
+test: ## Unit tests only (no cluster needed; end-to-end tests skip), with the race detector.
 	$(GO) test -race -count=1 ./...
+
+.PHONY: check
+check: ## What CI runs: every test, end-to-end ones on the sandbox (built on first use, ~17 min cold).
+	@GO=$(GO) hack/check.sh
+
+.PHONY: e2e
+e2e: check ## Alias of check.
 
 .PHONY: bench
 bench: ## Benchmarks of the diagnosis core and the fetch path.

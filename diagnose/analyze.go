@@ -656,6 +656,17 @@ func (a *analysis) order() bool {
 			fmt.Sprintf("%s is blocked behind %d workload(s) in StrictFIFO ClusterQueue %s.", a.jobRef(), len(a.s.QueueAhead), cq.Name),
 			fmt.Sprintf("ClusterQueue %s admits strictly in order, and the head %s/%s cannot be admitted yet; Kueue does not look at anything behind it.", cq.Name, head.Namespace, head.Name))
 	}
+	if cq != nil && cq.Spec.QueueingStrategy == kueue.StrictFIFO && a.s.Position == nil && a.qr == nil && cq.Status.PendingWorkloads > 1 {
+		// The queue order is unknown (no visibility API), but a Workload
+		// Kueue never evaluated in a StrictFIFO queue with others pending
+		// sits behind a head that cannot be admitted.
+		a.remedy("Wait", WhoYou, "", "Wait for the head of ClusterQueue %s to be admitted; everything behind it waits in StrictFIFO order.", cq.Name)
+		a.remedy("FindHead", WhoPlatform, fmt.Sprintf("kubectl get --raw /apis/visibility.kueue.x-k8s.io/v1beta2/clusterqueues/%s/pendingworkloads", cq.Name),
+			"Ask the platform team which workload heads ClusterQueue %s and why it cannot be admitted.", cq.Name)
+		return a.set(CodePendingEvaluation, CauseStrictFIFOBlocked,
+			fmt.Sprintf("%s waits behind other workloads in StrictFIFO ClusterQueue %s.", a.jobRef(), cq.Name),
+			fmt.Sprintf("ClusterQueue %s admits strictly in order and has %d pending workloads; Kueue has never evaluated this one, so the head of the queue is blocking it. (Kueue's visibility API was not available to name the head.)", cq.Name, cq.Status.PendingWorkloads))
+	}
 	detail := "Kueue has not evaluated this Workload yet; it is queued."
 	if p := a.s.Position; p != nil {
 		detail = fmt.Sprintf("It is number %d in LocalQueue %s and number %d in ClusterQueue %s (counting from 1).", p.InLocalQueue+1, a.r.Queue.LocalQueue, p.InClusterQueue+1, a.r.Queue.ClusterQueue)

@@ -35,6 +35,9 @@ type caseSpec struct {
 	// Position and QueueAhead stand in for Kueue's visibility API.
 	Position   *diagnose.Position        `json:"position"`
 	QueueAhead []diagnose.QueuedWorkload `json:"queueAhead"`
+	// NoVisibility drops the queue positions, as when Kueue's visibility
+	// API is not served.
+	NoVisibility bool `json:"noVisibility"`
 }
 
 // loadCase reads a txtar fixture and builds its Snapshot through the same
@@ -75,6 +78,10 @@ func loadCase(t testing.TB, path string) (caseSpec, *diagnose.Snapshot) {
 	}
 	if spec.QueueAhead != nil {
 		s.QueueAhead = spec.QueueAhead
+	}
+	if spec.NoVisibility {
+		s.Position, s.QueueAhead = nil, nil
+		s.Gaps = append(s.Gaps, diagnose.Gap{Kind: "PendingWorkloads", Name: string(s.Workload.Spec.QueueName), Reason: diagnose.GapUnavailable})
 	}
 	return spec, s
 }
