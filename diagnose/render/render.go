@@ -215,8 +215,8 @@ func MarkdownString(r *diagnose.Report) string {
 		b.WriteString("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|---|---:|\n")
 		for _, row := range r.Quota {
 			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
-				mdEscape(row.PodSet), mdEscape(row.Flavor), mdEscape(row.Resource), q(row.Requested), q(row.Nominal), qp(row.BorrowingLimit), qp(row.LendingLimit),
-				q(row.Reserved), q(row.Available), q(row.MaxCapacity), yesNo(row.FitsNow), yesNo(row.FitsEver), qp(row.ShortBy))
+				mdEscape(row.PodSet), mdEscape(row.Flavor), mdEscape(row.Resource), q(row.Requested), q(row.Nominal), mdEscape(qp(row.BorrowingLimit)), mdEscape(qp(row.LendingLimit)),
+				q(row.Reserved), q(row.Available), q(row.MaxCapacity), yesNo(row.FitsNow), yesNo(row.FitsEver), mdEscape(qp(row.ShortBy)))
 		}
 		b.WriteString("\n")
 	}
