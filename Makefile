@@ -49,7 +49,8 @@ demo: ## Chat with the bot in the terminal, on the embedded real-Kueue dumps (no
 	@$(GO) run ./cmd/kueuebot chat $(DEMO_FLAGS)
 
 .PHONY: demo-live
-demo-live: ## The same chat against the running sandbox (make sandbox-up first), as alice.
-	@$(GO) run ./cmd/kueuebot chat --kubeconfig .sandbox/kubeconfig-kueuebot $(DEMO_FLAGS)
+demo-live: sandbox-runner ## The same chat against the running sandbox (make sandbox-up sandbox-scenarios first).
+	@$(SANDBOX_RUNNER) apply -state=$(SANDBOX_STATE) -f deploy/sandbox/demo-rbac.yaml >/dev/null && sleep 2
+	@$(GO) run ./cmd/kueuebot chat --kubeconfig $(SANDBOX_STATE)/kubeconfig-kueuebot $(DEMO_FLAGS)
 
 -include deploy/sandbox/sandbox.mk

@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -15,10 +16,19 @@ import (
 )
 
 // friendlyError is an error whose text is meant for the user.
-type friendlyError struct{ msg string }
+type friendlyError struct {
+	msg   string
+	cause error
+}
 
-func (e *friendlyError) Error() string       { return e.msg }
+func (e *friendlyError) Error() string {
+	if e.cause != nil {
+		return e.msg + ": " + e.cause.Error()
+	}
+	return e.msg
+}
 func (e *friendlyError) UserMessage() string { return e.msg }
+func (e *friendlyError) Unwrap() error       { return e.cause }
 
 // snapshotFunc reads the snapshot of one target in one namespace.
 type snapshotFunc func(ctx context.Context, t diagnose.Target) (*diagnose.Snapshot, error)
@@ -27,9 +37,9 @@ type snapshotFunc func(ctx context.Context, t diagnose.Target) (*diagnose.Snapsh
 // where it is found. Found in several: the user is asked to pick. Found
 // nowhere: the NotFound report, which is the same whether the job does not
 // exist or the caller may not see it.
-func diagnoseIn(ctx context.Context, req Request, namespaces []string, read snapshotFunc) (diagnose.Report, error) {
+func diagnoseIn(ctx context.Context, req Request, namespaces []string, truncated bool, read snapshotFunc) (diagnose.Report, error) {
 	if len(namespaces) == 0 {
-		return diagnose.Report{}, &friendlyError{"I don't know which namespace to look in, and you can't list workloads in any namespace I know of. Ask again with `-n NAMESPACE`, or ask your platform team for access."}
+		return diagnose.Report{}, &friendlyError{msg: "I don't know which namespace to look in, and you can't list workloads in any namespace I know of. Ask again with `-n NAMESPACE`, or ask your platform team for access."}
 	}
 	var found []*diagnose.Snapshot
 	var first *diagnose.Snapshot
@@ -51,7 +61,16 @@ func diagnoseIn(ctx context.Context, req Request, namespaces []string, read snap
 	case 0:
 		r := diagnose.Analyze(first)
 		if len(namespaces) > 1 {
-			r.Verdict.Headline = fmt.Sprintf("I can't find %s in your namespaces (%s).", req.Name, strings.Join(namespaces, ", "))
+			shown := namespaces
+			if len(shown) > 5 {
+				shown = append(append([]string(nil), shown[:5]...), fmt.Sprintf("and %d more", len(namespaces)-5))
+			}
+			r.Verdict.Headline = fmt.Sprintf("I can't find %s in your namespaces (%s).", req.Name, strings.Join(shown, ", "))
+			r.Target.Namespace = ""
+			r.Remedies = []diagnose.Remedy{{Code: "CheckName", Who: diagnose.WhoYou, Summary: "Check the spelling, or name the namespace: `" + req.Name + " -n NAMESPACE`."}}
+		}
+		if truncated {
+			r.Verdict.Detail = fmt.Sprintf("I only looked in the first %d of your namespaces. Name the namespace to look elsewhere: `%s -n NAMESPACE`.", len(namespaces), req.Name)
 		}
 		return r, nil
 	case 1:
@@ -61,7 +80,7 @@ func diagnoseIn(ctx context.Context, req Request, namespaces []string, read snap
 	for _, s := range found {
 		where = append(where, s.Target.Namespace)
 	}
-	return diagnose.Report{}, &friendlyError{fmt.Sprintf("%s exists in several of your namespaces (%s). Ask again with `-n NAMESPACE`.", req.Name, strings.Join(where, ", "))}
+	return diagnose.Report{}, &friendlyError{msg: fmt.Sprintf("%s exists in several of your namespaces (%s). Ask again with `-n NAMESPACE`.", req.Name, strings.Join(where, ", "))}
 }
 
 // KubeDiagnoser reads the cluster as the asking user, through
@@ -91,7 +110,12 @@ func (d *KubeDiagnoser) Diagnose(ctx context.Context, id rbac.Identity, req Requ
 	}
 	noteNamespaces(ctx, nss.Names, nss.Source)
 	f := &fetch.Fetcher{Kube: clients.Kube, Kueue: clients.Kueue, Dynamic: clients.Dynamic, ClusterScoped: d.ClusterScoped, Timeout: d.Timeout}
-	return diagnoseIn(ctx, req, nss.Names, f.Fetch)
+	r, err := diagnoseIn(ctx, req, nss.Names, nss.Truncated, f.Fetch)
+	if errors.Is(err, fetch.ErrImpersonation) {
+		// The bot's own RBAC is wrong: say so, without the server's text.
+		return r, &friendlyError{msg: "I am not allowed to read the cluster as you: kueuebot's ClusterRole does not list your Kubernetes user or groups. Ask your platform team to regenerate kueuebot's RBAC from its config (deploy/rbac).", cause: err}
+	}
+	return r, err
 }
 
 // DumpDiagnoser diagnoses from a loaded dump (the chat demo, or a platform
@@ -127,7 +151,7 @@ func (d *DumpDiagnoser) Diagnose(ctx context.Context, id rbac.Identity, req Requ
 		source = rbac.SourceExplicit
 	}
 	noteNamespaces(ctx, namespaces, source)
-	return diagnoseIn(ctx, req, namespaces, func(_ context.Context, t diagnose.Target) (*diagnose.Snapshot, error) {
+	return diagnoseIn(ctx, req, namespaces, false, func(_ context.Context, t diagnose.Target) (*diagnose.Snapshot, error) {
 		return d.Dump.Snapshot(t, now())
 	})
 }

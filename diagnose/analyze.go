@@ -80,7 +80,6 @@ func Analyze(s *Snapshot) Report {
 		}
 	}
 	r.Verdict.Stage = StageOf(r.Verdict.Code)
-	a.gapFindings()
 	a.evidence()
 	sortGaps(r.Gaps)
 	return r
@@ -676,27 +675,6 @@ func (a *analysis) order() bool {
 	}
 	a.remedy("Wait", WhoYou, "", "Wait a little: Kueue evaluates queued workloads in order.")
 	return a.set(CodePendingEvaluation, CauseNotYetEvaluated, fmt.Sprintf("%s is queued and waits for Kueue to evaluate it.", a.jobRef()), detail)
-}
-
-// gapFindings turns gaps into findings that say who can check instead.
-func (a *analysis) gapFindings() {
-	for _, g := range a.r.Gaps {
-		who := "ask your platform team to check it, or to grant you read access"
-		switch g.Reason {
-		case GapUnavailable:
-			who = "the API is not served or did not answer"
-		case GapTimeout:
-			who = "the API server did not answer in time; try again"
-		}
-		name := g.Kind
-		if g.Name != "" {
-			name += " " + g.Name
-		}
-		a.finding("Gap", SeverityInfo, "Could not read %s (%s): %s.", name, g.Reason, who)
-	}
-	if a.s.ClusterScopedByBot {
-		a.finding("ReadOnBehalf", SeverityInfo, "Quota figures of ClusterQueue %s were read by kueuebot on your behalf (you cannot read ClusterQueues yourself).", a.r.Queue.ClusterQueue)
-	}
 }
 
 func dropTargetGaps(gaps []Gap, t Target) []Gap {

@@ -110,7 +110,18 @@ func collect(ctx context.Context, src source, t diagnose.Target, now time.Time) 
 
 // fatal reports whether err must end the fetch instead of becoming a Gap.
 func fatal(ctx context.Context, err error) bool {
-	return errors.Is(err, errUnreachable) || ctx.Err() != nil
+	return errors.Is(err, errUnreachable) || errors.Is(err, ErrImpersonation) || ctx.Err() != nil
+}
+
+// ErrImpersonation is returned when the API server refuses the
+// impersonation itself: the bot's own RBAC is wrong, which is neither the
+// caller's fault nor something to report as "not found".
+var ErrImpersonation = errors.New("the API server refused the impersonation; check the bot's ClusterRole (deploy/rbac)")
+
+// impersonationRefused tells a refused impersonation (the bot's RBAC) from
+// a refused read (the caller's RBAC).
+func impersonationRefused(err error) bool {
+	return apierrors.IsForbidden(err) && strings.Contains(err.Error(), "cannot impersonate")
 }
 
 // gap records a failed read of a non-target object. It returns a non-nil

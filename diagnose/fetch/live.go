@@ -139,6 +139,9 @@ func do[T any](ctx context.Context, s *liveSource, call func(context.Context) (T
 		if first && isTransport(err) {
 			return zero, fmt.Errorf("%w: %w", errUnreachable, err)
 		}
+		if impersonationRefused(err) {
+			return zero, fmt.Errorf("%w: %w", ErrImpersonation, err)
+		}
 		return zero, err
 	}
 	return v, nil

@@ -747,3 +747,19 @@ func TestFetchKueueV1beta1(t *testing.T) {
 		}
 	}
 }
+
+// TestFetchImpersonationRefused: when the API server refuses the
+// impersonation itself (the bot's RBAC is wrong), Fetch fails loudly
+// instead of telling the user their job does not exist.
+func TestFetchImpersonationRefused(t *testing.T) {
+	e := newEnv(nil, nil, nil)
+	refused := &apierrors.StatusError{ErrStatus: metav1.Status{
+		Status: metav1.StatusFailure, Code: 403, Reason: metav1.StatusReasonForbidden,
+		Message: `users "alice" is forbidden: User "kueuebot" cannot impersonate resource "users" in API group "" at the cluster scope`,
+	}}
+	e.kube.PrependReactor("get", "jobs", fail("get", "jobs", refused))
+	_, err := e.fetcher().Fetch(t.Context(), diagnose.Target{Kind: "Job", Namespace: testNS, Name: jobName})
+	if !errors.Is(err, ErrImpersonation) {
+		t.Fatalf("Fetch error = %v, want ErrImpersonation", err)
+	}
+}

@@ -171,7 +171,10 @@ func TextString(r *diagnose.Report) string {
 		b.WriteString("  " + none + "\n")
 	}
 	for _, g := range r.Gaps {
-		fmt.Fprintf(&b, "  %s %s: %s\n", g.Kind, orNone(g.Name), g.Reason)
+		fmt.Fprintf(&b, "  %s %s: %s (%s)\n", g.Kind, orNone(g.Name), g.Reason, gapHint(g.Reason))
+	}
+	if r.ClusterScopedByBot {
+		fmt.Fprintf(&b, "  (ClusterQueue %s and its flavors were read by kueuebot on your behalf)\n", r.Queue.ClusterQueue)
 	}
 
 	b.WriteString("\nEvidence:\n")
@@ -240,11 +243,26 @@ func MarkdownString(r *diagnose.Report) string {
 	if len(r.Gaps) > 0 {
 		b.WriteString("**Could not check**\n\n")
 		for _, g := range r.Gaps {
-			fmt.Fprintf(&b, "- %s `%s`: %s\n", g.Kind, orNone(g.Name), g.Reason)
+			fmt.Fprintf(&b, "- %s `%s`: %s (%s)\n", g.Kind, orNone(g.Name), g.Reason, gapHint(g.Reason))
 		}
 		b.WriteString("\n")
 	}
 	return b.String()
+}
+
+// gapHint says who can act on a failed read.
+func gapHint(r diagnose.GapReason) string {
+	switch r {
+	case diagnose.GapForbidden:
+		return "you may not read it; your platform team can check it or grant read access"
+	case diagnose.GapUnavailable:
+		return "the API is not served or did not answer"
+	case diagnose.GapTimeout:
+		return "the API server did not answer in time; try again"
+	case diagnose.GapNotFound:
+		return "it does not exist"
+	}
+	return "could not be read"
 }
 
 func mdEscape(s string) string {

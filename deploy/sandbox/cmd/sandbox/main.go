@@ -5,9 +5,11 @@
 //	sandbox down      stop every process recorded in <state>/pids (idempotent)
 //	sandbox status    show which components run
 //	sandbox scenarios apply deploy/sandbox/scenarios/* and write the YAML dumps
+//	sandbox apply     apply the manifests of -f FILE (as admin)
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"os"
@@ -37,8 +39,10 @@ func run(args []string) error {
 	fs.StringVar(&scen.out, "out", "deploy/examples/scenarios", "where scenario dumps go")
 	fs.StringVar(&scen.only, "only", "", "comma-separated scenario names (default: all)")
 	fs.DurationVar(&scen.settle, "settle", 60*time.Second, "per-scenario bound on waiting for Kueue to settle")
+	var applyFile string
+	fs.StringVar(&applyFile, "f", "", "manifest file for apply")
 	if len(args) == 0 {
-		return fmt.Errorf("usage: sandbox [flags] up|down|status|scenarios")
+		return fmt.Errorf("usage: sandbox up|down|status|scenarios|apply [flags]")
 	}
 	cmd := args[0]
 	if err := fs.Parse(args[1:]); err != nil {
@@ -72,6 +76,25 @@ func run(args []string) error {
 	case "scenarios":
 		scen.state = o.state
 		return runScenarios(scen)
+	case "apply":
+		if applyFile == "" {
+			return fmt.Errorf("apply needs -f FILE")
+		}
+		objs, err := decodeFile(applyFile)
+		if err != nil {
+			return err
+		}
+		c, err := newCluster(filepath.Join(o.state, "kubeconfig"))
+		if err != nil {
+			return err
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		if err := c.applyAll(ctx, objs); err != nil {
+			return err
+		}
+		fmt.Printf("applied %d object(s) from %s\n", len(objs), applyFile)
+		return nil
 	}
 	return fmt.Errorf("unknown command %q", cmd)
 }
