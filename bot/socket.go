@@ -48,6 +48,16 @@ type SocketMode struct {
 	QueueSize int
 	// Log receives transport events; nil discards.
 	Log *slog.Logger
+	// Invalidate, when set, drops cached identities when Slack reports a
+	// change: subteam_members_changed (user group members) and user_change
+	// (e.g. a deactivated account). *rbac.Resolver satisfies it.
+	Invalidate Invalidator
+}
+
+// Invalidator drops cached identity resolutions.
+type Invalidator interface {
+	Invalidate(groupID string)
+	InvalidateUser(userID string)
 }
 
 // job is one question handed from the event loop to a worker.
@@ -191,6 +201,19 @@ func (s *SocketMode) fromEvent(ev slackevents.EventsAPIEvent) (job, bool) {
 			user:    rbac.SlackUser{ID: e.User, TeamID: ev.TeamID, EnterpriseID: ev.EnterpriseID},
 			channel: e.Channel, threadTS: thread, text: e.Text,
 		}, true
+	case *slackevents.SubteamMembersChangedEvent:
+		if s.Invalidate != nil {
+			s.Invalidate.Invalidate(e.SubteamID)
+			for _, u := range append(append([]string(nil), e.AddedUsers...), e.RemovedUsers...) {
+				s.Invalidate.InvalidateUser(u)
+			}
+		}
+		return job{}, false
+	case *slackevents.UserChangeEvent:
+		if s.Invalidate != nil && e.User.ID != "" {
+			s.Invalidate.InvalidateUser(e.User.ID)
+		}
+		return job{}, false
 	case *slackevents.MessageEvent:
 		// Only direct messages; channel messages that mention the bot
 		// arrive as app_mention.
