@@ -3,9 +3,7 @@ package bot
 import (
 	"context"
 	"errors"
-	"flag"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,30 +12,14 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/kueuebot/kueuebot/diagnose"
+	"github.com/kueuebot/kueuebot/internal/golden"
 	"github.com/kueuebot/kueuebot/rbac"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files under testdata")
-
-func golden(t *testing.T, name string, got []byte) {
+// checkGolden compares got with testdata/name (go test -update rewrites it).
+func checkGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./bot -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s mismatch (-want +got):\n%s", path, diff)
-	}
+	golden.Check(t, filepath.Join("testdata", name), got)
 }
 
 func testAsker() (*Asker, *fakeDiagnoser) {
@@ -63,7 +45,7 @@ func TestChatScript(t *testing.T) {
 	if err := Chat(t.Context(), strings.NewReader(script), &out, alice, a, false); err != nil {
 		t.Fatalf("Chat: %v", err)
 	}
-	golden(t, "chat_script.txt", []byte(out.String()))
+	checkGolden(t, "chat_script.txt", []byte(out.String()))
 	if len(d.calls) != 2 {
 		t.Errorf("Diagnose called %d times, want 2", len(d.calls))
 	}

@@ -3,7 +3,6 @@ package diagnose_test
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,9 +16,8 @@ import (
 	"github.com/kueuebot/kueuebot/diagnose"
 	"github.com/kueuebot/kueuebot/diagnose/fetch"
 	"github.com/kueuebot/kueuebot/diagnose/render"
+	goldenfile "github.com/kueuebot/kueuebot/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
 
 // caseSpec is the case.yaml section of a fixture.
 type caseSpec struct {
@@ -174,22 +172,7 @@ func checkReport(t *testing.T, r *diagnose.Report) {
 
 func golden(t *testing.T, path string, got []byte) {
 	t.Helper()
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("missing golden file (run go test ./diagnose -update): %v", err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s mismatch (-want +got):\n%s", path, diff)
-	}
+	goldenfile.Check(t, path, got)
 }
 
 // TestEveryCodeAndCauseHasACase keeps the fixture set complete: every code

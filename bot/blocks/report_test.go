@@ -3,9 +3,7 @@ package blocks
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,30 +13,13 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/kueuebot/kueuebot/diagnose"
+	"github.com/kueuebot/kueuebot/internal/golden"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files under testdata")
-
-// golden compares got with testdata/name, or rewrites it with -update.
-func golden(t *testing.T, name string, got []byte) {
+// checkGolden compares got with testdata/name (go test -update rewrites it).
+func checkGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./bot/blocks -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s mismatch (-want +got):\n%s", path, diff)
-	}
+	golden.Check(t, filepath.Join("testdata", name), got)
 }
 
 func messageJSON(t *testing.T, m Message) []byte {
@@ -157,8 +138,8 @@ func TestReportGolden(t *testing.T) {
 			if v := Check(m.Blocks); len(v) > 0 {
 				t.Errorf("Check: %v", v)
 			}
-			golden(t, tt.name+".json", messageJSON(t, m))
-			golden(t, tt.name+".txt", []byte(Text(m.Blocks)))
+			checkGolden(t, tt.name+".json", messageJSON(t, m))
+			checkGolden(t, tt.name+".txt", []byte(Text(m.Blocks)))
 		})
 	}
 }
