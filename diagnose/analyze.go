@@ -311,9 +311,9 @@ func (a *analysis) reserved() bool {
 	for _, ac := range a.wl.Status.AdmissionChecks {
 		switch ac.State {
 		case kueue.CheckStatePending:
-			pending = append(pending, checkText(ac))
+			pending = append(pending, a.checkText(ac))
 		case kueue.CheckStateRetry:
-			retry = append(retry, checkText(ac))
+			retry = append(retry, a.checkText(ac))
 		}
 	}
 	cq := a.r.Queue.ClusterQueue
@@ -321,13 +321,13 @@ func (a *analysis) reserved() bool {
 		a.remedy("WaitForCheck", WhoYou, "", "Kueue will release the quota and retry after the check's backoff; nothing to do unless it keeps failing, then ask your platform team.")
 		return a.set(CodeWaitingForAdmissionChecks, CauseCheckRetry,
 			fmt.Sprintf("%s has quota in ClusterQueue %s, but an admission check asked to retry.", a.jobRef(), cq),
-			"Checks: "+strings.Join(append(retry, pending...), "; ")+".")
+			capitalize(strings.Join(append(retry, pending...), "; "))+".")
 	}
 	if len(pending) > 0 {
 		a.remedy("WaitForCheck", WhoYou, "", "Wait for the admission check(s) to finish (e.g. capacity being provisioned). If one stays Pending for long, ask your platform team whether its controller is running.")
 		return a.set(CodeWaitingForAdmissionChecks, CauseCheckPending,
 			fmt.Sprintf("%s has quota in ClusterQueue %s and waits for admission checks.", a.jobRef(), cq),
-			"Pending checks: "+strings.Join(pending, "; ")+".")
+			capitalize(strings.Join(pending, "; "))+".")
 	}
 	if c := a.cond(kueue.WorkloadAdmitted); c != nil && c.Reason == "PendingDelayedTopologyRequests" {
 		return a.set(CodeWaitingForAdmissionChecks, CauseCheckPending,
@@ -339,10 +339,17 @@ func (a *analysis) reserved() bool {
 		"Quota is reserved but the Workload is not marked Admitted yet. This normally takes seconds.")
 }
 
-func checkText(ac kueue.AdmissionCheckState) string {
-	s := fmt.Sprintf("%s is %s", ac.Name, ac.State)
+func (a *analysis) checkText(ac kueue.AdmissionCheckState) string {
+	s := fmt.Sprintf("admission check %s is %s", ac.Name, ac.State)
+	for _, obj := range a.s.AdmissionChecks {
+		if obj.Name == string(ac.Name) && obj.Spec.ControllerName != "" {
+			s += fmt.Sprintf(" (handled by controller %s)", obj.Spec.ControllerName)
+		}
+	}
 	if ac.Message != "" {
-		s += " (" + ac.Message + ")"
+		s += ": " + ac.Message
+	} else {
+		s += ", no message yet"
 	}
 	return s
 }
@@ -621,7 +628,7 @@ func (a *analysis) failedChecks() bool {
 	var failed []string
 	for _, ac := range a.wl.Status.AdmissionChecks {
 		if ac.State == kueue.CheckStateRetry || ac.State == kueue.CheckStateRejected {
-			failed = append(failed, checkText(ac))
+			failed = append(failed, a.checkText(ac))
 		}
 	}
 	if len(failed) == 0 && !a.msg.FailedAdmissionChecks {
@@ -630,7 +637,7 @@ func (a *analysis) failedChecks() bool {
 	a.remedy("WaitForCheck", WhoYou, "", "Kueue retries after the check's backoff. If it keeps failing, ask your platform team about the check.")
 	detail := "Kueue reports: The workload has failed admission checks."
 	if len(failed) > 0 {
-		detail = "Checks: " + strings.Join(failed, "; ") + "."
+		detail = capitalize(strings.Join(failed, "; ")) + "."
 	}
 	return a.set(CodeWaitingForAdmissionChecks, CauseCheckRetry, fmt.Sprintf("An admission check of %s failed; Kueue will retry.", a.jobRef()), detail)
 }
@@ -675,6 +682,13 @@ func (a *analysis) order() bool {
 	}
 	a.remedy("Wait", WhoYou, "", "Wait a little: Kueue evaluates queued workloads in order.")
 	return a.set(CodePendingEvaluation, CauseNotYetEvaluated, fmt.Sprintf("%s is queued and waits for Kueue to evaluate it.", a.jobRef()), detail)
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 func dropTargetGaps(gaps []Gap, t Target) []Gap {

@@ -351,6 +351,9 @@ func (a *analysis) shrinkRemedy(p podSetFit, fits int64, now bool) {
 	if now {
 		when = "in the quota that is free now"
 	}
+	if fits == 0 && now {
+		return // nothing smaller fits now either: waiting is the answer
+	}
 	if fits == 0 {
 		a.remedy("ShrinkPods", WhoYou, "", "Even one pod of pod set %s does not fit %s: reduce the per-pod requests (%s).", p.req.name, when, perPodText(p.req))
 		return
