@@ -24,4 +24,5 @@ echo "check: scenarios applied after $(( $(date +%s) - start ))s"
 export KUEUEBOT_SANDBOX="$PWD/.sandbox"
 export KUEUEBOT_FRESH_DUMPS="$fresh"
 $GO test -race -count=1 ./...
+(cd deploy/sandbox && $GO test -count=1 ./...)
 echo "check: tests done after $(( $(date +%s) - start ))s"
