@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/slack-go/slack"
+	authorizationv1 "k8s.io/api/authorization/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -82,7 +83,8 @@ func newBot(t *testing.T, sb string) *bot.Asker {
 		_ = admin.RbacV1().ClusterRoleBindings().Delete(context.Background(), binding.Name, metav1.DeleteOptions{})
 		_ = admin.RbacV1().ClusterRoles().Delete(context.Background(), role.Name, metav1.DeleteOptions{})
 	})
-	time.Sleep(2 * time.Second) // RBAC reaches the authorizer through its informer
+	waitAllowed(t, sb, "kueuebot", authorizationv1.ResourceAttributes{Verb: "impersonate", Resource: "users", Name: "alice"})
+	waitAllowed(t, sb, "kueuebot", authorizationv1.ResourceAttributes{Verb: "get", Group: "kueue.x-k8s.io", Resource: "clusterqueues"})
 
 	base, err := clientcmd.BuildConfigFromFlags("", filepath.Join(sb, "kubeconfig-kueuebot"))
 	if err != nil {
@@ -156,8 +158,14 @@ func TestBotReadsAsTheCaller(t *testing.T) {
 
 	// The audit log: every namespaced read the bot made carries the asking
 	// user; none was made as the bot itself, and none for carol.
-	time.Sleep(2 * time.Second) // the audit backend writes asynchronously
-	events := auditEvents(t, filepath.Join(sb, "audit.log"), start)
+	// The audit backend may write the last events just after the responses.
+	var events []auditEvent
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(250 * time.Millisecond) {
+		events = auditEvents(t, filepath.Join(sb, "audit.log"), start)
+		if impersonated(events, "alice") && impersonated(events, "bob") || time.Now().After(deadline) {
+			break
+		}
+	}
 	var asAlice, asBob int
 	for _, ev := range events {
 		imp := ""
@@ -181,6 +189,15 @@ func TestBotReadsAsTheCaller(t *testing.T) {
 	if asAlice == 0 || asBob == 0 {
 		t.Errorf("expected impersonated reads for alice and bob, got %d and %d (of %d events)", asAlice, asBob, len(events))
 	}
+}
+
+func impersonated(events []auditEvent, user string) bool {
+	for _, ev := range events {
+		if ev.ImpersonatedUser != nil && ev.ImpersonatedUser.Username == user {
+			return true
+		}
+	}
+	return false
 }
 
 type auditEvent struct {

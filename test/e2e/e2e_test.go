@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	authorizationv1 "k8s.io/api/authorization/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -161,8 +162,26 @@ func grantQuotaViewer(t *testing.T, sb, user string) {
 			_ = cs.RbacV1().ClusterRoleBindings().Delete(context.Background(), crb.Name, metav1.DeleteOptions{})
 		})
 	}
-	// RBAC changes reach the authorizer through its informer; give it a moment.
-	time.Sleep(2 * time.Second)
+	waitAllowed(t, sb, user, authorizationv1.ResourceAttributes{Verb: "get", Group: "kueue.x-k8s.io", Resource: "clusterqueues"})
+}
+
+// waitAllowed polls a SubjectAccessReview until RBAC allows user the
+// access: the authorizer learns of new bindings through its informers.
+func waitAllowed(t *testing.T, sb, user string, attrs authorizationv1.ResourceAttributes) {
+	t.Helper()
+	cs := adminClient(t, sb)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{User: user, ResourceAttributes: &attrs}}
+		got, err := cs.AuthorizationV1().SubjectAccessReviews().Create(t.Context(), sar, metav1.CreateOptions{})
+		if err == nil && got.Status.Allowed {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("RBAC did not allow %s to %s %s after 30s (err %v)", user, attrs.Verb, attrs.Resource, err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
 }
 
 type expect struct {
