@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/kueuebot/kueuebot/diagnose"
+	"github.com/kueuebot/kueuebot/internal/slackfake"
 	"github.com/kueuebot/kueuebot/rbac"
 )
 
@@ -78,7 +79,7 @@ func (f *fakeDiagnoser) Diagnose(ctx context.Context, id rbac.Identity, req Requ
 
 var errInternal = errors.New("dial tcp 10.0.0.7:6443: connect: connection refused (token sk-secret)")
 
-var alice = rbac.SlackUser{ID: "U0ALICE", TeamID: "T1"}
+var alice = rbac.SlackUser{ID: "U0ALICE", TeamID: slackfake.TeamID}
 
 var aliceID = rbac.Identity{
 	User:       "alice@example.com",

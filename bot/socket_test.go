@@ -42,7 +42,7 @@ func TestSocketMode(t *testing.T) {
 		{
 			"envelope_id": "e8", "type": "slash_commands", "accepts_response_payload": true,
 			"payload": map[string]any{
-				"token": "x", "team_id": "T1", "channel_id": "C2", "user_id": alice.ID,
+				"token": "x", "team_id": slackfake.TeamID, "channel_id": "C2", "user_id": alice.ID,
 				"command": "/kueue", "text": "train-7 -n team-a", "response_url": fs.APIURL() + "response", "trigger_id": "t1",
 			},
 		},

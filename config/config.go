@@ -46,6 +46,9 @@ type Slack struct {
 	Mode string `mapstructure:"mode"`
 	// ListenAddr is where HTTP mode listens, e.g. ":3000".
 	ListenAddr string `mapstructure:"listenAddr"`
+	// APIURL overrides the Slack Web API base URL (for a proxy or a test
+	// stand-in); empty means Slack's own.
+	APIURL string `mapstructure:"apiURL"`
 }
 
 // ClusterScopedReads says whose identity reads cluster-scoped quota

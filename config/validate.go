@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"net/url"
 	"regexp"
 	"slices"
 	"strings"
@@ -71,6 +72,11 @@ func (c *Config) validateSlack(errs *errList, require bool) {
 		}
 	default:
 		errs.addf("slack.mode", "got %q, want %q or %q", s.Mode, ModeSocket, ModeHTTP)
+	}
+	if s.APIURL != "" {
+		if u, err := url.Parse(s.APIURL); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || !strings.HasSuffix(u.Path, "/") {
+			errs.addf("slack.apiURL", "got %q, want an http(s) URL ending in \"/\", e.g. \"https://slack.com/api/\"", s.APIURL)
+		}
 	}
 }
 

@@ -81,41 +81,13 @@ func (o *chatOptions) run(cmd *cobra.Command) error {
 	if err != nil {
 		return err
 	}
-	var diag bot.Diagnoser
-	switch {
-	case o.kubeconfig != "":
-		if len(o.fromFiles) > 0 {
-			return usagef("use either --kubeconfig or --from-file")
-		}
-		dopts := &diagnoseOptions{kubeconfig: o.kubeconfig, context: o.context}
-		base, _, err := dopts.restConfig()
-		if err != nil {
-			return err
-		}
-		botKueue, err := kueueclient.NewForConfig(base)
-		if err != nil {
-			return err
-		}
-		kd := &bot.KubeDiagnoser{
-			Base:       base,
-			Namespaces: &rbac.NamespaceFinder{Bot: botKueue, Max: cfg.Kube.MaxNamespaces, Concurrency: cfg.Kube.DiscoveryConcurrency},
-			Timeout:    cfg.Kube.RequestTimeout,
-		}
-		if cfg.Kube.ClusterScopedReads == config.ClusterScopedBot {
-			kd.ClusterScoped = botKueue
-		}
-		diag = kd
-	default:
-		var dump *fetch.Dump
-		if len(o.fromFiles) > 0 {
-			dump, err = fetch.LoadFiles(o.fromFiles)
-		} else {
-			dump, err = fetch.LoadFS(examples.FS)
-		}
-		if err != nil {
-			return err
-		}
-		diag = &bot.DumpDiagnoser{Dump: dump}
+	if o.kubeconfig != "" && len(o.fromFiles) > 0 {
+		return usagef("use either --kubeconfig or --from-file")
+	}
+	live := o.kubeconfig != ""
+	diag, err := newDiagnoser(cfg, live, o.kubeconfig, o.context, o.fromFiles)
+	if err != nil {
+		return err
 	}
 	log := slog.New(slog.DiscardHandler)
 	if o.verbose {
@@ -159,4 +131,42 @@ func (d *directory) GetUserInfoContext(_ context.Context, user string, _ ...slac
 
 func (d *directory) GetUserGroupMembersContext(context.Context, string, ...slack.GetUserGroupMembersOption) ([]string, error) {
 	return nil, nil
+}
+
+// newDiagnoser builds the Diagnoser the bot answers with: live, reading the
+// cluster as each asking user through impersonation (the bot's own
+// credentials from kubeconfig, or in-cluster), or from dumps (the given
+// files, else the embedded examples).
+func newDiagnoser(cfg *config.Config, live bool, kubeconfig, kubeContext string, fromFiles []string) (bot.Diagnoser, error) {
+	if !live {
+		var dump *fetch.Dump
+		var err error
+		if len(fromFiles) > 0 {
+			dump, err = fetch.LoadFiles(fromFiles)
+		} else {
+			dump, err = fetch.LoadFS(examples.FS)
+		}
+		if err != nil {
+			return nil, err
+		}
+		return &bot.DumpDiagnoser{Dump: dump}, nil
+	}
+	dopts := &diagnoseOptions{kubeconfig: kubeconfig, context: kubeContext}
+	base, _, err := dopts.restConfig()
+	if err != nil {
+		return nil, err
+	}
+	botKueue, err := kueueclient.NewForConfig(base)
+	if err != nil {
+		return nil, err
+	}
+	kd := &bot.KubeDiagnoser{
+		Base:       base,
+		Namespaces: &rbac.NamespaceFinder{Bot: botKueue, Max: cfg.Kube.MaxNamespaces, Concurrency: cfg.Kube.DiscoveryConcurrency},
+		Timeout:    cfg.Kube.RequestTimeout,
+	}
+	if cfg.Kube.ClusterScopedReads == config.ClusterScopedBot {
+		kd.ClusterScoped = botKueue
+	}
+	return kd, nil
 }

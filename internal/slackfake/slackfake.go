@@ -19,6 +19,9 @@ import (
 	"github.com/slack-go/slack/socketmode"
 )
 
+// TeamID is the workspace the fake serves; events carry it.
+const TeamID = "T0000ACME1"
+
 // Post is one chat.post* call the fake received.
 type Post struct {
 	Method, Channel, ThreadTS, User string
@@ -64,7 +67,7 @@ func New(t testing.TB) *Server {
 		}
 	}
 	mux.HandleFunc("/api/auth.test", func(w http.ResponseWriter, _ *http.Request) {
-		reply(w, map[string]any{"ok": true, "user_id": "UBOT", "user": "kueuebot", "team_id": "T1", "bot_id": "B1"})
+		reply(w, map[string]any{"ok": true, "user_id": "UBOT", "user": "kueuebot", "team_id": TeamID, "bot_id": "B1"})
 	})
 	mux.HandleFunc("/api/apps.connections.open", func(w http.ResponseWriter, _ *http.Request) {
 		if f.InvalidAuth {
@@ -168,7 +171,7 @@ func EventsEnvelope(envelopeID, eventID string, retry int, event map[string]any)
 		"envelope_id": envelopeID, "type": "events_api", "accepts_response_payload": false,
 		"retry_attempt": retry, "retry_reason": map[bool]string{true: "timeout"}[retry > 0],
 		"payload": map[string]any{
-			"token": "x", "team_id": "T1", "api_app_id": "A1", "type": "event_callback",
+			"token": "x", "team_id": TeamID, "api_app_id": "A1", "type": "event_callback",
 			"event_id": eventID, "event_time": 1700000000, "event": event,
 		},
 	}
