@@ -133,6 +133,7 @@ func (a *analysis) quotaVerdict() bool {
 			break // borrowing may help; Kueue says it fits the maximum
 		}
 		a.sizeRemedies(false)
+		a.alternativeRemedies(fitLater)
 		return a.set(CodeExceedsMaxQuota, CauseNone, fmt.Sprintf("%s asks for more than ClusterQueue %s can ever hold.", a.jobRef(), cq.Name),
 			a.shortfallText(false)+" It will wait forever as it is: make it smaller or get more quota.")
 	case fitLater:
@@ -408,7 +409,60 @@ func (a *analysis) waitRemedies(cause Cause) {
 	}
 	if a.quota != nil {
 		a.sizeRemedies(true)
+		a.alternativeRemedies(fitNow)
 	}
+}
+
+// alternativeRemedies suggests the namespace's other LocalQueues whose
+// ClusterQueue could take the Workload: now (want fitNow), or at all (want
+// fitLater, for a request too big for its own queue). Cohort borrowing of
+// those queues is not counted, so the suggestion errs on the safe side.
+func (a *analysis) alternativeRemedies(want fitLevel) {
+	suggested := 0
+	for i := range a.s.AlternativeQueues {
+		alt := &a.s.AlternativeQueues[i]
+		cq := &alt.ClusterQueue
+		if suggested == 2 || (cq.Spec.StopPolicy != nil && *cq.Spec.StopPolicy != kueue.None) {
+			continue
+		}
+		if c := findCQActive(cq); c != nil && c.Status != metav1.ConditionTrue {
+			continue
+		}
+		if sel, known := a.namespaceSelected(cq); known && !sel {
+			continue
+		}
+		sub := *a.s
+		sub.ClusterQueue, sub.CohortClusterQueues, sub.Cohorts = cq, nil, nil
+		sub.ResourceFlavors = alt.ResourceFlavors
+		if alt.ResourceFlavors == nil {
+			sub.Gaps = append(append([]Gap(nil), a.s.Gaps...), Gap{Kind: "ResourceFlavor", Reason: GapForbidden})
+		}
+		o := evaluateQuota(&sub, a.wl)
+		if len(o.notCovered()) > 0 || o.level < want {
+			continue
+		}
+		suggested++
+		cmd := ""
+		if a.r.Target.Kind == "Job" {
+			cmd = fmt.Sprintf("kubectl label %s %s %s=%s --overwrite", a.jobRef(), a.nsFlag(), QueueNameLabel, alt.LocalQueue.Name)
+		}
+		if o.level == fitNow {
+			a.remedy("UseOtherQueue", WhoYou, cmd, "LocalQueue %s (ClusterQueue %s) has room for this job now: move the job there if your team may use it (the label can change while the job is suspended).",
+				alt.LocalQueue.Name, cq.Name)
+			continue
+		}
+		a.remedy("UseOtherQueue", WhoYou, cmd, "LocalQueue %s (ClusterQueue %s) is big enough for this job (it would wait for quota there): move the job there if your team may use it.",
+			alt.LocalQueue.Name, cq.Name)
+	}
+}
+
+func findCQActive(cq *kueue.ClusterQueue) *metav1.Condition {
+	for i := range cq.Status.Conditions {
+		if cq.Status.Conditions[i].Type == kueue.ClusterQueueActive {
+			return &cq.Status.Conditions[i]
+		}
+	}
+	return nil
 }
 
 func (a *analysis) flavorRemedies(cause Cause) {

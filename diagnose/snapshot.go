@@ -58,6 +58,10 @@ type Snapshot struct {
 	// the caller may list: used to suggest a queue-name fix and a queue
 	// with room. May be empty.
 	NamespaceLocalQueues []kueue.LocalQueue
+	// AlternativeQueues are the namespace's other LocalQueues with their
+	// ClusterQueues, read (when the caller may) for a Workload that does not
+	// fit, to suggest a queue with room.
+	AlternativeQueues []AlternativeQueue
 	// Namespace is the job's namespace object, when readable (its labels
 	// decide the ClusterQueue's namespaceSelector).
 	Namespace *corev1.Namespace
@@ -71,6 +75,15 @@ type Snapshot struct {
 	ClusterScopedByBot bool
 	// Gaps are the reads that failed (forbidden, not found, timed out).
 	Gaps []Gap
+}
+
+// AlternativeQueue is another LocalQueue of the job's namespace.
+type AlternativeQueue struct {
+	LocalQueue   kueue.LocalQueue
+	ClusterQueue kueue.ClusterQueue
+	// ResourceFlavors are its ClusterQueue's flavors; nil when not read
+	// (flavor eligibility is then unknown and assumed).
+	ResourceFlavors []kueue.ResourceFlavor
 }
 
 // Position is a Workload's 0-based place in its queues, as Kueue's

@@ -404,9 +404,77 @@ func (c *collector) queues(ctx context.Context, wl *kueue.Workload) error {
 		c.s.Position, c.s.QueueAhead = pos, ahead
 	}
 
+	if wl != nil && c.s.ClusterQueue != nil && isPending(wl) && (all || (c.s.ClusterQueue.Spec.CohortName == "" && quotaMessage(wl))) {
+		if err := c.alternatives(ctx, ns, lqName); err != nil {
+			return err
+		}
+	}
+
 	if c.s.Job != nil && (admitted || all) {
 		if err := c.podsAndEvents(ctx, wl); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// quotaMessage reports whether Kueue says the Workload does not fit its
+// quota: only then are other queues worth reading.
+func quotaMessage(wl *kueue.Workload) bool {
+	c := apimeta.FindStatusCondition(wl.Status.Conditions, kueue.WorkloadQuotaReserved)
+	return c != nil && c.Status == metav1.ConditionFalse && strings.Contains(c.Message, "insufficient")
+}
+
+// alternatives reads the namespace's other active LocalQueues and their
+// ClusterQueues as the caller, to suggest a queue with room. Live, it costs
+// at most two requests (the LocalQueue and ClusterQueue lists) and is only
+// made for a ClusterQueue without a cohort, which keeps a pending Job within
+// 8 requests. Failures are not gaps: this only adds a suggestion.
+func (c *collector) alternatives(ctx context.Context, ns, current string) error {
+	if c.s.ClusterScopedByBot {
+		return nil // the bot reads only the caller's own ClusterQueue
+	}
+	lqs := c.s.NamespaceLocalQueues
+	if lqs == nil {
+		var err error
+		if lqs, err = c.src.listLocalQueues(ctx, ns); err != nil {
+			if fatal(ctx, err) {
+				return err
+			}
+			return nil
+		}
+		c.s.NamespaceLocalQueues = lqs
+	}
+	var others []kueue.LocalQueue
+	for _, lq := range lqs {
+		if lq.Name != current && lq.Spec.ClusterQueue != "" && string(lq.Spec.ClusterQueue) != c.s.ClusterQueue.Name &&
+			(lq.Spec.StopPolicy == nil || *lq.Spec.StopPolicy == kueue.None) {
+			others = append(others, lq)
+		}
+	}
+	if len(others) == 0 {
+		return nil
+	}
+	cqs, err := c.src.listClusterQueues(ctx)
+	if err != nil {
+		if fatal(ctx, err) {
+			return err
+		}
+		return nil
+	}
+	for _, lq := range others {
+		for _, cq := range cqs {
+			if cq.Name != string(lq.Spec.ClusterQueue) {
+				continue
+			}
+			alt := diagnose.AlternativeQueue{LocalQueue: lq, ClusterQueue: cq}
+			if c.src.exhaustive() {
+				alt.ResourceFlavors, _ = c.src.getFlavors(ctx, flavorNames(&cq, nil))
+				if alt.ResourceFlavors == nil {
+					alt.ResourceFlavors = []kueue.ResourceFlavor{}
+				}
+			}
+			c.s.AlternativeQueues = append(c.s.AlternativeQueues, alt)
 		}
 	}
 	return nil

@@ -763,3 +763,26 @@ func TestFetchImpersonationRefused(t *testing.T) {
 		t.Fatalf("Fetch error = %v, want ErrImpersonation", err)
 	}
 }
+
+// TestFetchAlternativeQueues: a pending Workload that does not fit a
+// ClusterQueue without a cohort gets the namespace's other queues, still
+// within 8 requests.
+func TestFetchAlternativeQueues(t *testing.T) {
+	wlName := WorkloadName(jobName, jobUID, jobGVK)
+	noFit := metav1.Condition{Type: kueue.WorkloadQuotaReserved, Status: metav1.ConditionFalse, Reason: "Pending",
+		Message: "couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor f, 1 more needed"}
+	big := &kueue.LocalQueue{ObjectMeta: metav1.ObjectMeta{Name: "big", Namespace: testNS}, Spec: kueue.LocalQueueSpec{ClusterQueue: "big-cq"}}
+	bigCQ := testCQ("", "f")
+	bigCQ.Name = "big-cq"
+	e := newEnv([]runtime.Object{testJob()}, []runtime.Object{testWorkload(wlName, noFit), testLQ(), big, testCQ("", "f"), bigCQ, testRF("f")}, nil)
+	s, err := e.fetcher().Fetch(t.Context(), diagnose.Target{Kind: "Job", Namespace: testNS, Name: jobName})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.AlternativeQueues) != 1 || s.AlternativeQueues[0].LocalQueue.Name != "big" || s.AlternativeQueues[0].ClusterQueue.Name != "big-cq" {
+		t.Errorf("alternatives = %+v, want LocalQueue big -> big-cq", s.AlternativeQueues)
+	}
+	if reqs, _ := e.requests(); len(reqs) > 8 {
+		t.Errorf("%d requests, want at most 8: %v", len(reqs), reqs)
+	}
+}
