@@ -677,6 +677,10 @@ func (a *analysis) order() bool {
 	if p := a.s.Position; p != nil {
 		detail = fmt.Sprintf("It is number %d in LocalQueue %s and number %d in ClusterQueue %s (counting from 1).", p.InLocalQueue+1, a.r.Queue.LocalQueue, p.InClusterQueue+1, a.r.Queue.ClusterQueue)
 	}
+	if n := len(a.s.QueueAhead); n > 0 {
+		head := a.s.QueueAhead[0]
+		detail += fmt.Sprintf(" Ahead of it in its LocalQueue: %d workload(s), first %s/%s. If the ClusterQueue admits in StrictFIFO order, nothing behind the head is evaluated until the head is admitted.", n, head.Namespace, head.Name)
+	}
 	if a.quota != nil && a.quota.level == fitNow {
 		detail += " By my count its request fits the free quota now, so it should be admitted on Kueue's next pass."
 	}

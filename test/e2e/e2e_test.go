@@ -100,13 +100,19 @@ type report struct {
 // kubeconfig and returns the JSON report.
 func diagnoseAs(t *testing.T, sb, user, target, ns string) (report, string) {
 	t.Helper()
+	return diagnoseArgs(t, "diagnose", target, "-n", ns, "--kubeconfig", filepath.Join(sb, "kubeconfig-"+user), "-o", "json")
+}
+
+// diagnoseArgs runs the CLI with args and returns its JSON report.
+func diagnoseArgs(t *testing.T, args ...string) (report, string) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, kueuebot(t), "diagnose", target, "-n", ns, "--kubeconfig", filepath.Join(sb, "kubeconfig-"+user), "-o", "json")
+	cmd := exec.CommandContext(ctx, kueuebot(t), args...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
-		t.Fatalf("kueuebot diagnose %s -n %s as %s: %v\n%s", target, ns, user, err, stderr.String())
+		t.Fatalf("kueuebot %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
 	}
 	var r report
 	if err := json.Unmarshal(stdout.Bytes(), &r); err != nil {
@@ -327,5 +333,25 @@ func TestWithoutQuotaRead(t *testing.T) {
 	}
 	if !forbidden {
 		t.Errorf("the report should name the unreadable ClusterQueue as a gap:\n%s", raw)
+	}
+}
+
+// TestImpersonationFlags: a platform engineer with the admin kubeconfig
+// sees exactly what a user sees with --as (kubectl's impersonation flags).
+func TestImpersonationFlags(t *testing.T) {
+	sb := sandbox(t)
+	admin := filepath.Join(sb, "kubeconfig")
+	asAlice, raw := diagnoseArgs(t, "diagnose", "job/sample-job", "-n", "sc-sample-job", "--kubeconfig", admin, "--as", "alice", "-o", "json")
+	own, _ := diagnoseAs(t, sb, "alice", "job/sample-job", "sc-sample-job")
+	if asAlice.Verdict.Code != own.Verdict.Code || asAlice.Verdict.Cause != own.Verdict.Cause {
+		t.Errorf("--as alice gave %s/%s, alice's own kubeconfig %s/%s\n%s", asAlice.Verdict.Code, asAlice.Verdict.Cause, own.Verdict.Code, own.Verdict.Cause, raw)
+	}
+	asBob, raw := diagnoseArgs(t, "diagnose", "job/sample-job", "-n", "sc-sample-job", "--kubeconfig", admin, "--as", "bob", "-o", "json")
+	if asBob.Verdict.Code != "NotFound" {
+		t.Errorf("--as bob should not see alice's job:\n%s", raw)
+	}
+	full, _ := diagnoseArgs(t, "diagnose", "job/sample-job", "-n", "sc-sample-job", "--kubeconfig", admin, "-o", "json")
+	if len(full.Quota) == 0 {
+		t.Error("the admin should get the quota table")
 	}
 }

@@ -101,7 +101,17 @@ func readPid(state, name string) int {
 
 // stopAll ends every recorded component (SIGTERM, then SIGKILL after a grace period),
 // in reverse start order, and removes the PID files. Idempotent.
+// visibilityMarker, in the state folder, records that sandbox-up created
+// the host's empty /visibility mount point.
+const visibilityMarker = "visibility-mountpoint-created"
+
 func stopAll(state string) error {
+	defer func() {
+		if _, err := os.Stat(filepath.Join(state, visibilityMarker)); err == nil {
+			_ = os.Remove("/visibility") // only if still empty
+			_ = os.Remove(filepath.Join(state, visibilityMarker))
+		}
+	}()
 	var errs []error
 	for i := len(components) - 1; i >= 0; i-- {
 		name := components[i]

@@ -127,8 +127,14 @@ func up(opts options) (err error) {
 		if err := ca.serving(visibilityCerts, "kueue-visibility-server.kueue-system.svc"); err != nil {
 			return err
 		}
-		if err := os.MkdirAll("/visibility", 0o755); err != nil {
-			return fmt.Errorf("visibility needs an empty /visibility mount point: %w", err)
+		if _, err := os.Stat("/visibility"); os.IsNotExist(err) {
+			if err := os.Mkdir("/visibility", 0o755); err != nil {
+				return fmt.Errorf("visibility needs an empty /visibility mount point: %w", err)
+			}
+			// sandbox-down removes the mount point it created.
+			if err := os.WriteFile(filepath.Join(s, visibilityMarker), nil, 0o644); err != nil {
+				return err
+			}
 		}
 	}
 	tokens := map[string]string{"admin": randomToken(), "kube-controller-manager": randomToken(), "kube-scheduler": randomToken()}
