@@ -18,6 +18,13 @@ import (
 // not help.
 var ErrInvalidAuth = errors.New("slack: invalid_auth (check the app-level token)")
 
+// HandledEvents are the Events API events SocketMode acts on, as named in
+// the Slack app manifest (deploy/slack/manifest.yaml).
+var HandledEvents = []string{"app_mention", "message.im", "subteam_members_changed", "user_change"}
+
+// RequiredScopes are the bot token scopes the handlers need.
+var RequiredScopes = []string{"app_mentions:read", "chat:write", "commands", "im:history", "users:read", "users:read.email", "usergroups:read"}
+
 // Socket Mode defaults.
 const (
 	DefaultWorkers   = 4
