@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
@@ -62,7 +63,16 @@ func TestDeployManifests(t *testing.T) {
 			u.SetNamespace("default")
 			ri = dyn.Resource(m.Resource).Namespace("default")
 		}
-		if _, err := ri.Create(t.Context(), u, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}, FieldValidation: "Strict"}); err != nil {
+		// Server-side apply, dry run: validated whether or not the object
+		// exists (other tests may have created the same ClusterRoles).
+		body, err := u.MarshalJSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		force := true
+		if _, err := ri.Patch(t.Context(), u.GetName(), types.ApplyPatchType, body, metav1.PatchOptions{
+			DryRun: []string{metav1.DryRunAll}, FieldManager: "kueuebot-e2e", Force: &force, FieldValidation: "Strict",
+		}); err != nil {
 			t.Errorf("%s %s is not valid: %v", u.GetKind(), u.GetName(), err)
 		}
 		if u.GetKind() == "ConfigMap" {
