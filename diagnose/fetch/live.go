@@ -532,7 +532,9 @@ func (s *liveSource) pending(ctx context.Context, wl *kueue.Workload, _ string) 
 		if err != nil {
 			return nil, nil, err
 		}
-		items = queuedFromV1beta1(sum)
+		if items, err = queuedFromV1beta1(sum); err != nil {
+			return nil, nil, err
+		}
 	} else {
 		sum, err := do(ctx, s, func(ctx context.Context) (*visibility.PendingWorkloadsSummary, error) {
 			return s.f.Kueue.VisibilityV1beta2().LocalQueues(ns).GetPendingWorkloadsSummary(ctx, lq, metav1.GetOptions{})

@@ -34,21 +34,17 @@ func queuedFromV1beta2(sum *visibility.PendingWorkloadsSummary) []queued {
 	return out
 }
 
-func queuedFromV1beta1(sum *visibilityv1beta1.PendingWorkloadsSummary) []queued {
+// queuedFromV1beta1 reads the older visibility API's summary, whose JSON
+// form is the same as v1beta2's.
+func queuedFromV1beta1(sum *visibilityv1beta1.PendingWorkloadsSummary) ([]queued, error) {
 	if sum == nil {
-		return nil
+		return nil, nil
 	}
-	out := make([]queued, 0, len(sum.Items))
-	for _, it := range sum.Items {
-		out = append(out, queued{
-			QueuedWorkload: diagnose.QueuedWorkload{
-				Namespace: it.Namespace, Name: it.Name, LocalQueue: string(it.LocalQueueName),
-				Priority: it.Priority, PositionInClusterQueue: it.PositionInClusterQueue,
-			},
-			inLocalQueue: it.PositionInLocalQueue,
-		})
+	var v2 visibility.PendingWorkloadsSummary
+	if err := viaJSON(sum, &v2); err != nil {
+		return nil, err
 	}
-	return out
+	return queuedFromV1beta2(&v2), nil
 }
 
 // positionIn finds wl among the pending items of its LocalQueue and returns
