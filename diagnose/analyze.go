@@ -392,7 +392,7 @@ func (a *analysis) queues() bool {
 	lqName := a.r.Queue.LocalQueue
 	lq := a.s.LocalQueue
 	if lq == nil {
-		if hasGap(a.s, "LocalQueue", lqName) && !gapIs(a.s, "LocalQueue", GapNotFound) {
+		if hasGap(a.s, "LocalQueue", lqName) && !a.s.HasGap("LocalQueue", GapNotFound) {
 			return false // unknown: let Kueue's message decide
 		}
 		a.localQueueMissing(lqName)
@@ -408,7 +408,7 @@ func (a *analysis) queues() bool {
 	cqName := string(lq.Spec.ClusterQueue)
 	cq := a.s.ClusterQueue
 	if cq == nil {
-		if hasGap(a.s, "ClusterQueue", cqName) && !gapIs(a.s, "ClusterQueue", GapNotFound) {
+		if hasGap(a.s, "ClusterQueue", cqName) && !a.s.HasGap("ClusterQueue", GapNotFound) {
 			// The ClusterQueue is unreadable; the LocalQueue's status still
 			// tells whether it exists and is active.
 			if c := apimeta.FindStatusCondition(lq.Status.Conditions, kueue.LocalQueueActive); c != nil && c.Status == metav1.ConditionFalse {
@@ -704,15 +704,6 @@ func dropTargetGaps(gaps []Gap, t Target) []Gap {
 		out = append(out, g)
 	}
 	return out
-}
-
-func gapIs(s *Snapshot, kind string, reason GapReason) bool {
-	for _, g := range s.Gaps {
-		if g.Kind == kind && g.Reason == reason {
-			return true
-		}
-	}
-	return false
 }
 
 func sortGaps(g []Gap) {

@@ -116,6 +116,16 @@ type Gap struct {
 	Message string `json:"message,omitempty"`
 }
 
+// HasGap reports whether a read of kind failed for reason.
+func (s *Snapshot) HasGap(kind string, reason GapReason) bool {
+	for _, g := range s.Gaps {
+		if g.Kind == kind && g.Reason == reason {
+			return true
+		}
+	}
+	return false
+}
+
 // GapReason classifies a failed read.
 type GapReason string
 

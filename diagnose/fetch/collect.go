@@ -333,15 +333,6 @@ func isPending(wl *kueue.Workload) bool {
 		(wl.Spec.Active == nil || *wl.Spec.Active)
 }
 
-func hasGapReason(s *diagnose.Snapshot, kind string, reason diagnose.GapReason) bool {
-	for _, g := range s.Gaps {
-		if g.Kind == kind && g.Reason == reason {
-			return true
-		}
-	}
-	return false
-}
-
 func isTrue(conds []metav1.Condition, t string) bool {
 	return apimeta.IsStatusConditionTrue(conds, t)
 }
@@ -370,7 +361,7 @@ func (c *collector) queues(ctx context.Context, wl *kueue.Workload) error {
 	// The namespace's other LocalQueues are read only when they can fix
 	// the answer: no queue name, a missing queue, or a stopped one.
 	lqStopped := c.s.LocalQueue != nil && c.s.LocalQueue.Spec.StopPolicy != nil && *c.s.LocalQueue.Spec.StopPolicy != kueue.None
-	if all || (c.s.Job != nil && wl == nil && lqName == "") || (lqName != "" && c.s.LocalQueue == nil && hasGapReason(c.s, "LocalQueue", diagnose.GapNotFound)) || lqStopped {
+	if all || (c.s.Job != nil && wl == nil && lqName == "") || (lqName != "" && c.s.LocalQueue == nil && c.s.HasGap("LocalQueue", diagnose.GapNotFound)) || lqStopped {
 		lqs, err := c.src.listLocalQueues(ctx, ns)
 		if err != nil && fatal(ctx, err) {
 			return err
