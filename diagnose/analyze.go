@@ -7,6 +7,7 @@ import (
 
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 )
 
@@ -491,7 +492,7 @@ func (a *analysis) namespaceSelected(cq *kueue.ClusterQueue) (selected, known bo
 	if err != nil {
 		return false, false
 	}
-	return sel.Matches(labelSet(a.s.Namespace.Labels)), true
+	return sel.Matches(labels.Set(a.s.Namespace.Labels)), true
 }
 
 func (a *analysis) localQueueMissing(name string) {

@@ -2,11 +2,13 @@ package diagnose
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 )
 
@@ -15,7 +17,7 @@ import (
 // v0.17's plain reasons (Pending, Inadmissible, ...), which are parsed from
 // the message instead.
 func structuredClaim(wl *kueue.Workload) *Verdict {
-	c := findCond(wl, kueue.WorkloadQuotaReserved)
+	c := apimeta.FindStatusCondition(wl.Status.Conditions, kueue.WorkloadQuotaReserved)
 	if c != nil && c.Status == metav1.ConditionFalse {
 		v := func(code Code, cause Cause, headline string) *Verdict {
 			return &Verdict{Stage: StageOf(code), Code: code, Cause: cause, Headline: headline, Detail: c.Message}
@@ -55,7 +57,7 @@ func structuredClaim(wl *kueue.Workload) *Verdict {
 			return v(CodePendingEvaluation, CauseNotYetEvaluated, "The job is queued and waits for Kueue to evaluate it.")
 		}
 	}
-	if c := findCond(wl, kueue.WorkloadAdmitted); c != nil && c.Status == metav1.ConditionFalse && c.Reason == "UnsatisfiedAdmissionChecks" {
+	if c := apimeta.FindStatusCondition(wl.Status.Conditions, kueue.WorkloadAdmitted); c != nil && c.Status == metav1.ConditionFalse && c.Reason == "UnsatisfiedAdmissionChecks" {
 		return &Verdict{Stage: StageAdmission, Code: CodeWaitingForAdmissionChecks, Cause: CauseCheckPending, Headline: "The job waits for admission checks.", Detail: c.Message}
 	}
 	return nil
@@ -82,17 +84,6 @@ func misconfiguredCause(msg string) Cause {
 	}
 	return CauseClusterQueueInactive
 }
-
-func findCond(wl *kueue.Workload, t string) *metav1.Condition {
-	for i := range wl.Status.Conditions {
-		if wl.Status.Conditions[i].Type == t {
-			return &wl.Status.Conditions[i]
-		}
-	}
-	return nil
-}
-
-func labelSet(m map[string]string) labels.Set { return labels.Set(m) }
 
 // quota decides the verdict from the quota evaluation, or from Kueue's
 // message when the ClusterQueue could not be read.
@@ -425,7 +416,7 @@ func (a *analysis) alternativeRemedies(want fitLevel) {
 		if suggested == 2 || (cq.Spec.StopPolicy != nil && *cq.Spec.StopPolicy != kueue.None) {
 			continue
 		}
-		if c := findCQActive(cq); c != nil && c.Status != metav1.ConditionTrue {
+		if c := apimeta.FindStatusCondition(cq.Status.Conditions, kueue.ClusterQueueActive); c != nil && c.Status != metav1.ConditionTrue {
 			continue
 		}
 		if sel, known := a.namespaceSelected(cq); known && !sel {
@@ -454,15 +445,6 @@ func (a *analysis) alternativeRemedies(want fitLevel) {
 		a.remedy("UseOtherQueue", WhoYou, cmd, "LocalQueue %s (ClusterQueue %s) is big enough for this job (it would wait for quota there): move the job there if your team may use it.",
 			alt.LocalQueue.Name, cq.Name)
 	}
-}
-
-func findCQActive(cq *kueue.ClusterQueue) *metav1.Condition {
-	for i := range cq.Status.Conditions {
-		if cq.Status.Conditions[i].Type == kueue.ClusterQueueActive {
-			return &cq.Status.Conditions[i]
-		}
-	}
-	return nil
 }
 
 func (a *analysis) flavorRemedies(cause Cause) {
@@ -535,14 +517,5 @@ func resNames(rs []corev1.ResourceName) string {
 }
 
 func sortedRes(m map[corev1.ResourceName]int64) []corev1.ResourceName {
-	out := make([]corev1.ResourceName, 0, len(m))
-	for r := range m {
-		out = append(out, r)
-	}
-	for i := 1; i < len(out); i++ {
-		for j := i; j > 0 && out[j] < out[j-1]; j-- {
-			out[j], out[j-1] = out[j-1], out[j]
-		}
-	}
-	return out
+	return slices.Sorted(maps.Keys(m))
 }
