@@ -42,16 +42,16 @@ func workloadRequests(wl *kueue.Workload) []podSetRequest {
 		ps := &wl.Spec.PodSets[i]
 		count := max(0, ps.Count-reclaim[ps.Name])
 		req := podSetRequest{name: string(ps.Name), count: count, spec: ps, perPod: podRequests(&ps.Template.Spec)}
+		assignment, requested := findAssignment(wl, ps.Name), findResourceRequest(wl, ps.Name)
 		switch {
-		case wl.Status.Admission != nil && findAssignment(wl, ps.Name) != nil:
-			a := findAssignment(wl, ps.Name)
-			if a.Count != nil {
-				req.count = *a.Count
+		case assignment != nil:
+			if assignment.Count != nil {
+				req.count = *assignment.Count
 			}
-			req.total = toValues(a.ResourceUsage)
+			req.total = toValues(assignment.ResourceUsage)
 			req.source = "status.admission"
-		case findResourceRequest(wl, ps.Name) != nil:
-			req.total = toValues(findResourceRequest(wl, ps.Name).Resources)
+		case requested != nil:
+			req.total = toValues(requested.Resources)
 			req.source = "status.resourceRequests"
 		default:
 			req.total = map[corev1.ResourceName]int64{}
