@@ -49,7 +49,10 @@ func (a *analysis) age(t time.Time) string {
 	return duration.HumanDuration(a.s.Now.Sub(t))
 }
 
-func eventTime(e *corev1.Event) time.Time {
+// EventTime is when an event was last seen: lastTimestamp (core/v1
+// events), else the series' last observation, else eventTime
+// (events.k8s.io), else its creation.
+func EventTime(e *corev1.Event) time.Time {
 	switch {
 	case !e.LastTimestamp.IsZero():
 		return e.LastTimestamp.Time
@@ -68,7 +71,7 @@ func eventFirst(e *corev1.Event) time.Time {
 	case !e.EventTime.IsZero():
 		return e.EventTime.Time
 	}
-	return eventTime(e)
+	return EventTime(e)
 }
 
 // foldEvents groups repeated events (same object, type, reason, message)
@@ -86,7 +89,7 @@ func foldEvents(events []corev1.Event, now time.Time) []Evidence {
 		k := key{e.InvolvedObject.Kind + "/" + e.InvolvedObject.Name, e.Type, e.Reason, e.Message}
 		g, ok := groups[k]
 		if !ok {
-			g = &agg{first: eventFirst(e), last: eventTime(e)}
+			g = &agg{first: eventFirst(e), last: EventTime(e)}
 			groups[k] = g
 			keys = append(keys, k)
 		}
@@ -98,7 +101,7 @@ func foldEvents(events []corev1.Event, now time.Time) []Evidence {
 		if t := eventFirst(e); t.Before(g.first) {
 			g.first = t
 		}
-		if t := eventTime(e); t.After(g.last) {
+		if t := EventTime(e); t.After(g.last) {
 			g.last = t
 		}
 	}

@@ -2,8 +2,11 @@ package diagnose
 
 import (
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 func TestParseQuotaMessage(t *testing.T) {
@@ -96,6 +99,28 @@ func TestClassifyScheduling(t *testing.T) {
 	for msg, want := range tests {
 		if got := classifyScheduling(msg); got != want {
 			t.Errorf("classifyScheduling(%q) = %s, want %s", msg, got, want)
+		}
+	}
+}
+
+// TestEventTime: a repeated events.k8s.io event was last seen at its
+// series' last observation, not at its first eventTime; fetch sorts and
+// the evidence folds by the same instant.
+func TestEventTime(t *testing.T) {
+	first := time.Date(2026, 11, 29, 9, 0, 0, 0, time.UTC)
+	last := first.Add(10 * time.Minute)
+	tests := map[string]struct {
+		e    corev1.Event
+		want time.Time
+	}{
+		"core lastTimestamp": {corev1.Event{LastTimestamp: metav1.NewTime(last), EventTime: metav1.NewMicroTime(first)}, last},
+		"series":             {corev1.Event{EventTime: metav1.NewMicroTime(first), Series: &corev1.EventSeries{Count: 3, LastObservedTime: metav1.NewMicroTime(last)}}, last},
+		"single eventTime":   {corev1.Event{EventTime: metav1.NewMicroTime(first)}, first},
+		"creation only":      {corev1.Event{ObjectMeta: metav1.ObjectMeta{CreationTimestamp: metav1.NewTime(first)}}, first},
+	}
+	for name, tt := range tests {
+		if got := EventTime(&tt.e); !got.Equal(tt.want) {
+			t.Errorf("%s: EventTime = %s, want %s", name, got, tt.want)
 		}
 	}
 }

@@ -235,7 +235,7 @@ func (a *analysis) eventWith(reason string) string {
 		if e.Reason != reason {
 			continue
 		}
-		if best == nil || eventTime(e).After(eventTime(best)) {
+		if best == nil || EventTime(e).After(EventTime(best)) {
 			best = e
 		}
 	}

@@ -742,23 +742,10 @@ func (c *collector) podsAndEvents(ctx context.Context, wl *kueue.Workload) error
 	return nil
 }
 
-// eventTime is when an event was last seen.
-func eventTime(e *corev1.Event) time.Time {
-	switch {
-	case !e.LastTimestamp.IsZero():
-		return e.LastTimestamp.Time
-	case !e.EventTime.IsZero():
-		return e.EventTime.Time
-	case e.Series != nil && !e.Series.LastObservedTime.IsZero():
-		return e.Series.LastObservedTime.Time
-	}
-	return e.CreationTimestamp.Time
-}
-
 // sortEvents orders events oldest first, ties by name.
 func sortEvents(evs []corev1.Event) {
 	slices.SortStableFunc(evs, func(a, b corev1.Event) int {
-		if c := eventTime(&a).Compare(eventTime(&b)); c != 0 {
+		if c := diagnose.EventTime(&a).Compare(diagnose.EventTime(&b)); c != 0 {
 			return c
 		}
 		return cmp.Compare(a.Name, b.Name)
