@@ -1,18 +1,15 @@
 package main
 
 import (
-	"flag"
-	"os"
 	"testing"
 
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kueuebot/kueuebot/config"
+	"github.com/kueuebot/kueuebot/internal/golden"
 	"github.com/kueuebot/kueuebot/rbac"
 )
-
-var update = flag.Bool("update", false, "rewrite deploy/sandbox/demo-rbac.yaml")
 
 const demoRBAC = "../../deploy/sandbox/demo-rbac.yaml"
 
@@ -36,16 +33,5 @@ func TestDemoRBAC(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if *update {
-		if err := os.WriteFile(demoRBAC, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(demoRBAC)
-	if err != nil {
-		t.Fatalf("%v (run go test ./cmd/kueuebot -run TestDemoRBAC -update)", err)
-	}
-	if string(want) != string(got) {
-		t.Errorf("%s is out of date: run go test ./cmd/kueuebot -run TestDemoRBAC -update", demoRBAC)
-	}
+	golden.Check(t, demoRBAC, got)
 }
