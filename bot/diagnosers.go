@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -135,11 +136,7 @@ func (d *DumpDiagnoser) Diagnose(ctx context.Context, id rbac.Identity, req Requ
 	}
 	namespaces := id.Namespaces
 	if req.Namespace != "" {
-		allowed := false
-		for _, ns := range id.Namespaces {
-			allowed = allowed || ns == req.Namespace
-		}
-		if !allowed {
+		if !slices.Contains(id.Namespaces, req.Namespace) {
 			// As RBAC would: a namespace the user may not read looks empty.
 			t := req.Target()
 			return diagnose.Analyze(&diagnose.Snapshot{Now: now(), Target: t}), nil
