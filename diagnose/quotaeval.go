@@ -30,7 +30,6 @@ type flavorFit struct {
 	maxNow, maxEver int64
 	// short is, per resource, how much is missing now / ever.
 	shortNow, shortEver map[corev1.ResourceName]int64
-	groupIdx, flavorIdx int
 }
 
 // podSetFit is the evaluation of one pod set.
@@ -131,7 +130,7 @@ func evaluateQuota(s *Snapshot, wl *kueue.Workload) *quotaOutcome {
 				}
 			}
 			gf := groupFit{idx: gi, chosen: -1}
-			for fi, f := range g.Flavors {
+			for _, f := range g.Flavors {
 				name := string(f.Name)
 				rf := rfs[name]
 				var inel *ineligibility
@@ -142,7 +141,7 @@ func evaluateQuota(s *Snapshot, wl *kueue.Workload) *quotaOutcome {
 					inel = flavorEligibility(req.spec, rf, keys)
 				}
 				ff := flavorFit{flavor: name, inel: inel, level: fitNow, maxNow: -1, maxEver: -1,
-					shortNow: map[corev1.ResourceName]int64{}, shortEver: map[corev1.ResourceName]int64{}, groupIdx: gi, flavorIdx: fi}
+					shortNow: map[corev1.ResourceName]int64{}, shortEver: map[corev1.ResourceName]int64{}}
 				if inel != nil {
 					ff.level = fitIneligible
 				}

@@ -15,9 +15,10 @@ type podSetRequest struct {
 	total map[corev1.ResourceName]int64
 	// perPod is the request of one pod; used to compute how many pods fit.
 	perPod map[corev1.ResourceName]int64
-	// source says where the numbers come from, for the report.
-	source string
-	spec   *kueue.PodSet
+	// fromKueue is true when the totals are Kueue's own (status.admission
+	// or status.resourceRequests) rather than computed from the template.
+	fromKueue bool
+	spec      *kueue.PodSet
 }
 
 func (p podSetRequest) resources() []corev1.ResourceName {
@@ -49,20 +50,19 @@ func workloadRequests(wl *kueue.Workload) []podSetRequest {
 				req.count = *assignment.Count
 			}
 			req.total = toValues(assignment.ResourceUsage)
-			req.source = "status.admission"
+			req.fromKueue = true
 		case requested != nil:
 			req.total = toValues(requested.Resources)
-			req.source = "status.resourceRequests"
+			req.fromKueue = true
 		default:
 			req.total = map[corev1.ResourceName]int64{}
 			for r, v := range req.perPod {
 				req.total[r] = v * int64(count)
 			}
-			req.source = "pod template"
 		}
 		// Per-pod figures from Kueue's totals are more exact than the
 		// template (LimitRange defaults, overhead) when they divide evenly.
-		if req.count > 0 && req.source != "pod template" {
+		if req.count > 0 && req.fromKueue {
 			for r, v := range req.total {
 				if r == corev1.ResourcePods {
 					continue
