@@ -43,7 +43,6 @@ type podSetFit struct {
 }
 
 type groupFit struct {
-	idx     int
 	flavors []flavorFit
 	chosen  int
 }
@@ -129,7 +128,7 @@ func evaluateQuota(s *Snapshot, wl *kueue.Workload) *quotaOutcome {
 					}
 				}
 			}
-			gf := groupFit{idx: gi, chosen: -1}
+			gf := groupFit{chosen: -1}
 			for _, f := range g.Flavors {
 				name := string(f.Name)
 				rf := rfs[name]
