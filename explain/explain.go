@@ -183,3 +183,19 @@ func clock(now func() time.Time) time.Time {
 
 // errNoReader is returned by an Explainer without a Reader.
 var errNoReader = errors.New("explain: Explainer has no Reader")
+
+// JobsQuery asks for the caller's jobs that are not running.
+type JobsQuery struct {
+	// Namespace restricts the list to one namespace; empty means the
+	// caller's namespaces.
+	Namespace string
+}
+
+// JobsResult lists the caller's jobs that are not running.
+type JobsResult struct {
+	// Jobs are the reports of the caller's jobs that are not running
+	// (pending, blocked, admitted without progress), newest first.
+	Jobs []diagnose.Report
+	// Namespaces are where the jobs were listed.
+	Namespaces rbac.Namespaces
+}
