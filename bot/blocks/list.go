@@ -48,7 +48,7 @@ func (o ListOptions) maxLines() int {
 func JobList(jobs []diagnose.Report, opts ListOptions) Message {
 	if len(jobs) == 0 {
 		return Message{
-			Text:   "None of your jobs is waiting.",
+			Text: "None of your jobs is waiting.",
 			Blocks: Fit([]slack.Block{
 				slack.NewHeaderBlock(plain("None of your jobs is waiting")),
 				slack.NewSectionBlock(mrkdwn("Every job I can see for you "+whereText(opts)+" is running or finished. Ask about one with `why is train-7 waiting?`."), nil, nil),
