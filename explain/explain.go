@@ -21,6 +21,10 @@ type Question struct {
 	// Namespace is the namespace the user named; empty means the caller's
 	// namespaces (configured, else discovered).
 	Namespace string
+	// Candidates, when set, are every word of the question that could be
+	// the job's name, best guess first (Candidates[0] == Name): the ones
+	// that exist among the caller's jobs win. Nil when the name is certain.
+	Candidates []string
 }
 
 // Target returns the diagnose.Target of q in namespace ns.
