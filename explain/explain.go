@@ -50,6 +50,9 @@ func (q Question) String() string {
 
 // Result is the answer to a Question.
 type Result struct {
+	// Question is the question answered: the asked one, with Name settled
+	// among its Candidates.
+	Question Question
 	// Report is the diagnosis.
 	Report diagnose.Report
 	// Namespaces are where the job was looked for, and how they were
@@ -130,6 +133,8 @@ func (e *Explainer) Explain(ctx context.Context, id rbac.Identity, q Question) (
 	if len(nss.Names) == 0 {
 		return res, &Error{Message: "I don't know which namespace to look in, and you can't list workloads in any namespace I know of. Ask again with `-n NAMESPACE`, or ask your platform team for access."}
 	}
+	q = e.resolveCandidates(ctx, id, q, nss.Names)
+	res.Question = q
 	var found []*diagnose.Snapshot
 	var first *diagnose.Snapshot
 	for _, ns := range nss.Names {
