@@ -37,8 +37,11 @@ func StripSlackMarkup(s string) string {
 		return " " + inner + " "
 	})
 	s = strings.ReplaceAll(s, "`", " ")
-	return strings.NewReplacer("&lt;", "<", "&gt;", ">", "&amp;", "&").Replace(s)
+	return entityDecoder.Replace(s)
 }
+
+// entityDecoder decodes the three entities Slack encodes.
+var entityDecoder = strings.NewReplacer("&lt;", "<", "&gt;", ">", "&amp;", "&")
 
 // token is one word of a question.
 type token struct {
