@@ -107,6 +107,9 @@ func (d *KubeDiagnoser) Diagnose(ctx context.Context, id rbac.Identity, req Requ
 	}
 	nss, err := d.Namespaces.Find(ctx, req.Namespace, id, clients.Kube)
 	if err != nil {
+		if re := fetch.AsReadError(fetch.KindNamespaces, "", "", err); re != nil && ctx.Err() == nil {
+			return diagnose.Report{}, re // a sick API server, said plainly
+		}
 		return diagnose.Report{}, err
 	}
 	noteNamespaces(ctx, nss.Names, nss.Source)

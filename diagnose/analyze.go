@@ -81,6 +81,7 @@ func Analyze(s *Snapshot) Report {
 		}
 	}
 	r.Verdict.Stage = StageOf(r.Verdict.Code)
+	a.partialRead()
 	a.evidence()
 	sortGaps(r.Gaps)
 	return r
@@ -127,6 +128,23 @@ func (a *analysis) fillTarget() {
 		a.r.Queue.PositionInLocalQueue = &lq
 		a.r.Queue.PositionInClusterQueue = &cq
 	}
+}
+
+// partialRead says when the cluster failed reads the answer would have
+// used: the verdict then rests on what could be read, and the analyzers
+// have treated what is missing as unknown, never as absent. (Kueue's
+// visibility API is optional and has its own gap text.)
+func (a *analysis) partialRead() {
+	var failed []string
+	for _, g := range a.r.Gaps {
+		if (g.Reason == GapUnavailable || g.Reason == GapTimeout) && g.Kind != "PendingWorkloads" {
+			failed = append(failed, strings.TrimSpace(g.Kind+" "+g.Name))
+		}
+	}
+	if len(failed) == 0 {
+		return
+	}
+	a.finding("PartialRead", SeverityWarning, "The cluster did not answer every read (%s). This answer rests only on what I could read; nothing missing was taken as absent. Ask again in a minute for the full picture.", strings.Join(failed, ", "))
 }
 
 func (a *analysis) set(code Code, cause Cause, headline, detail string) bool {

@@ -166,7 +166,9 @@ func buildQuotaTree(s *Snapshot, self map[fr]int64) *quotaTree {
 	if cohortName == "" {
 		return t
 	}
-	if len(s.CohortClusterQueues) == 0 && hasGap(s, "ClusterQueue", "") {
+	// Without the other members, or without the Cohort objects (their own
+	// quota and limits), what may be borrowed is unknown, not zero.
+	if (len(s.CohortClusterQueues) == 0 && hasGap(s, "ClusterQueue", "")) || hasGap(s, "Cohort", "") {
 		t.partial = true
 	}
 	cohorts := map[string]*qnode{}
