@@ -78,12 +78,12 @@ func pendingCluster() map[string]runtime.Object {
 	wl.Spec.PodSets = faultPodSets()
 	return map[string]runtime.Object{
 		"/apis/batch/v1/namespaces/" + testNS + "/jobs/" + jobName: typed(testJob(), "batch/v1", "Job"),
-		kueuePath:                                typed(kueueV1beta2Resources.DeepCopy(), "v1", "APIResourceList"),
-		kueueNS + "/workloads/" + wlName:         typed(wl, "kueue.x-k8s.io/v1beta2", "Workload"),
-		kueueNS + "/localqueues/lq":              typed(testLQ(), "kueue.x-k8s.io/v1beta2", "LocalQueue"),
-		kueueNS + "/localqueues":                 typed(&kueue.LocalQueueList{Items: []kueue.LocalQueue{*testLQ()}}, "kueue.x-k8s.io/v1beta2", "LocalQueueList"),
-		kueuePath + "/clusterqueues/cq":          faultCQ(),
-		kueuePath + "/resourceflavors/f":         typed(testRF("f"), "kueue.x-k8s.io/v1beta2", "ResourceFlavor"),
+		kueuePath:                        typed(kueueV1beta2Resources.DeepCopy(), "v1", "APIResourceList"),
+		kueueNS + "/workloads/" + wlName: typed(wl, "kueue.x-k8s.io/v1beta2", "Workload"),
+		kueueNS + "/localqueues/lq":      typed(testLQ(), "kueue.x-k8s.io/v1beta2", "LocalQueue"),
+		kueueNS + "/localqueues":         typed(&kueue.LocalQueueList{Items: []kueue.LocalQueue{*testLQ()}}, "kueue.x-k8s.io/v1beta2", "LocalQueueList"),
+		kueuePath + "/clusterqueues/cq":  faultCQ(),
+		kueuePath + "/resourceflavors/f": typed(testRF("f"), "kueue.x-k8s.io/v1beta2", "ResourceFlavor"),
 		"/apis/visibility.kueue.x-k8s.io/v1beta2/namespaces/" + testNS + "/localqueues/lq/pendingworkloads": typed(
 			&visibility.PendingWorkloadsSummary{Items: []visibility.PendingWorkload{pw(wlName, 0, 0, 0)}}, "visibility.kueue.x-k8s.io/v1beta2", "PendingWorkloadsSummary"),
 	}
