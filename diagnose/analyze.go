@@ -211,10 +211,14 @@ func (a *analysis) resolve() bool {
 		a.set(CodeNotManagedByKueue, CauseNoQueueName,
 			fmt.Sprintf("%s is not managed by Kueue: it has no %s label.", a.jobRef(), QueueNameLabel),
 			"Kueue only queues jobs that name a LocalQueue. Without the label the job runs (or waits) as plain Kubernetes decides, outside any quota.")
-		if len(a.s.NamespaceLocalQueues) > 0 {
+		if len(a.s.NamespaceLocalQueues) > 0 && a.job.suspendedForKueue() {
 			lq := a.s.NamespaceLocalQueues[0].Name
 			a.remedy("AddQueueName", WhoYou, fmt.Sprintf("kubectl label %s %s %s=%s", a.jobRef(), a.nsFlag(), QueueNameLabel, lq),
 				"Add the queue-name label (LocalQueues in %s: %s). Kueue only picks up jobs labelled at creation, so recreate the job with the label if relabelling has no effect.", a.ns, lqNames(a.s.NamespaceLocalQueues))
+		} else if len(a.s.NamespaceLocalQueues) > 0 {
+			// Kueue refuses a new queue name on a job that is not suspended.
+			a.remedy("AddQueueName", WhoYou, "",
+				"Recreate the job with the label %s=<LocalQueue> (LocalQueues in %s: %s); Kueue does not accept the label on a job that already runs.", QueueNameLabel, a.ns, lqNames(a.s.NamespaceLocalQueues))
 		} else {
 			a.remedy("AddQueueName", WhoYou, "",
 				"Recreate the job with the label %s=<your LocalQueue> (ask your platform team which LocalQueue %s uses).", QueueNameLabel, a.ns)
@@ -517,8 +521,8 @@ func (a *analysis) localQueueMissing(name string) {
 	detail := fmt.Sprintf("The job's %s label says %q, but there is no LocalQueue of that name in namespace %s.", QueueNameLabel, name, a.ns)
 	if best := closest(name, a.s.NamespaceLocalQueues); best != "" {
 		detail += fmt.Sprintf(" Did you mean %q?", best)
-		a.remedy("FixQueueName", WhoYou, fmt.Sprintf("kubectl label %s %s %s=%s --overwrite", a.jobRef(), a.nsFlag(), QueueNameLabel, best),
-			"Point the job at LocalQueue %s (allowed while the job is suspended, which it is until admitted).", best)
+		a.remedy("FixQueueName", WhoYou, a.relabelCommand(best),
+			"Point the job at LocalQueue %s (Kueue allows it while the job is suspended, which it is until admitted).", best)
 	} else if len(a.s.NamespaceLocalQueues) > 0 {
 		a.remedy("FixQueueName", WhoYou, "", "Relabel the job with one of the LocalQueues in %s: %s.", a.ns, lqNames(a.s.NamespaceLocalQueues))
 	} else {

@@ -88,3 +88,46 @@ func (j jobView) finished() (Cause, string) {
 	}
 	return "", ""
 }
+
+// Annotations of a batch Job that constrain its size
+// (pkg/controller/jobs/job in Kueue).
+const (
+	// JobMinParallelismAnnotation enables partial admission: Kueue may
+	// admit the Job with as few pods as this.
+	JobMinParallelismAnnotation = "kueue.x-k8s.io/job-min-parallelism"
+	// JobCompletionsEqualParallelismAnnotation keeps completions equal to
+	// parallelism (Indexed Jobs).
+	JobCompletionsEqualParallelismAnnotation = "kueue.x-k8s.io/job-completions-equal-parallelism"
+	// StoppingAnnotation marks a Job Kueue is stopping: it is not
+	// suspended yet in Kueue's eyes.
+	StoppingAnnotation = "kueue.x-k8s.io/stopping"
+)
+
+// suspendedForKueue is Kueue's IsSuspended: spec.suspend and not being
+// stopped. Only then may the queue name, the parallelism of a Job with
+// partial admission and (never started) the pod template's scheduling
+// directives change.
+func (j jobView) suspendedForKueue() bool {
+	susp, ok := j.suspended()
+	return ok && susp && j.u.GetAnnotations()[StoppingAnnotation] != "true"
+}
+
+// started reports status.startTime of a batch Job: Kubernetes lets a
+// suspended Job's tolerations, node selector and affinity change only if
+// it never started.
+func (j jobView) started() bool {
+	if j.u == nil {
+		return false
+	}
+	_, found, _ := unstructured.NestedFieldNoCopy(j.u.Object, "status", "startTime")
+	return found
+}
+
+// tolerations returns how many tolerations the Job's pod template has.
+func (j jobView) tolerations() int {
+	if j.u == nil {
+		return 0
+	}
+	tols, _, _ := unstructured.NestedSlice(j.u.Object, "spec", "template", "spec", "tolerations")
+	return len(tols)
+}

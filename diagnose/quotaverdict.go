@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -328,8 +329,7 @@ func (a *analysis) sizeRemedies(now bool) {
 				newNominal := a.quota.tree.cq.nominal[k] + f.shortEver[r]
 				cmd := ""
 				if gi >= 0 {
-					cmd = fmt.Sprintf("kubectl patch clusterqueue %s --type=json -p '[{\"op\":\"replace\",\"path\":\"/spec/resourceGroups/%d/flavors/%d/resources/%d/nominalQuota\",\"value\":\"%s\"}]'",
-						cq.Name, gi, fi, ri, fmtQ(r, newNominal))
+					cmd = raiseQuotaCommand(cq.Name, gi, fi, ri, f.flavor, r, exactQ(r, newNominal))
 				}
 				a.remedy("RaiseQuota", WhoPlatform, cmd, "Or ask the platform team to raise the nominal quota of %s in flavor %s of ClusterQueue %s by %s (from %s to %s).",
 					r, f.flavor, cq.Name, fmtQ(r, f.shortEver[r]), fmtQ(r, a.quota.tree.cq.nominal[k]), fmtQ(r, newNominal))
@@ -350,13 +350,46 @@ func (a *analysis) shrinkRemedy(p podSetFit, fits int64, now bool) {
 		a.remedy("ShrinkPods", WhoYou, "", "Even one pod of pod set %s does not fit %s: reduce the per-pod requests (%s).", p.req.name, when, perPodText(p.req))
 		return
 	}
-	par, isJob := a.job.parallelism()
-	if isJob && len(a.quota.podSets) == 1 && par == int64(p.req.count) {
-		a.remedy("Shrink", WhoYou, fmt.Sprintf("kubectl patch %s %s --type=merge -p '{\"spec\":{\"parallelism\":%d}}'", a.jobRef(), a.nsFlag(), fits),
-			"Run it smaller: parallelism %d fits %s, %d does not. (Kueue re-queues a suspended job with the new size.)", fits, when, p.req.count)
+	if minCount := p.req.spec.MinCount; minCount != nil && int64(*minCount) <= fits {
+		// Partial admission: Kueue itself admits it with fewer pods, down
+		// to minCount, once that many fit.
+		a.remedy("Shrink", WhoYou, "", "Nothing to change: with partial admission Kueue admits pod set %s with as few as %d pods once they fit; %d fit %s.", p.req.name, *minCount, fits, when)
+		return
+	}
+	if cmd, ok := a.shrinkCommand(p, fits); ok {
+		a.remedy("Shrink", WhoYou, cmd, "Run it smaller: parallelism %d fits %s, %d does not. (Kueue re-queues a suspended job with the new size.)", fits, when, p.req.count)
 		return
 	}
 	a.remedy("Shrink", WhoYou, "", "Run it smaller: %d pods of pod set %s fit %s, %d do not.", fits, p.req.name, when, p.req.count)
+}
+
+// shrinkCommand is the patch that sets a suspended batch Job's parallelism
+// to n as Kueue's and Kubernetes' validation accept it: a partial-admission
+// minimum (job-min-parallelism must stay below the pod count, and Kueue
+// fails a Workload whose minCount exceeds its count) is removed in the same
+// patch, and completions follow parallelism when Kueue keeps them equal.
+// ok is false when no patch is safe: another kind, several pod sets, a job
+// Kueue does not consider suspended, or a size that does not come from
+// parallelism alone.
+func (a *analysis) shrinkCommand(p podSetFit, n int64) (string, bool) {
+	par, isJob := a.job.parallelism()
+	if !isJob || len(a.quota.podSets) != 1 || par != int64(p.req.count) || !a.job.suspendedForKueue() {
+		return "", false
+	}
+	ann := a.job.u.GetAnnotations()
+	spec := fmt.Sprintf(`"parallelism":%d`, n)
+	if v, ok := ann[JobCompletionsEqualParallelismAnnotation]; ok {
+		if on, err := strconv.ParseBool(v); err != nil {
+			return "", false
+		} else if on {
+			spec += fmt.Sprintf(`,"completions":%d`, n)
+		}
+	}
+	meta := ""
+	if _, ok := ann[JobMinParallelismAnnotation]; ok {
+		meta = fmt.Sprintf(`"metadata":{"annotations":{%q:null}},`, JobMinParallelismAnnotation)
+	}
+	return fmt.Sprintf("kubectl patch %s %s --type=merge -p '{%s\"spec\":{%s}}'", a.jobRef(), a.nsFlag(), meta, spec), true
 }
 
 func (a *analysis) waitRemedies(cause Cause) {
@@ -433,10 +466,7 @@ func (a *analysis) alternativeRemedies(want fitLevel) {
 			continue
 		}
 		suggested++
-		cmd := ""
-		if a.r.Target.Kind == "Job" {
-			cmd = fmt.Sprintf("kubectl label %s %s %s=%s --overwrite", a.jobRef(), a.nsFlag(), QueueNameLabel, alt.LocalQueue.Name)
-		}
+		cmd := a.relabelCommand(alt.LocalQueue.Name)
 		if o.level == fitNow {
 			a.remedy("UseOtherQueue", WhoYou, cmd, "LocalQueue %s (ClusterQueue %s) has room for this job now: move the job there if your team may use it (the label can change while the job is suspended).",
 				alt.LocalQueue.Name, cq.Name)
@@ -450,26 +480,63 @@ func (a *analysis) alternativeRemedies(want fitLevel) {
 func (a *analysis) flavorRemedies(cause Cause) {
 	switch cause {
 	case CauseUntoleratedTaint:
-		var tol []string
-		if a.quota != nil {
-			for _, rf := range a.s.ResourceFlavors {
-				for _, t := range rf.Spec.NodeTaints {
-					if t.Effect == corev1.TaintEffectNoSchedule || t.Effect == corev1.TaintEffectNoExecute {
-						tol = append(tol, tolerationYAML(t))
-					}
-				}
-			}
-		}
-		cmd := ""
-		if len(tol) > 0 && a.r.Target.Kind == "Job" {
-			cmd = fmt.Sprintf("kubectl patch %s %s --type=strategic -p '{\"spec\":{\"template\":{\"spec\":{\"tolerations\":[%s]}}}}'", a.jobRef(), a.nsFlag(), tol[0])
-		}
-		a.remedy("AddToleration", WhoYou, cmd, "Add a toleration for the flavor's taint to the pod template, if your pods may run on those nodes (allowed while the job is suspended).")
+		cmd := a.tolerationCommand()
+		a.remedy("AddToleration", WhoYou, cmd, "Add a toleration for the flavor's taint to the pod template, if your pods may run on those nodes (allowed while the job is suspended and has never started).")
 		a.remedy("FlavorToleration", WhoPlatform, "", "Or ask the platform team to add the toleration to the ResourceFlavor's spec.tolerations, or to add an untainted flavor.")
 	case CauseNodeAffinityMismatch:
 		a.remedy("FixNodeSelector", WhoYou, "", "Remove or change the pod template's nodeSelector / required node affinity so it matches a flavor's node labels (see the quota table for which flavors exist).")
 		a.remedy("AddFlavor", WhoPlatform, "", "Or ask the platform team for a flavor with the node labels you need.")
 	}
+}
+
+// raiseQuotaCommand is a JSON patch of one nominalQuota. Its test
+// operations make the API server refuse it if the indexes no longer name
+// that flavor and resource (the ClusterQueue changed since it was read).
+func raiseQuotaCommand(cq string, gi, fi, ri int, flavor string, r corev1.ResourceName, value string) string {
+	base := fmt.Sprintf("/spec/resourceGroups/%d/flavors/%d", gi, fi)
+	return fmt.Sprintf(`kubectl patch clusterqueue %s --type=json -p '[{"op":"test","path":"%s/name","value":%q},{"op":"test","path":"%s/resources/%d/name","value":%q},{"op":"replace","path":"%s/resources/%d/nominalQuota","value":%q}]'`,
+		cq, base, flavor, base, ri, string(r), base, ri, value)
+}
+
+// relabelCommand moves the job to LocalQueue lq. Kueue accepts a new
+// queue name only while the job is suspended (and not being stopped); the
+// command is given for batch Jobs, the kind the sandbox tests it with.
+func (a *analysis) relabelCommand(lq string) string {
+	if a.r.Target.Kind != "Job" || !a.job.suspendedForKueue() {
+		return ""
+	}
+	return fmt.Sprintf("kubectl label %s %s %s=%s --overwrite", a.jobRef(), a.nsFlag(), QueueNameLabel, lq)
+}
+
+// tolerationCommand adds, to a suspended batch Job that never started (the
+// only state in which Kubernetes lets its pod template's tolerations
+// change), the toleration that the one flavor ruled out only by its taint
+// needs. The pod spec's tolerations list is atomic, so a JSON patch appends
+// to it instead of a merge patch that would replace it. Empty when no such
+// flavor or job exists.
+func (a *analysis) tolerationCommand() string {
+	if a.quota == nil || a.r.Target.Kind != "Job" || len(a.quota.podSets) != 1 || !a.job.suspendedForKueue() || a.job.started() {
+		return ""
+	}
+	fix := ""
+	for _, g := range a.quota.podSets[0].groups {
+		for _, f := range g.flavors {
+			if f.inel == nil || f.inel.cause != CauseUntoleratedTaint || f.inel.fix == "" {
+				continue
+			}
+			if fix == "" {
+				fix = f.inel.fix
+			}
+			break // Kueue tries flavors in order: the first one is the one to open
+		}
+	}
+	if fix == "" {
+		return ""
+	}
+	if a.job.tolerations() > 0 {
+		return fmt.Sprintf(`kubectl patch %s %s --type=json -p '[{"op":"add","path":"/spec/template/spec/tolerations/-","value":%s}]'`, a.jobRef(), a.nsFlag(), fix)
+	}
+	return fmt.Sprintf(`kubectl patch %s %s --type=json -p '[{"op":"add","path":"/spec/template/spec/tolerations","value":[%s]}]'`, a.jobRef(), a.nsFlag(), fix)
 }
 
 func resourceIndex(cq *kueue.ClusterQueue, flavor string, r corev1.ResourceName) (int, int, int) {
@@ -489,6 +556,13 @@ func resourceIndex(cq *kueue.ClusterQueue, flavor string, r corev1.ResourceName)
 }
 
 func fmtQ(r corev1.ResourceName, v int64) string {
+	q := quantity(r, v)
+	return q.String()
+}
+
+// exactQ is the quantity as an exact string for a command: Kueue's units
+// back to a Quantity (millicores for cpu), integers for everything else.
+func exactQ(r corev1.ResourceName, v int64) string {
 	q := quantity(r, v)
 	return q.String()
 }
