@@ -138,11 +138,14 @@ func (a *analysis) quotaVerdict() bool {
 		}
 		a.waitRemedies(cause)
 		head := fmt.Sprintf("%s waits for quota: other workloads in ClusterQueue %s hold what it needs.", a.jobRef(), cq.Name)
+		if a.cohortHolds() {
+			head = fmt.Sprintf("%s waits for quota: workloads of ClusterQueue %s and of its cohort %s hold what it needs.", a.jobRef(), cq.Name, cq.Spec.CohortName)
+		}
 		switch cause {
 		case CausePendingPreemption:
 			head = fmt.Sprintf("Kueue is preempting %d workload(s) to make room for %s.", a.msg.PendingPreemptions, a.jobRef())
 		case CauseBorrowingLimited:
-			head = fmt.Sprintf("%s waits for quota: ClusterQueue %s may not borrow more from its cohort.", a.jobRef(), cq.Name)
+			head = fmt.Sprintf("%s waits for quota: the cohort has idle quota, but %s keeps it out.", a.jobRef(), a.limitsText())
 		}
 		return a.set(CodeWaitingForQuota, cause, head, a.shortfallText(true))
 	case fitNow:
@@ -151,6 +154,77 @@ func (a *analysis) quotaVerdict() bool {
 		}
 		if a.msg.has(ReasonUnusedQuota) || a.msg.has(ReasonMaxCapacity) {
 			a.finding("StaleMessage", SeverityInfo, "Kueue's last message (%q) is older than the current quota: by my count the job fits now.", a.qr.Message)
+		}
+	}
+	return false
+}
+
+// holdingLimits lists, once each, the limits that keep idle quota from
+// the chosen flavors, with the resource they hold.
+func (a *analysis) holdingLimits() []heldBy {
+	var out []heldBy
+	seen := map[string]bool{}
+	for _, p := range a.quota.podSets {
+		for _, f := range p.chosen() {
+			for _, r := range sortedRes(f.shortNow) {
+				for _, l := range f.limits[r] {
+					key := fmt.Sprintf("%s/%v/%s/%s", l.node.name, l.lending, f.flavor, r)
+					if !seen[key] {
+						seen[key] = true
+						out = append(out, heldBy{limit: l, k: fr{f.flavor, r}, need: p.req.total[r], flavor: f})
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// heldBy is one limit that holds a pod set's request back.
+type heldBy struct {
+	limit  quotaLimit
+	k      fr
+	need   int64
+	flavor flavorFit
+}
+
+// text names the limit and its owner, e.g. "the borrowingLimit of
+// ClusterQueue team-a (1 cpu in flavor default)".
+func (h heldBy) text() string {
+	kind, owner := "borrowingLimit", "ClusterQueue"
+	if h.limit.lending {
+		kind = "lendingLimit"
+	}
+	if h.limit.node.isCohort {
+		owner = "Cohort"
+	}
+	return fmt.Sprintf("%s %s's %s (%s %s in flavor %s)", owner, h.limit.node.name, kind, fmtQ(h.k.resource, h.limit.value), h.k.resource, h.k.flavor)
+}
+
+func (a *analysis) limitsText() string {
+	var parts []string
+	for _, h := range a.holdingLimits() {
+		parts = append(parts, h.text())
+	}
+	if len(parts) == 0 {
+		return "a borrowing limit"
+	}
+	return strings.Join(parts, " and ")
+}
+
+// cohortHolds reports whether other ClusterQueues of the cohort hold some
+// of what the chosen flavors lack now.
+func (a *analysis) cohortHolds() bool {
+	t := a.quota.tree
+	for _, p := range a.quota.podSets {
+		for _, f := range p.chosen() {
+			for r := range f.shortNow {
+				for _, n := range t.holders(fr{f.flavor, r}) {
+					if n != t.cq {
+						return true
+					}
+				}
+			}
 		}
 	}
 	return false
@@ -268,7 +342,10 @@ func (a *analysis) shortfallText(now bool) string {
 				}
 				if now {
 					s += fmt.Sprintf(" in flavor %s, where %s %s is free now (nominal %s, %s reserved by other workloads%s); it is short by %s.",
-						f.flavor, fmtQ(r, max(0, t.available(k, false))), r, fmtQ(r, t.nominal[k]), fmtQ(r, t.use[k]), a.borrowText(k), fmtQ(r, short[r]))
+						f.flavor, fmtQ(r, max(0, t.available(k))), r, fmtQ(r, t.nominal[k]), fmtQ(r, t.use[k]), a.borrowText(k), fmtQ(r, short[r]))
+					if len(f.limits[r]) == 0 {
+						s += a.holdersText(k)
+					}
 				} else {
 					s += fmt.Sprintf(", but flavor %s of ClusterQueue %s can hold at most %s %s (nominal %s%s); %s more would be needed.",
 						f.flavor, a.s.ClusterQueue.Name, fmtQ(r, t.potential(k)), r, fmtQ(r, t.nominal[k]), a.borrowText(k), fmtQ(r, short[r]))
@@ -281,6 +358,31 @@ func (a *analysis) shortfallText(now bool) string {
 		return "The request does not fit."
 	}
 	return strings.Join(parts, " ")
+}
+
+// holdersText names the ClusterQueues of the cohort that hold k, when the
+// capacity is really taken.
+func (a *analysis) holdersText(k fr) string {
+	t := a.quota.tree
+	if t.cq.parent == nil {
+		return ""
+	}
+	var parts []string
+	for i, n := range t.holders(k) {
+		if i == 3 {
+			parts = append(parts, "…")
+			break
+		}
+		who := "ClusterQueue " + n.name
+		if n == t.cq {
+			who = "this ClusterQueue's other workloads"
+		}
+		parts = append(parts, fmt.Sprintf("%s (%s)", who, fmtQ(k.resource, n.use[k])))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" In cohort %s, %s %s is held by %s.", a.s.ClusterQueue.Spec.CohortName, k.flavor, k.resource, strings.Join(parts, ", "))
 }
 
 func (a *analysis) borrowText(k fr) string {
@@ -393,7 +495,6 @@ func (a *analysis) shrinkCommand(p podSetFit, n int64) (string, bool) {
 }
 
 func (a *analysis) waitRemedies(cause Cause) {
-	cq := a.s.ClusterQueue
 	wait := "Wait: the job is admitted automatically when running workloads finish and free the quota."
 	if p := a.s.Position; p != nil {
 		wait = fmt.Sprintf("Wait: the job is number %d in ClusterQueue %s and is admitted automatically when quota frees up.", p.InClusterQueue+1, a.r.Queue.ClusterQueue)
@@ -416,15 +517,23 @@ func (a *analysis) waitRemedies(cause Cause) {
 	case CauseBorrowingLimited:
 		a.remedy("Wait", WhoYou, "", "%s", wait)
 		if a.quota != nil {
-			for _, p := range a.quota.podSets {
-				for _, f := range p.chosen() {
-					for _, r := range sortedRes(f.shortNow) {
-						k := fr{f.flavor, r}
-						if b, ok := a.quota.tree.cq.borrow[k]; ok {
-							a.remedy("RaiseBorrowingLimit", WhoPlatform, "", "Or ask the platform team to raise the borrowingLimit of %s in flavor %s of ClusterQueue %s by %s (from %s to %s); the cohort has room.",
-								r, f.flavor, cq.Name, fmtQ(r, f.shortNow[r]), fmtQ(r, b), fmtQ(r, b+f.shortNow[r]))
-						}
-					}
+			for _, h := range a.holdingLimits() {
+				kind := "borrowingLimit"
+				code := "RaiseBorrowingLimit"
+				if h.limit.lending {
+					kind, code = "lendingLimit", "RaiseLendingLimit"
+				}
+				owner := "ClusterQueue"
+				if h.limit.node.isCohort {
+					owner = "Cohort"
+				}
+				r := h.k.resource
+				if v, ok := a.quota.tree.raised(h.limit, h.k, h.flavor.neededNow(r)); ok {
+					a.remedy(code, WhoPlatform, "", "Or ask the platform team to raise the %s of %s in flavor %s of %s %s from %s to %s; the cohort has the idle quota.",
+						kind, r, h.k.flavor, owner, h.limit.node.name, fmtQ(r, h.limit.value), fmtQ(r, v))
+				} else {
+					a.remedy(code, WhoPlatform, "", "Or ask the platform team to raise the %s of %s in flavor %s of %s %s (now %s); the cohort has idle quota.",
+						kind, r, h.k.flavor, owner, h.limit.node.name, fmtQ(r, h.limit.value))
 				}
 			}
 		}
