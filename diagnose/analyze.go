@@ -123,7 +123,9 @@ func (a *analysis) fillTarget() {
 	if a.s.ClusterQueue != nil {
 		a.r.Queue.Cohort = string(a.s.ClusterQueue.Spec.CohortName)
 	}
-	if p := a.s.Position; p != nil {
+	if p := a.s.Position; p != nil && p.Tied == 0 {
+		// A tied position is not definite: the report states none, the
+		// text gives the range.
 		lq, cq := p.InLocalQueue, p.InClusterQueue
 		a.r.Queue.PositionInLocalQueue = &lq
 		a.r.Queue.PositionInClusterQueue = &cq
@@ -593,6 +595,14 @@ func (a *analysis) requeue() bool {
 			return false
 		}
 		detail := ev.Message + "."
+		if cause == CausePreempted {
+			if who := a.preemptorText(); who != "" {
+				detail = strings.TrimPrefix(who, " ")
+				if pc := a.cond(kueue.WorkloadPreempted); pc != nil {
+					detail += " Kueue's reason: " + preemptionReason(pc.Reason) + "."
+				}
+			}
+		}
 		if a.quota != nil && a.quota.level == fitLater {
 			detail += " It is back in the queue and waits for quota: " + a.shortfallText(true)
 			a.waitRemedies(CauseQuotaInUse)
@@ -621,6 +631,22 @@ func (a *analysis) requeue() bool {
 		return a.set(CodeRequeuing, cause, head, detail)
 	}
 	return false
+}
+
+// preemptionReason says in words why Kueue preempted
+// (pkg/scheduler/preemption HumanReadablePreemptionReasons).
+func preemptionReason(reason string) string {
+	switch reason {
+	case kueue.InClusterQueueReason:
+		return "prioritization in the ClusterQueue"
+	case kueue.InCohortReclamationReason:
+		return "reclamation within the cohort"
+	case kueue.InCohortFairSharingReason:
+		return "fair sharing within the cohort"
+	case kueue.InCohortReclaimWhileBorrowingReason:
+		return "reclamation within the cohort while borrowing"
+	}
+	return reason
 }
 
 func (a *analysis) preemptionRemedies() {
@@ -698,7 +724,10 @@ func (a *analysis) order() bool {
 	}
 	detail := "Kueue has not evaluated this Workload yet; it is queued."
 	if p := a.s.Position; p != nil {
-		detail = fmt.Sprintf("It is number %d in LocalQueue %s and number %d in ClusterQueue %s (counting from 1).", p.InLocalQueue+1, a.r.Queue.LocalQueue, p.InClusterQueue+1, a.r.Queue.ClusterQueue)
+		detail = fmt.Sprintf("It is %s in LocalQueue %s and %s in ClusterQueue %s (counting from 1).", ordinal(p.InLocalQueue, p.Tied), a.r.Queue.LocalQueue, ordinal(p.InClusterQueue, p.Tied), a.r.Queue.ClusterQueue)
+		if p.Tied > 0 {
+			detail += fmt.Sprintf(" %d other workload(s) have the same priority and were created in the same second; Kueue's order between them is not in their objects.", p.Tied)
+		}
 	}
 	if n := len(a.s.QueueAhead); n > 0 {
 		head := a.s.QueueAhead[0]
@@ -709,6 +738,15 @@ func (a *analysis) order() bool {
 	}
 	a.remedy("Wait", WhoYou, "", "Wait a little: Kueue evaluates queued workloads in order.")
 	return a.set(CodePendingEvaluation, CauseNotYetEvaluated, fmt.Sprintf("%s is queued and waits for Kueue to evaluate it.", a.jobRef()), detail)
+}
+
+// ordinal is "number 3" for a 0-based position, or "number 3 to 5" when
+// tied others may come before it.
+func ordinal(pos, tied int32) string {
+	if tied == 0 {
+		return fmt.Sprintf("number %d", pos+1)
+	}
+	return fmt.Sprintf("number %d to %d", pos+1, pos+1+tied)
 }
 
 func capitalize(s string) string {

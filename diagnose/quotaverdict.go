@@ -497,7 +497,7 @@ func (a *analysis) shrinkCommand(p podSetFit, n int64) (string, bool) {
 func (a *analysis) waitRemedies(cause Cause) {
 	wait := "Wait: the job is admitted automatically when running workloads finish and free the quota."
 	if p := a.s.Position; p != nil {
-		wait = fmt.Sprintf("Wait: the job is number %d in ClusterQueue %s and is admitted automatically when quota frees up.", p.InClusterQueue+1, a.r.Queue.ClusterQueue)
+		wait = fmt.Sprintf("Wait: the job is %s in ClusterQueue %s and is admitted automatically when quota frees up.", ordinal(p.InClusterQueue, p.Tied), a.r.Queue.ClusterQueue)
 	}
 	if n := len(a.s.QueueAhead); n > 0 {
 		var ahead []string
@@ -664,9 +664,9 @@ func resourceIndex(cq *kueue.ClusterQueue, flavor string, r corev1.ResourceName)
 	return -1, -1, -1
 }
 
+// fmtQ is a quantity in Kueue's units for prose (FormatQuantity).
 func fmtQ(r corev1.ResourceName, v int64) string {
-	q := quantity(r, v)
-	return q.String()
+	return FormatQuantity(quantity(r, v))
 }
 
 // exactQ is the quantity as an exact string for a command: Kueue's units

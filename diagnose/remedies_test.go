@@ -150,3 +150,17 @@ func TestRelabelOnlyWhileSuspended(t *testing.T) {
 		t.Errorf("a running job gets %q", m.Command)
 	}
 }
+
+// TestTiedPosition: when the objects do not decide Kueue's order, the
+// report states no definite position and the text gives the range.
+func TestTiedPosition(t *testing.T) {
+	_, s := loadCase(t, "testdata/cases/quota-in-use.txtar")
+	s.Position = &diagnose.Position{InLocalQueue: 0, InClusterQueue: 1, Tied: 2}
+	r := diagnose.Analyze(s)
+	if r.Queue.PositionInClusterQueue != nil || r.Queue.PositionInLocalQueue != nil {
+		t.Errorf("positions %v/%v stated for a tie", r.Queue.PositionInLocalQueue, r.Queue.PositionInClusterQueue)
+	}
+	if m, _ := remedyOf(r, "Wait"); !strings.Contains(m.Summary, "number 2 to 4 in ClusterQueue") {
+		t.Errorf("Wait remedy %q does not give the range", m.Summary)
+	}
+}

@@ -62,6 +62,9 @@ type Snapshot struct {
 	// ClusterQueues, read (when the caller may) for a Workload that does not
 	// fit, to suggest a queue with room.
 	AlternativeQueues []AlternativeQueue
+	// Preemptor is the Workload that preempted this one (PreemptorOf),
+	// when the caller can read it.
+	Preemptor *kueue.Workload
 	// Namespace is the job's namespace object, when readable (its labels
 	// decide the ClusterQueue's namespaceSelector).
 	Namespace *corev1.Namespace
@@ -91,6 +94,12 @@ type AlternativeQueue struct {
 type Position struct {
 	InLocalQueue   int32 `json:"inLocalQueue"`
 	InClusterQueue int32 `json:"inClusterQueue"`
+	// Tied is how many other pending Workloads Kueue may order on either
+	// side of this one because what the objects show does not decide it
+	// (same priority, created in the same second). The position is then
+	// not definite: the fields above are the earliest it may be. Always 0
+	// from the visibility API, which reports Kueue's own order.
+	Tied int32 `json:"tied,omitempty"`
 }
 
 // QueuedWorkload is one pending Workload ahead in the queue.

@@ -445,9 +445,39 @@ func (c *collector) queues(ctx context.Context, wl *kueue.Workload) error {
 		}
 	}
 
+	if wl != nil && !reserved {
+		if err := c.preemptor(ctx, wl); err != nil {
+			return err
+		}
+	}
+
 	if c.s.Job != nil && (admitted || all) {
 		if err := c.podsAndEvents(ctx, wl); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// preemptor reads, for a Workload waiting after a preemption, the Workload
+// that preempted it, if it is in the same namespace and the caller may list
+// Workloads there: one LIST by the job-uid label Kueue's message names.
+// Failures are not gaps: this only names who preempted.
+func (c *collector) preemptor(ctx context.Context, wl *kueue.Workload) error {
+	p, ok := diagnose.PreemptorOf(wl)
+	if !ok || p.JobUID == "" {
+		return nil
+	}
+	list, err := c.src.workloadsForOwner(ctx, wl.Namespace, p.JobUID)
+	if err != nil {
+		if fatal(ctx, err) {
+			return stop(ctx, err)
+		}
+		return nil
+	}
+	for i := range list {
+		if list[i].UID == p.UID {
+			c.s.Preemptor = list[i].DeepCopy()
 		}
 	}
 	return nil

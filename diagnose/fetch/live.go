@@ -58,6 +58,8 @@ const DefaultTimeout = 10 * time.Second
 //     object with an involvedObject field selector, at most 50 each — for
 //     the job, the Workload and at most 2 Pods that are not running
 //     = at most 10.
+//   - Preempted and waiting: +1, a Workload LIST by the job-uid label that
+//     Kueue's preemption message names (to name the preemptor).
 //   - Finished: 2 (job, Workload).
 //
 // Discovery comes on top and is cached for the Fetcher's lifetime: the
