@@ -230,18 +230,7 @@ func (a *analysis) resolve() bool {
 		}
 		return true
 	}
-	detail := fmt.Sprintf("The job names LocalQueue %q, but Kueue has not created a Workload for it.", a.job.queueName())
-	if hasGap(a.s, "Workload", "") {
-		detail = fmt.Sprintf("The job names LocalQueue %q, but I could not read its Workload (see the gaps below).", a.job.queueName())
-	}
-	if susp, ok := a.job.suspended(); ok && !susp {
-		detail += " The job is not suspended; if it still has active pods, Kueue waits for them to stop before creating the Workload."
-	}
-	a.set(CodeWorkloadMissing, CauseNone, fmt.Sprintf("Kueue has not picked up %s yet.", a.jobRef()), detail+
-		" Usually Kueue's controller is down, this job kind's integration is not enabled, or the namespace is excluded by managedJobsNamespaceSelector.")
-	a.remedy("CheckKueue", WhoPlatform, "kubectl -n kueue-system logs deploy/kueue-controller-manager --since=15m | grep "+a.r.Target.Name,
-		"Check that the Kueue controller runs and that the %s integration is enabled for namespace %s.", a.r.Target.Kind, a.ns)
-	return true
+	return a.workloadMissing()
 }
 
 func (a *analysis) finished() bool {

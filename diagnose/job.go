@@ -13,6 +13,10 @@ const (
 	PrebuiltWorkloadName = "kueue.x-k8s.io/prebuilt-workload-name"
 	PodGroupNameLabel    = "kueue.x-k8s.io/pod-group-name"
 	AdmissionGatedBy     = "kueue.x-k8s.io/admission-gated-by"
+	// WorkloadPriorityClassLabel names the job's WorkloadPriorityClass.
+	WorkloadPriorityClassLabel = "kueue.x-k8s.io/priority-class"
+	// PodGroupTotalCountAnnotation is how many Pods a pod group has.
+	PodGroupTotalCountAnnotation = "kueue.x-k8s.io/pod-group-total-count"
 )
 
 // jobView reads the few fields of a job object of any kind that the
@@ -130,4 +134,27 @@ func (j jobView) tolerations() int {
 	}
 	tols, _, _ := unstructured.NestedSlice(j.u.Object, "spec", "template", "spec", "tolerations")
 	return len(tols)
+}
+
+func (j jobView) label(key string) string {
+	if j.u == nil {
+		return ""
+	}
+	return j.u.GetLabels()[key]
+}
+
+func (j jobView) annotation(key string) string {
+	if j.u == nil {
+		return ""
+	}
+	return j.u.GetAnnotations()[key]
+}
+
+// statusInt reads an integer field of the job's status.
+func (j jobView) statusInt(field string) (int64, bool) {
+	if j.u == nil {
+		return 0, false
+	}
+	v, found, _ := unstructured.NestedInt64(j.u.Object, "status", field)
+	return v, found
 }

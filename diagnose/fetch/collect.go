@@ -413,6 +413,12 @@ func (c *collector) queues(ctx context.Context, wl *kueue.Workload) error {
 		c.s.NamespaceLocalQueues = lqs
 	}
 
+	if wl == nil && c.s.Job != nil && lqName != "" {
+		if err := c.noWorkload(ctx); err != nil {
+			return err
+		}
+	}
+
 	cqName := ""
 	if c.s.LocalQueue != nil {
 		cqName = string(c.s.LocalQueue.Spec.ClusterQueue)
@@ -456,6 +462,49 @@ func (c *collector) queues(ctx context.Context, wl *kueue.Workload) error {
 			return err
 		}
 	}
+	return nil
+}
+
+// priorityClassReader is implemented by sources that can read
+// WorkloadPriorityClasses (the API server; a dump store may add it).
+type priorityClassReader interface {
+	getPriorityClass(ctx context.Context, name string) (*kueue.WorkloadPriorityClass, error)
+}
+
+// noWorkload reads what can tell why Kueue made no Workload for a job that
+// names a LocalQueue: the WorkloadPriorityClass its label names, the Pods
+// of its pod group, and the events about it (Kueue reports a Workload it
+// cannot compose there). At most 3 requests; failures are gaps.
+func (c *collector) noWorkload(ctx context.Context) error {
+	job := c.s.Job
+	ns := c.s.Target.Namespace
+	if name := job.GetLabels()[diagnose.WorkloadPriorityClassLabel]; name != "" {
+		if r, ok := c.src.(priorityClassReader); ok {
+			wpc, err := r.getPriorityClass(ctx, name)
+			if err != nil {
+				if err := c.gap(ctx, "WorkloadPriorityClass", name, err); err != nil {
+					return err
+				}
+			}
+			c.s.PriorityClass = wpc
+		}
+	}
+	if g := job.GetLabels()[PodGroupNameLabel]; g != "" && job.GetKind() == "Pod" {
+		pods, err := c.src.listPods(ctx, ns, PodGroupNameLabel+"="+g, "")
+		if err != nil {
+			if err := c.gap(ctx, "Pod", PodGroupNameLabel+"="+g, err); err != nil {
+				return err
+			}
+		}
+		slices.SortFunc(pods, func(a, b corev1.Pod) int { return cmp.Compare(a.Name, b.Name) })
+		c.s.Pods = pods
+	}
+	evs, err := c.src.listEvents(ctx, ns, corev1.ObjectReference{Kind: job.GetKind(), Name: job.GetName(), UID: job.GetUID()})
+	if err != nil {
+		return c.gap(ctx, "Event", job.GetKind()+"/"+job.GetName(), err)
+	}
+	sortEvents(evs)
+	c.s.Events = evs
 	return nil
 }
 

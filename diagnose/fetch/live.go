@@ -40,8 +40,10 @@ const DefaultTimeout = 10 * time.Second
 //   - Target missing, forbidden or unreadable: 1 (the job GET).
 //   - Job without a Workload: job GET, Workload GET by computed name,
 //     Workload LIST by label kueue.x-k8s.io/job-uid in the namespace = 3,
-//     plus LocalQueue GET (and what follows) when the job has a queue-name
-//     label.
+//     plus, when the job has a queue-name label, its events LIST (Kueue's
+//     ErrWorkloadCompose), a WorkloadPriorityClass GET when it names one,
+//     its pod group's Pods LIST for a grouped Pod, and the LocalQueue GET
+//     (and what follows).
 //   - Pending (no quota reserved): 8 — job GET, Workload GET, LocalQueue GET,
 //     ClusterQueue GET, ResourceFlavors (a GET for one flavor, else one
 //     LIST), ClusterQueue LIST and Cohort LIST (only when the ClusterQueue
@@ -630,5 +632,20 @@ func involves(e *corev1.Event, ref corev1.ObjectReference) bool {
 func (s *liveSource) getNamespace(ctx context.Context, name string) (*corev1.Namespace, error) {
 	return do(ctx, s, func(ctx context.Context) (*corev1.Namespace, error) {
 		return s.f.Kube.CoreV1().Namespaces().Get(ctx, name, metav1.GetOptions{})
+	})
+}
+
+func (s *liveSource) getPriorityClass(ctx context.Context, name string) (*kueue.WorkloadPriorityClass, error) {
+	if s.v1beta1() {
+		old, err := do(ctx, s, func(ctx context.Context) (*kueuev1beta1.WorkloadPriorityClass, error) {
+			return s.f.Kueue.KueueV1beta1().WorkloadPriorityClasses().Get(ctx, name, metav1.GetOptions{})
+		})
+		if err != nil {
+			return nil, err
+		}
+		return priorityClassFromV1beta1(old)
+	}
+	return do(ctx, s, func(ctx context.Context) (*kueue.WorkloadPriorityClass, error) {
+		return s.f.Kueue.KueueV1beta2().WorkloadPriorityClasses().Get(ctx, name, metav1.GetOptions{})
 	})
 }

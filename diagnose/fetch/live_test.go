@@ -418,10 +418,11 @@ func TestFetchGaps(t *testing.T) {
 			},
 			check: func(t *testing.T, s *diagnose.Snapshot, e *env) {
 				reqs, _ := e.requests()
-				// job, workload GET, workload LIST by job-uid, localqueue GET,
-				// and the namespace's LocalQueues to suggest the right name.
-				if len(reqs) != 5 {
-					t.Errorf("requests = %v, want 5", reqs)
+				// job, workload GET, workload LIST by job-uid, the job's
+				// events (Kueue's ErrWorkloadCompose), localqueue GET, and the
+				// namespace's LocalQueues to suggest the right name.
+				if len(reqs) != 6 {
+					t.Errorf("requests = %v, want 6", reqs)
 				}
 			},
 		},

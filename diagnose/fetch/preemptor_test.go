@@ -1,6 +1,7 @@
 package fetch
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -47,3 +48,32 @@ func TestFetchPreemptor(t *testing.T) {
 
 func contains(s, sub string) bool { return strings.Contains(s, sub) }
 
+
+// TestFetchNoWorkloadReads: a job without a Workload gets the reads that can
+// tell why: its WorkloadPriorityClass and its events.
+func TestFetchNoWorkloadReads(t *testing.T) {
+	job := testJob()
+	job.Labels[diagnose.WorkloadPriorityClassLabel] = "urgent"
+	e := newEnv([]runtime.Object{job}, []runtime.Object{testLQ()}, nil)
+	s, err := e.fetcher().Fetch(t.Context(), diagnose.Target{Kind: "Job", Namespace: testNS, Name: jobName})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.HasGap("WorkloadPriorityClass", diagnose.GapNotFound) {
+		t.Errorf("gaps %v, want WorkloadPriorityClass urgent NotFound", s.Gaps)
+	}
+	r := diagnose.Analyze(s)
+	if !strings.Contains(r.Verdict.Headline, "WorkloadPriorityClass urgent does not exist") {
+		t.Errorf("headline %q", r.Verdict.Headline)
+	}
+	reqs, _ := e.requests()
+	var kinds []string
+	for _, q := range reqs {
+		kinds = append(kinds, q.Verb+" "+q.Resource)
+	}
+	for _, want := range []string{"get workloadpriorityclasses", "list events"} {
+		if !slices.Contains(kinds, want) {
+			t.Errorf("requests %v, want %s among them", kinds, want)
+		}
+	}
+}
