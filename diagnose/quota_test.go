@@ -57,12 +57,12 @@ func lending(q string) cqOpt {
 func TestQuotaTree(t *testing.T) {
 	k := fr{"f", corev1.ResourceCPU}
 	tests := []struct {
-		name            string
-		cq              kueue.ClusterQueue
-		members         []kueue.ClusterQueue
-		cohorts         []kueue.Cohort
-		wantAvail       int64 // millicores
-		wantMax         int64
+		name      string
+		cq        kueue.ClusterQueue
+		members   []kueue.ClusterQueue
+		cohorts   []kueue.Cohort
+		wantAvail int64 // millicores
+		wantMax   int64
 		// need is asked of limitsHolding, which must name wantLimits.
 		need       int64
 		wantLimits []string

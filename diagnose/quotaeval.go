@@ -21,9 +21,9 @@ const (
 // flavorFit is the evaluation of one pod set in one flavor of one resource
 // group.
 type flavorFit struct {
-	flavor     string
-	level      fitLevel
-	inel       *ineligibility
+	flavor string
+	level  fitLevel
+	inel   *ineligibility
 	// borrowOnly: it does not fit now only because borrowing or lending
 	// limits keep idle capacity of the cohort out; limits names them per
 	// resource.

@@ -48,7 +48,6 @@ func TestFetchPreemptor(t *testing.T) {
 
 func contains(s, sub string) bool { return strings.Contains(s, sub) }
 
-
 // TestFetchNoWorkloadReads: a job without a Workload gets the reads that can
 // tell why: its WorkloadPriorityClass and its events.
 func TestFetchNoWorkloadReads(t *testing.T) {
