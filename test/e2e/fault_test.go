@@ -28,7 +28,7 @@ const faultTimeout = 2500 * time.Millisecond
 // TestFaultInjection puts a fault-injecting proxy in front of the sandbox's
 // API server and fails, in turn, every request of alice's diagnosis of a
 // pending job (sc-quota-in-use/waiting) and of an admitted one
-// (sc-quota-in-use/big), with a 500, a 503, a 429 with Retry-After, a hang
+// (sc-quota-in-use/big), with Kueue's viewer roles, with a 500, a 503, a 429 with Retry-After, a hang
 // past the timeout and a reset. A fault must never become a fact about the
 // job: the answer is a *fetch.ReadError that says which read failed, or a
 // report with the same verdict as without the fault that marks what it
@@ -36,6 +36,7 @@ const faultTimeout = 2500 * time.Millisecond
 // missing).
 func TestFaultInjection(t *testing.T) {
 	sb := sandbox(t)
+	grantQuotaViewer(t, sb, "alice") // so that the ClusterQueue, flavors and cohort are read too
 	alice, err := clientcmd.BuildConfigFromFlags("", filepath.Join(sb, "kubeconfig-alice"))
 	if err != nil {
 		t.Fatal(err)
