@@ -166,6 +166,32 @@ func ParseCommand(text string) (Request, error) {
 	return parseCommand(toks)
 }
 
+// MaxShortcutLen caps the message a shortcut reads, in characters.
+const MaxShortcutLen = 4000
+
+// ParseShortcut finds the job a message names, for the message shortcut
+// "Why is this job waiting?": any message, in any language, up to
+// MaxShortcutLen characters (a CI notice, a colleague's question). The
+// result is always IntentDiagnose; a message that names no job is a
+// *ParseError.
+func ParseShortcut(text string) (Request, error) {
+	if utf8.RuneCountInString(text) > MaxShortcutLen {
+		return Request{}, parseErrorf("That message is too long for me (over %d characters). Ask me about the job instead, e.g. %s.", MaxShortcutLen, example)
+	}
+	if !utf8.ValidString(text) {
+		return Request{}, parseErrorf("I could not read that message. Ask me about the job instead, e.g. %s.", example)
+	}
+	p := parser{toks: tokenize(normalize(StripSlackMarkup(text)))}
+	r, err := p.parse()
+	if err != nil {
+		return Request{}, err
+	}
+	if r.Intent != IntentDiagnose {
+		return Request{}, parseErrorf("I could not find a job name in that message. Ask me about the job instead, e.g. %s.", example)
+	}
+	return r, nil
+}
+
 // words0 checks and tokenizes a question.
 func words0(text string) ([]token, error) {
 	if utf8.RuneCountInString(text) > MaxQuestionLen {
@@ -245,7 +271,6 @@ type parser struct {
 	sawList     bool
 	sawHelp     bool
 	sawTopic    bool
-	firstHelp   bool
 }
 
 // peekName returns the next token when it may be a name (not a keyword,
@@ -358,8 +383,9 @@ func (p *parser) parse() (Request, error) {
 		p.i++
 		c := classify(tk)
 		if c == classHelp {
+			// "help" alone is help; "can you help with train-7?" asks about
+			// train-7.
 			p.sawHelp = true
-			p.firstHelp = p.firstHelp || pos == 0
 			continue
 		}
 		if ok, err := p.option(tk); ok || err != nil {
@@ -552,9 +578,6 @@ func (p *parser) parseArgs(intent Intent) (Request, error) {
 }
 
 func (p *parser) finish() (Request, error) {
-	if p.firstHelp {
-		return Request{Intent: IntentHelp}, nil
-	}
 	if p.queueName != "" {
 		for _, c := range p.cands {
 			if c.tier >= tierShaped {

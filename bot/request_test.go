@@ -2,9 +2,11 @@ package bot
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -82,6 +84,8 @@ func TestParseRequest(t *testing.T) {
 		{"smart quotes", "why is “train-7” waiting?", diag("", "train-7", "")},
 		{"uppercase keywords", "WHY IS JOBSET train-7 WAITING", diag("JobSet", "train-7", "")},
 		{"link label", "why is <https://dash.example/jobs/train-7|train-7> waiting", diag("", "train-7", "")},
+		{"bare link is not a name", "why is train-7 waiting? <https://dash.example/jobs/x>", diag("", "train-7", "")},
+		{"email is not a name", "<mailto:bob@example.com|bob@example.com> train-7", diag("", "train-7", "")},
 		{"bold and italic", "why is *train-7* _still_ waiting", diag("", "train-7", "")},
 		{"html entities decoded", "train-7 &amp; co", diag("", "train-7", "", "train-7", "co")},
 
@@ -490,4 +494,35 @@ func FuzzParseRequest(f *testing.F) {
 			t.Fatalf("ParseRequest(%q) = invalid namespace %q", s, r.Namespace)
 		}
 	})
+}
+
+func TestParseShortcut(t *testing.T) {
+	runParseCases(t, ParseShortcut, []parseCase{
+		{"ci notice", "CI: Job train-7 failed to start in team-a, see https://ci.example/123", diag("", "train-7", "team-a")},
+		{"colleague", "<@U1> help! is jobset/train-7 stuck again?", diag("JobSet", "train-7", "")},
+		{"japanese", "sample-job がずっと保留のままです。", diag("", "sample-job", "")},
+		{"long", strings.Repeat("blah ", 700) + " job train-7", diag("", "train-7", "")},
+	})
+	for _, in := range []string{"thanks!", "my jobs", "queues", "help", strings.Repeat("x ", MaxShortcutLen)} {
+		if r, err := ParseShortcut(in); err == nil {
+			t.Errorf("ParseShortcut(%q) = %+v, want an error", in, r)
+		}
+	}
+}
+
+func BenchmarkParseRequest(b *testing.B) {
+	for _, in := range []string{
+		"why is my job train-7 waiting?",
+		"为什么sample-job在等待？",
+		"pourquoi mon job sample-job est en attente dans team-a ?",
+		strings.Repeat("why is it ", 45) + "train-7",
+	} {
+		b.Run(fmt.Sprintf("%d runes", utf8.RuneCountInString(in)), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := ParseRequest(in); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }

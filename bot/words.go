@@ -37,8 +37,11 @@ func StripSlackMarkup(s string) string {
 		return " " + inner + " "
 	})
 	s = strings.ReplaceAll(s, "`", " ")
-	return strings.NewReplacer("&lt;", "<", "&gt;", ">", "&amp;", "&").Replace(s)
+	return entityDecoder.Replace(s)
 }
+
+// entityDecoder decodes the three entities Slack encodes.
+var entityDecoder = strings.NewReplacer("&lt;", "<", "&gt;", ">", "&amp;", "&")
 
 // token is one word of a question.
 type token struct {
@@ -99,7 +102,7 @@ var elision = regexp.MustCompile(`^(?:l|d|j|m|n|s|t|c|qu|jusqu|lorsqu|puisqu)'`)
 // tokenize splits a question into words. White space separates words in
 // every language; inside a word, a change between CJK script and any other
 // script separates too, so a name glued to Chinese or Japanese text is
-// found. CJK text is scanned for the keywords of cjkWords (longest match
+// found. Links' addresses are dropped. CJK text is scanned for the keywords of cjkWords (longest match
 // first); other CJK characters never name anything and are dropped. Latin
 // words lose the punctuation around them, a possessive 's and an elided
 // French article.
@@ -112,6 +115,9 @@ func tokenize(s string) []token {
 		}
 		f := strings.Trim(latin.String(), trimmed)
 		latin.Reset()
+		if strings.Contains(f, "://") {
+			return // a link's address never names a job
+		}
 		f = strings.TrimLeft(f, "@") // "@kueuebot" typed as text
 		f = strings.TrimSuffix(f, "'s")
 		if loc := elision.FindStringIndex(strings.ToLower(f)); loc != nil && loc[1] < len(f) {
