@@ -17,7 +17,6 @@ func TestDisplayName(t *testing.T) {
 	for argv0, want := range map[string]string{
 		"kubectl-kueuebot":                   "kubectl kueuebot",
 		"/home/a/.krew/bin/kubectl-kueuebot": "kubectl kueuebot",
-		`C:\krew\bin\kubectl-kueuebot.exe`:   "kueuebot", // filepath.Base on Linux keeps the backslashes
 		"kubectl-kueuebot.exe":               "kubectl kueuebot",
 		"kueuebot":                           "kueuebot",
 		"/usr/local/bin/kueuebot":            "kueuebot",
