@@ -126,7 +126,7 @@ func TestAsk(t *testing.T) {
 			if diag == nil {
 				diag = &fakeDiagnoser{reports: map[string]diagnose.Report{"train-7": waitingReport()}}
 			}
-			a := &Asker{Resolve: res, Diagnose: diag, Timeout: tt.timeout}
+			a := &Asker{Resolve: res, Explain: diag, Timeout: tt.timeout}
 			m := a.Ask(t.Context(), tt.user, tt.text)
 
 			if v := blocks.Check(m.Blocks); len(v) > 0 {
@@ -157,8 +157,8 @@ func TestAsk(t *testing.T) {
 // user message from the resolver is escaped mrkdwn.
 func TestAskEscapesRefusalInBlocks(t *testing.T) {
 	a := &Asker{
-		Resolve:  &fakeResolver{err: &userError{msg: "No <!here> for <@U1> & co", internal: "x"}},
-		Diagnose: &fakeDiagnoser{},
+		Resolve: &fakeResolver{err: &userError{msg: "No <!here> for <@U1> & co", internal: "x"}},
+		Explain: &fakeDiagnoser{},
 	}
 	m := a.Ask(t.Context(), alice, "train-7")
 	s, ok := m.Blocks[1].(*slack.SectionBlock)

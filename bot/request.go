@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/kueuebot/kueuebot/diagnose"
+	"github.com/kueuebot/kueuebot/explain"
 )
 
 // Intent is what the user wants from the bot.
@@ -40,6 +41,11 @@ type Request struct {
 // Target returns the diagnose.Target the request names.
 func (r Request) Target() diagnose.Target {
 	return diagnose.Target{Kind: r.Kind, Namespace: r.Namespace, Name: r.Name}
+}
+
+// Question returns the explain.Question the request asks.
+func (r Request) Question() explain.Question {
+	return explain.Question{Kind: r.Kind, Name: r.Name, Namespace: r.Namespace}
 }
 
 // String renders the request the way a user would type it with the CLI,

@@ -13,9 +13,10 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/kueue/client-go/clientset/versioned"
 
-	"github.com/kueuebot/kueuebot/diagnose"
 	"github.com/kueuebot/kueuebot/diagnose/fetch"
 	"github.com/kueuebot/kueuebot/diagnose/render"
+	"github.com/kueuebot/kueuebot/explain"
+	"github.com/kueuebot/kueuebot/rbac"
 )
 
 type diagnoseOptions struct {
@@ -90,43 +91,48 @@ func (o *diagnoseOptions) run(ctx context.Context, cmd *cobra.Command, arg strin
 	if err != nil {
 		return usageError{err}
 	}
-	var snap *diagnose.Snapshot
+	var reader explain.Reader
+	ns := o.namespace
 	if len(o.fromFiles) > 0 {
 		if o.kubeconfig != "" || o.context != "" || o.as != "" || len(o.asGroups) > 0 {
 			return usagef("--from-file reads no cluster: drop --kubeconfig, --context, --as and --as-group")
 		}
-		ns := o.namespace
 		if ns == "" {
 			ns = "default"
 		}
-		target, err := fetch.ParseTarget(arg, ns)
-		if err != nil {
+		if _, err := fetch.ParseTarget(arg, ns); err != nil {
 			return usageError{err}
 		}
-		snap, err = fetch.FromFiles(o.fromFiles, target, time.Now())
+		dump, err := fetch.LoadFiles(o.fromFiles)
 		if err != nil {
 			return fmt.Errorf("cannot read the dump: %w", err)
 		}
+		reader = &explain.DumpReader{Dump: dump, Unrestricted: true}
 	} else {
-		cfg, ns, err := o.restConfig()
+		cfg, kubeNS, err := o.restConfig()
 		if err != nil {
 			return err
 		}
-		target, err := fetch.ParseTarget(arg, ns)
-		if err != nil {
+		ns = kubeNS
+		if _, err := fetch.ParseTarget(arg, ns); err != nil {
 			return usageError{err}
 		}
 		f, err := newFetcher(cfg, o.timeout)
 		if err != nil {
 			return err
 		}
-		snap, err = f.Fetch(ctx, target)
-		if err != nil {
-			return fmt.Errorf("cannot diagnose %s/%s: %w", target.Namespace, target.Name, err)
-		}
+		reader = &explain.ClientReader{Fetcher: f, Default: ns}
 	}
-	r := diagnose.Analyze(snap)
-	return render.Write(cmd.OutOrStdout(), format, &r)
+	target, err := fetch.ParseTarget(arg, ns)
+	if err != nil {
+		return usageError{err}
+	}
+	q := explain.Question{Kind: target.Kind, Name: target.Name, Namespace: target.Namespace}
+	res, err := (&explain.Explainer{Reader: reader}).Explain(ctx, rbac.Identity{}, q)
+	if err != nil {
+		return fmt.Errorf("cannot diagnose %s/%s: %w", target.Namespace, target.Name, err)
+	}
+	return render.Write(cmd.OutOrStdout(), format, &res.Report)
 }
 
 // restConfig loads the kubeconfig as kubectl does (KUBECONFIG, --kubeconfig,
