@@ -1,10 +1,11 @@
 // Command configdoc writes docs/config.md, the configuration reference:
 // every key of config.Config with its type, default, environment variable
 // and what it does, taken from the struct, config.Default() and the doc
-// comments of the config package's source. Run it with `make docs`; a test
-// fails when docs/config.md is out of date.
+// comments of the config package's source. With -schema it also rewrites
+// the config part of the Helm chart's values.schema.json from the same
+// source. Run it with `make docs`; tests fail when either is out of date.
 //
-//	go run ./hack/configdoc -config config -o docs/config.md
+//	go run ./hack/configdoc -config config -o docs/config.md -schema deploy/helm/kueuebot/values.schema.json
 package main
 
 import (
@@ -29,15 +30,34 @@ import (
 func main() {
 	src := flag.String("config", "config", "folder of the config package's source (for the doc comments)")
 	out := flag.String("o", "docs/config.md", "file to write")
+	schema := flag.String("schema", "", "values.schema.json whose config property to regenerate (empty: none)")
 	flag.Parse()
-	b, err := Render(*src)
-	if err == nil {
-		err = os.WriteFile(*out, b, 0o644)
-	}
-	if err != nil {
+	if err := write(*src, *out, *schema); err != nil {
 		fmt.Fprintln(os.Stderr, "configdoc:", err)
 		os.Exit(1)
 	}
+}
+
+func write(src, out, schema string) error {
+	b, err := Render(src)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(out, b, 0o644); err != nil {
+		return err
+	}
+	if schema == "" {
+		return nil
+	}
+	old, err := os.ReadFile(schema)
+	if err != nil {
+		return err
+	}
+	b, err = SpliceSchema(src, old)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(schema, b, 0o644)
 }
 
 // Render returns the reference for config.Config, with the doc comments

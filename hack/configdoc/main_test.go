@@ -75,3 +75,25 @@ func TestUndocumentedKeyFails(t *testing.T) {
 		t.Fatalf("err = %v, want one naming slack.mode", err)
 	}
 }
+
+// TestChartSchemaUpToDate fails when the config part of the chart's
+// values.schema.json no longer matches the config package.
+func TestChartSchemaUpToDate(t *testing.T) {
+	const path = "../../deploy/helm/kueuebot/values.schema.json"
+	old, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := SpliceSchema("../../config", old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != string(old) {
+		t.Fatalf("%s is out of date: run make docs", path)
+	}
+	for _, secret := range []string{`"botToken"`, `"appToken"`, `"signingSecret"`} {
+		if strings.Contains(string(got), secret) {
+			t.Errorf("the chart schema accepts %s in values: tokens belong in the Secret", secret)
+		}
+	}
+}
