@@ -139,6 +139,10 @@ func (o *diagnoseOptions) run(ctx context.Context, cmd *cobra.Command, arg strin
 // --context, --as, --as-group, -n, --request-timeout through
 // genericclioptions.ConfigFlags) and sets o.timeout from --request-timeout.
 func (o *diagnoseOptions) restConfig() (*rest.Config, string, error) {
+	if o.clusterFlags == nil {
+		// Options built in code (serve, chat), not parsed from flags.
+		o.addClusterFlags(pflag.NewFlagSet("kueuebot", pflag.ContinueOnError))
+	}
 	cfg, err := o.clusterFlags.ToRESTConfig()
 	if err != nil {
 		return nil, "", fmt.Errorf("cannot load the kubeconfig: %w (set --kubeconfig or KUBECONFIG, or use --from-file)", err)

@@ -153,3 +153,22 @@ func TestRestConfigFromFlags(t *testing.T) {
 		})
 	}
 }
+
+// TestRestConfigInCode: serve and chat build diagnoseOptions in code, with
+// no flags parsed; the same loading applies.
+func TestRestConfigInCode(t *testing.T) {
+	dir := t.TempDir()
+	kc := filepath.Join(dir, "config")
+	if err := os.WriteFile(kc, []byte(twoContexts), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("KUBECONFIG", "")
+	o := &diagnoseOptions{kubeconfig: kc, context: "ctx-b"}
+	cfg, ns, err := o.restConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Host != "https://b.example:6443" || ns != "team-b" || o.timeout != 10*time.Second {
+		t.Errorf("got host %s ns %s timeout %s", cfg.Host, ns, o.timeout)
+	}
+}
