@@ -7,6 +7,7 @@ module github.com/kueuebot/kueuebot/test/install
 go 1.26.0
 
 require (
+	github.com/google/go-cmp v0.7.0
 	github.com/kueuebot/kueuebot v0.0.0-00010101000000-000000000000
 	helm.sh/helm/v4 v4.1.4
 	k8s.io/api v0.35.3
