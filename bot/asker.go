@@ -116,9 +116,13 @@ func (a *Asker) Ask(ctx context.Context, user rbac.SlackUser, text string) Messa
 	}
 	rec.Identity = id
 
-	if req.Intent == IntentQueue {
+	switch req.Intent {
+	case IntentQueues:
 		done("unsupported", nil)
 		return blocks.Notice("", "I cannot describe queues yet. Ask me about a job instead, e.g. `why is train-7 waiting?`")
+	case IntentJobs:
+		done("unsupported", nil)
+		return blocks.Notice("", "I cannot list your jobs yet. Ask me about a job instead, e.g. `why is train-7 waiting?`")
 	}
 
 	res, err := a.Explain.Explain(ctx, id, req.Question())
