@@ -7,10 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"helm.sh/helm/v4/pkg/chart/v2/loader"
 	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"helm.sh/helm/v4/pkg/chart/v2/loader"
 )
 
 // valueSet is one set of values the chart is proven with.
