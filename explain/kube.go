@@ -139,7 +139,14 @@ func (k *KubeReader) Namespaces(ctx context.Context, id rbac.Identity, explicit 
 	if err != nil {
 		return rbac.Namespaces{}, err
 	}
-	return k.Finder.Find(ctx, explicit, id, c.clients.Kube)
+	nss, err := k.Finder.Find(ctx, explicit, id, c.clients.Kube)
+	if err != nil {
+		if re := fetch.AsReadError(fetch.KindNamespaces, "", "", err); re != nil && ctx.Err() == nil {
+			return nss, re // a sick API server, said plainly
+		}
+		return nss, err
+	}
+	return nss, nil
 }
 
 // JobNames implements JobNamer with one metadata-only LIST of Workloads

@@ -349,19 +349,19 @@ func fits(q diagnose.QuotaRow) string {
 	case !q.FitsEver:
 		return "never"
 	case q.ShortBy != nil:
-		return "not now, short " + q.ShortBy.String()
+		return "not now, short " + diagnose.FormatQuantity(*q.ShortBy)
 	default:
 		return "not now"
 	}
 }
 
-func qty(q resource.Quantity) string { return q.String() }
+func qty(q resource.Quantity) string { return diagnose.FormatQuantity(q) }
 
 func optQty(q *resource.Quantity, absent string) string {
 	if q == nil {
 		return absent
 	}
-	return q.String()
+	return diagnose.FormatQuantity(*q)
 }
 
 func orNone(s string) string {
