@@ -223,10 +223,10 @@ func checkAccessMatrix(t *testing.T, c *cluster, bot kubernetes.Interface, ns st
 	}
 	// allowed: group/resource verb namespace ("*" any, "" cluster-wide).
 	allowed := map[string]bool{
-		"kueue.x-k8s.io/localqueues list *":      true, // learns candidate namespaces
-		"kueue.x-k8s.io/localqueues list ":       true,
-		"coordination.k8s.io/leases create " + ns: true, // create cannot be narrowed by name
-		"/configmaps create " + ns:                true,
+		"kueue.x-k8s.io/localqueues list *":                      true, // learns candidate namespaces
+		"kueue.x-k8s.io/localqueues list ":                       true,
+		"coordination.k8s.io/leases create " + ns:                true, // create cannot be narrowed by name
+		"/configmaps create " + ns:                               true,
 		"authorization.k8s.io/selfsubjectaccessreviews create *": true, // every authenticated user may ask
 		"authorization.k8s.io/selfsubjectaccessreviews create ":  true,
 		"authorization.k8s.io/selfsubjectrulesreviews create *":  true,
@@ -246,7 +246,9 @@ func checkAccessMatrix(t *testing.T, c *cluster, bot kubernetes.Interface, ns st
 		"rbac.authorization.k8s.io/roles": {"bind", "escalate"}, "rbac.authorization.k8s.io/clusterroles": {"bind", "escalate"},
 		"certificates.k8s.io/certificatesigningrequests": {"approve"}, "certificates.k8s.io/signers": {"approve", "sign"},
 	}
-	type ask struct{ attrs authorizationv1.ResourceAttributes }
+	type ask struct {
+		attrs authorizationv1.ResourceAttributes
+	}
 	var asks []ask
 	var n int
 	for _, l := range lists {
@@ -343,4 +345,3 @@ func (d slackDirectory) GetUserInfoContext(_ context.Context, id string, _ ...sl
 func (d slackDirectory) GetUserGroupMembersContext(context.Context, string, ...slack.GetUserGroupMembersOption) ([]string, error) {
 	return slices.Collect(mapKeys(d)), nil
 }
-
