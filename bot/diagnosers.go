@@ -97,6 +97,9 @@ type KubeDiagnoser struct {
 	ClusterScoped kueueclient.Interface
 	// Timeout bounds each API request.
 	Timeout time.Duration
+	// KueueConfig, when set (kube.kueueConfig), reads Kueue's own
+	// Configuration as the bot (fetch.KueueConfigMap).
+	KueueConfig func(context.Context) (*diagnose.KueueConfig, error)
 }
 
 // Diagnose implements Diagnoser.
@@ -113,7 +116,7 @@ func (d *KubeDiagnoser) Diagnose(ctx context.Context, id rbac.Identity, req Requ
 		return diagnose.Report{}, err
 	}
 	noteNamespaces(ctx, nss.Names, nss.Source)
-	f := &fetch.Fetcher{Kube: clients.Kube, Kueue: clients.Kueue, Dynamic: clients.Dynamic, ClusterScoped: d.ClusterScoped, Timeout: d.Timeout}
+	f := &fetch.Fetcher{Kube: clients.Kube, Kueue: clients.Kueue, Dynamic: clients.Dynamic, ClusterScoped: d.ClusterScoped, Timeout: d.Timeout, KueueConfig: d.KueueConfig}
 	r, err := diagnoseIn(ctx, req, nss.Names, nss.Truncated, f.Fetch)
 	if errors.Is(err, fetch.ErrImpersonation) {
 		// The bot's own RBAC is wrong: say so, without the server's text.

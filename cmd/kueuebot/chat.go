@@ -6,10 +6,12 @@ import (
 	"errors"
 	"log/slog"
 	"os"
+	"time"
 
 	"github.com/slack-go/slack"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
+	"k8s.io/client-go/kubernetes"
 	kueueclient "sigs.k8s.io/kueue/client-go/clientset/versioned"
 
 	"github.com/kueuebot/kueuebot/bot"
@@ -167,6 +169,13 @@ func newDiagnoser(cfg *config.Config, live bool, kubeconfig, kubeContext string,
 	}
 	if cfg.Kube.ClusterScopedReads == config.ClusterScopedBot {
 		kd.ClusterScoped = botKueue
+	}
+	if kc := cfg.Kube.KueueConfig; kc.Enabled() {
+		botKube, err := kubernetes.NewForConfig(base)
+		if err != nil {
+			return nil, err
+		}
+		kd.KueueConfig = fetch.KueueConfigMap(botKube, kc.Namespace, kc.ConfigMap, kc.Key, 5*time.Minute)
 	}
 	return kd, nil
 }
