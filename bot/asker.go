@@ -105,7 +105,8 @@ func (a *Asker) Ask(ctx context.Context, user rbac.SlackUser, text string) Messa
 	case o.jobs != nil:
 		return jobListMessage(*o.jobs)
 	default:
-		return renderAnswer(*o.report, answerOptions{Detailed: true, NoButtons: true, Render: a.Render})
+		// The terminal has no buttons: the whole report at once.
+		return blocks.Report(*o.report, a.Render)
 	}
 }
 
@@ -183,7 +184,7 @@ func (q *question) interrupted() outcome {
 // ask answers free text from any entry point.
 func (a *Asker) ask(ctx context.Context, entry Entry, user rbac.SlackUser, text string) outcome {
 	q := a.begin(ctx, entry, user)
-	pq, err := parseQuery(text)
+	req, err := parseFor(entry, text)
 	if err != nil {
 		var pe *ParseError
 		if errors.As(err, &pe) {
@@ -192,19 +193,19 @@ func (a *Asker) ask(ctx context.Context, entry Entry, user rbac.SlackUser, text 
 		}
 		return q.done(noticeOutcome("unparsable", blocks.Notice("", "I could not understand that. Type `help` to see what I can do.")), nil)
 	}
-	switch pq.want {
-	case wantHelp:
+	switch req.Intent {
+	case IntentHelp:
 		return q.done(noticeOutcome("help", HelpMessage()), nil)
-	case wantJobs:
-		return a.listJobs(q)
-	case wantQueues, wantQueue:
-		q.rec.Target = "queues"
+	case IntentJobs:
+		return a.listJobs(q, req.JobsQuery())
+	case IntentQueues:
+		q.rec.Target = req.String()
 		if _, o := q.identity(); o != nil {
 			return *o
 		}
 		return q.done(noticeOutcome("unsupported", blocks.Notice("", "I cannot describe queues yet. Ask me about a job instead, e.g. `why is train-7 waiting?`")), nil)
 	}
-	return a.explain(q, pq.req.Question())
+	return a.explain(q, req.Question())
 }
 
 // job answers a question about one job (buttons, the picker).
@@ -214,7 +215,7 @@ func (a *Asker) job(ctx context.Context, entry Entry, user rbac.SlackUser, eq ex
 
 // jobs lists the caller's jobs (App Home, "my jobs").
 func (a *Asker) jobs(ctx context.Context, entry Entry, user rbac.SlackUser) outcome {
-	return a.listJobs(a.begin(ctx, entry, user))
+	return a.listJobs(a.begin(ctx, entry, user), explain.JobsQuery{})
 }
 
 func (a *Asker) explain(q *question, eq explain.Question) outcome {
@@ -233,8 +234,11 @@ func (a *Asker) explain(q *question, eq explain.Question) outcome {
 	return q.done(outcome{verdict: string(res.Report.Verdict.Code), report: &res.Report}, nil)
 }
 
-func (a *Asker) listJobs(q *question) outcome {
-	q.rec.Target = "my jobs"
+func (a *Asker) listJobs(q *question, jq explain.JobsQuery) outcome {
+	q.rec.Target = "jobs"
+	if jq.Namespace != "" {
+		q.rec.Target += " -n " + jq.Namespace
+	}
 	id, o := q.identity()
 	if o != nil {
 		return *o
@@ -243,7 +247,7 @@ func (a *Asker) listJobs(q *question) outcome {
 		return q.done(noticeOutcome("unsupported", blocks.Notice("", "I cannot list your jobs yet. Ask me about one job instead, e.g. `why is train-7 waiting?`")), nil)
 	}
 	q.stage = "listing your jobs in the cluster"
-	res, err := a.Jobs.Jobs(q.ctx, id, explain.JobsQuery{})
+	res, err := a.Jobs.Jobs(q.ctx, id, jq)
 	q.rec.Namespaces, q.rec.NamespaceSource = res.Namespaces.Names, res.Namespaces.Source
 	if err != nil {
 		return q.done(q.failure("your jobs", err), err)

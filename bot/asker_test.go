@@ -36,8 +36,8 @@ func TestAsk(t *testing.T) {
 		},
 		{
 			name: "unparsable",
-			user: alice, text: "why is my job waiting?",
-			want: "I could not find a job name in that. Try `why is train-7 waiting?` or `diagnose jobset/train-7 -n team-a`, or `help`.\n",
+			user: alice, text: "why is statefulset/web waiting?",
+			want: "I cannot look at a StatefulSet. Ask about one of its Pods, e.g. `pod/NAME`: Kueue manages a StatefulSet through its Pods. I know these kinds: " + kindWords() + ".\n",
 		},
 		{
 			name: "unknown user refused politely",

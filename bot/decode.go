@@ -139,6 +139,7 @@ func (d *Decoder) Interaction(cb slack.InteractionCallback, key string, received
 		}
 		ev.Entry = EntryButton
 		ev.ActionID = a.ActionID
+		ev.BlockID = a.BlockID
 		ev.Value = a.Value
 		if a.SelectedOption.Value != "" {
 			ev.Value = a.SelectedOption.Value

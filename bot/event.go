@@ -65,9 +65,10 @@ type Event struct {
 	Ephemeral bool
 	// InHome: the button was on the App Home tab.
 	InHome bool
-	// ActionID and Value are the pressed button's action_id and value (the
-	// picker's selected option), e.g. a job reference.
-	ActionID, Value string
+	// ActionID, BlockID and Value are the pressed button's action_id, the
+	// block_id of its actions block, and its value (the picker's selected
+	// option): a job reference.
+	ActionID, BlockID, Value string
 	// Received is when the transport received the event, for latency.
 	Received time.Time
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/slack-go/slack"
 
 	"github.com/kueuebot/kueuebot/bot/blocks"
+	"github.com/kueuebot/kueuebot/explain"
 )
 
 // ReplyMode says who sees an answer to a question asked in a channel.
@@ -111,19 +112,19 @@ func ptr[T any](v T) *T { return &v }
 // read again as them.
 func (b *Bot) button(ctx context.Context, ev *Event) Reply {
 	a := b.Asker
-	if ev.ActionID == ActionRefresh && ev.InHome {
+	if ev.ActionID == blocks.ActionRefresh && ev.InHome {
 		return b.home(a.jobs(ctx, ev.Entry, ev.User))
 	}
 	var to Destination
-	detailed := false
+	detailed := ev.BlockID == blocks.BlockAnswerDetailed
 	switch ev.ActionID {
-	case ActionRefresh:
+	case blocks.ActionRefresh:
 		to = ToReplace
-	case ActionDetails:
+	case blocks.ActionDetails:
 		to, detailed = ToReplace, true
-	case ActionShare:
+	case blocks.ActionShare:
 		to = ToChannel
-	case ActionPick:
+	case blocks.ActionPick:
 		to = ToPrivate
 		if ev.InHome {
 			to = ToDM
@@ -131,12 +132,12 @@ func (b *Bot) button(ctx context.Context, ev *Event) Reply {
 	default:
 		return Reply{To: ToNone, Verdict: "ignored"}
 	}
-	ref, err := parseJobRef(ev.Value)
+	ref, err := blocks.ParseJobRef(ev.Value)
 	if err != nil {
 		b.log().WarnContext(ctx, "bad button value", slog.String("action", ev.ActionID), slog.Any("error", err))
 		return Reply{To: ToPrivate, Verdict: "unparsable", Message: blocks.Notice("", "That button is out of date. Ask me again, e.g. `/kueue why train-7`.")}
 	}
-	o := a.job(ctx, ev.Entry, ev.User, ref.question())
+	o := a.job(ctx, ev.Entry, ev.User, explain.Question{Kind: ref.Kind, Namespace: ref.Namespace, Name: ref.Name})
 	if o.notice != nil && to == ToChannel {
 		// A refusal or a failure is for the presser only.
 		to = ToPrivate

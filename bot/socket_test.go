@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kueuebot/kueuebot/bot/blocks"
 	"github.com/kueuebot/kueuebot/diagnose"
 	"github.com/kueuebot/kueuebot/internal/slackfake"
 )
@@ -108,7 +109,7 @@ func TestThreadMode(t *testing.T) {
 	h.send(t, slackfake.EventsEnvelope("m1", "EvM1", 0, slackfake.Mention(alice.ID, "C1", "1.0", "", "<@UBOT> train-7")))
 	if got := h.post(t); got.Method != "chat.postMessage" || got.Channel != "C1" || got.ThreadTS != "1.0" {
 		t.Errorf("mention answered as %+v, want in the thread 1.0", got)
-	} else if strings.Contains(textOf(t, got.Blocks), "action="+ActionShare) {
+	} else if strings.Contains(textOf(t, got.Blocks), "action="+blocks.ActionShare) {
 		t.Error("a public answer offers Share in channel")
 	}
 	h.send(t, slackfake.SlashEnvelope("s1", slackfake.SlashCommand(alice.ID, "C1", "train-7", h.fs.ResponseURL("s1"), "t1")))
@@ -123,7 +124,7 @@ func TestPrivateAnswersCanBeShared(t *testing.T) {
 	h := startSocket(t, harnessOptions{})
 	h.send(t, slackfake.EventsEnvelope("m1", "EvM1", 0, slackfake.Mention(alice.ID, "C1", "1.0", "", "<@UBOT> train-7")))
 	got := textOf(t, h.post(t).Blocks)
-	for _, want := range []string{"action=" + ActionRefresh, "action=" + ActionDetails, "action=" + ActionShare, "value=JobSet/team-a/train-7"} {
+	for _, want := range []string{"action=" + blocks.ActionRefresh, "action=" + blocks.ActionDetails, "action=" + blocks.ActionShare, "value=team-a/JobSet/train-7"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("ephemeral answer lacks %q:\n%s", want, got)
 		}
@@ -132,7 +133,7 @@ func TestPrivateAnswersCanBeShared(t *testing.T) {
 		t.Errorf("the compact answer shows the quota table:\n%s", got)
 	}
 	h.send(t, slackfake.EventsEnvelope("d1", "EvD1", 0, slackfake.DirectMessage(alice.ID, "D1", "2.0", "train-7")))
-	if got := textOf(t, h.post(t).Blocks); strings.Contains(got, "action="+ActionShare) {
+	if got := textOf(t, h.post(t).Blocks); strings.Contains(got, "action="+blocks.ActionShare) {
 		t.Errorf("a DM answer offers Share in channel:\n%s", got)
 	}
 }

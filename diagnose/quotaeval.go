@@ -21,16 +21,25 @@ const (
 // flavorFit is the evaluation of one pod set in one flavor of one resource
 // group.
 type flavorFit struct {
-	flavor     string
-	level      fitLevel
-	inel       *ineligibility
-	borrowOnly bool // does not fit now only because of the borrowing limit
+	flavor string
+	level  fitLevel
+	inel   *ineligibility
+	// borrowOnly: it does not fit now only because borrowing or lending
+	// limits keep idle capacity of the cohort out; limits names them per
+	// resource.
+	borrowOnly bool
+	limits     map[corev1.ResourceName][]quotaLimit
 	// maxNow and maxEver are how many pods of the pod set would fit now and
 	// ever in this flavor (-1 when unbounded).
 	maxNow, maxEver int64
 	// short is, per resource, how much is missing now / ever.
 	shortNow, shortEver map[corev1.ResourceName]int64
+	// needNow is, per resource short now, what must be available (the
+	// pod set plus what earlier pod sets were assumed to take).
+	needNow map[corev1.ResourceName]int64
 }
+
+func (f flavorFit) neededNow(r corev1.ResourceName) int64 { return f.needNow[r] }
 
 // podSetFit is the evaluation of one pod set.
 type podSetFit struct {
@@ -140,16 +149,16 @@ func evaluateQuota(s *Snapshot, wl *kueue.Workload) *quotaOutcome {
 					inel = flavorEligibility(req.spec, rf, keys)
 				}
 				ff := flavorFit{flavor: name, inel: inel, level: fitNow, maxNow: -1, maxEver: -1,
-					shortNow: map[corev1.ResourceName]int64{}, shortEver: map[corev1.ResourceName]int64{}}
+					shortNow: map[corev1.ResourceName]int64{}, shortEver: map[corev1.ResourceName]int64{}, needNow: map[corev1.ResourceName]int64{}}
 				if inel != nil {
 					ff.level = fitIneligible
 				}
-				limitedByBorrow := false
-				fitsWithoutBorrowLimit := true
+				ff.limits = map[corev1.ResourceName][]quotaLimit{}
+				limitedOnly := true
 				for _, r := range byGroup[gi] {
 					k := fr{name, r}
 					val := assumed[k] + req.total[r]
-					avail := max(0, out.tree.cq.available(k, false))
+					avail := max(0, out.tree.cq.available(k))
 					maxCap := out.tree.cq.potential(k)
 					row := QuotaRow{
 						PodSet: req.name, Flavor: name, Resource: string(r),
@@ -175,6 +184,7 @@ func evaluateQuota(s *Snapshot, wl *kueue.Workload) *quotaOutcome {
 					if !row.FitsNow {
 						row.ShortBy = qptr(quantity(r, val-avail))
 						ff.shortNow[r] = val - avail
+						ff.needNow[r] = val
 					}
 					if !row.FitsEver {
 						ff.shortEver[r] = val - maxCap
@@ -190,16 +200,15 @@ func evaluateQuota(s *Snapshot, wl *kueue.Workload) *quotaOutcome {
 							ff.level = min(ff.level, fitNever)
 						case !row.FitsNow:
 							ff.level = min(ff.level, fitLater)
-							if _, ok := out.tree.cq.borrow[k]; ok {
-								limitedByBorrow = true
-							}
-							if val > max(0, out.tree.cq.available(k, true)) {
-								fitsWithoutBorrowLimit = false
+							if ls := out.tree.limitsHolding(k, val); len(ls) > 0 {
+								ff.limits[r] = ls
+							} else {
+								limitedOnly = false
 							}
 						}
 					}
 				}
-				ff.borrowOnly = ff.level == fitLater && limitedByBorrow && fitsWithoutBorrowLimit
+				ff.borrowOnly = ff.level == fitLater && limitedOnly && len(ff.limits) > 0
 				gf.flavors = append(gf.flavors, ff)
 			}
 			// Kueue's pick: the first flavor that fits now; otherwise the

@@ -21,6 +21,10 @@ type Question struct {
 	// Namespace is the namespace the user named; empty means the caller's
 	// namespaces (configured, else discovered).
 	Namespace string
+	// Candidates, when set, are every word of the question that could be
+	// the job's name, best guess first (Candidates[0] == Name): the ones
+	// that exist among the caller's jobs win. Nil when the name is certain.
+	Candidates []string
 }
 
 // Target returns the diagnose.Target of q in namespace ns.
@@ -46,6 +50,9 @@ func (q Question) String() string {
 
 // Result is the answer to a Question.
 type Result struct {
+	// Question is the question answered: the asked one, with Name settled
+	// among its Candidates.
+	Question Question
 	// Report is the diagnosis.
 	Report diagnose.Report
 	// Namespaces are where the job was looked for, and how they were
@@ -126,6 +133,8 @@ func (e *Explainer) Explain(ctx context.Context, id rbac.Identity, q Question) (
 	if len(nss.Names) == 0 {
 		return res, &Error{Message: "I don't know which namespace to look in, and you can't list workloads in any namespace I know of. Ask again with `-n NAMESPACE`, or ask your platform team for access."}
 	}
+	q = e.resolveCandidates(ctx, id, q, nss.Names)
+	res.Question = q
 	var found []*diagnose.Snapshot
 	var first *diagnose.Snapshot
 	for _, ns := range nss.Names {

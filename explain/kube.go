@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/lru"
 	kueueclient "sigs.k8s.io/kueue/client-go/clientset/versioned"
@@ -50,9 +51,10 @@ type KubeReader struct {
 }
 
 type cachedReader struct {
-	clients *rbac.Clients
-	fetcher *fetch.Fetcher
-	expires time.Time
+	clients  *rbac.Clients
+	fetcher  *fetch.Fetcher
+	metadata metadata.Interface
+	expires  time.Time
 }
 
 // identityKey is the cache key of an identity: user, groups and extra.
@@ -107,6 +109,10 @@ func (k *KubeReader) reader(id rbac.Identity) (*cachedReader, error) {
 	if err != nil {
 		return nil, err
 	}
+	meta, err := metadata.NewForConfig(clients.Config)
+	if err != nil {
+		return nil, err
+	}
 	ttl := k.TTL
 	if ttl <= 0 {
 		ttl = DefaultFetcherTTL
@@ -117,7 +123,8 @@ func (k *KubeReader) reader(id rbac.Identity) (*cachedReader, error) {
 			Kube: clients.Kube, Kueue: clients.Kueue, Dynamic: clients.Dynamic,
 			ClusterScoped: k.ClusterScoped, Timeout: k.Timeout, Now: k.Now,
 		},
-		expires: now.Add(ttl),
+		metadata: meta,
+		expires:  now.Add(ttl),
 	}
 	k.cache.Add(key, c)
 	return c, nil
@@ -132,7 +139,24 @@ func (k *KubeReader) Namespaces(ctx context.Context, id rbac.Identity, explicit 
 	if err != nil {
 		return rbac.Namespaces{}, err
 	}
-	return k.Finder.Find(ctx, explicit, id, c.clients.Kube)
+	nss, err := k.Finder.Find(ctx, explicit, id, c.clients.Kube)
+	if err != nil {
+		if re := fetch.AsReadError(fetch.KindNamespaces, "", "", err); re != nil && ctx.Err() == nil {
+			return nss, re // a sick API server, said plainly
+		}
+		return nss, err
+	}
+	return nss, nil
+}
+
+// JobNames implements JobNamer with one metadata-only LIST of Workloads
+// per namespace, as id.
+func (k *KubeReader) JobNames(ctx context.Context, id rbac.Identity, namespaces []string) (map[string]bool, error) {
+	c, err := k.reader(id)
+	if err != nil {
+		return nil, err
+	}
+	return listJobNames(ctx, c.metadata, namespaces)
 }
 
 // Snapshot implements Reader.
