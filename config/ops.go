@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -45,7 +46,7 @@ func (c *Config) validateOps(errs *errList) {
 	} else if err := checkListenAddr(o.ListenAddr); err != nil {
 		errs.addf("ops.listenAddr", "%v", err)
 	}
-	if c.Slack.Mode == ModeHTTP && o.ListenAddr == c.Slack.ListenAddr {
+	if c.Slack.Mode == ModeHTTP && o.ListenAddr == c.Slack.ListenAddr && !strings.HasSuffix(o.ListenAddr, ":0") {
 		errs.addf("ops.listenAddr", "must differ from slack.listenAddr (%s): metrics and probes get a port of their own", c.Slack.ListenAddr)
 	}
 	if o.ShutdownGrace <= 0 || o.ShutdownGrace > maxShutdownGrace {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -110,14 +109,23 @@ func (o *serveOptions) run(cmd *cobra.Command) error {
 
 	decoder := &bot.Decoder{Invalidate: resolver}
 	var tr slackTransport
+	listen := ""
 	switch cfg.Slack.Mode {
 	case config.ModeHTTP:
-		return errors.New("slack.mode http is not implemented yet: use socket")
+		hm := &bot.HTTPMode{
+			Addr: cfg.Slack.ListenAddr, SigningSecret: cfg.Slack.SigningSecret.Reveal(), Dispatcher: disp, Decoder: decoder,
+			API: api, Ready: ready, Metrics: metrics, Log: log,
+		}
+		if err := hm.Listen(); err != nil {
+			_ = disp.Shutdown(ctx)
+			return err
+		}
+		tr, listen = hm, hm.ListenAddr()
 	default:
 		tr = &bot.SocketMode{Client: socketmode.New(api), Dispatcher: disp, Decoder: decoder, Ready: ready, Metrics: metrics, Log: log}
 	}
 	log.InfoContext(ctx, "kueuebot serving", slog.String("version", version), slog.String("mode", cfg.Slack.Mode),
-		slog.String("replies", cfg.Slack.Replies), slog.String("ops", ops.ListenAddr()),
+		slog.String("listen", listen), slog.String("replies", cfg.Slack.Replies), slog.String("ops", ops.ListenAddr()),
 		slog.Bool("fromFiles", len(o.fromFiles) > 0), slog.String("clusterScopedReads", string(cfg.Kube.ClusterScopedReads)))
 
 	runErr := tr.Run(ctx)

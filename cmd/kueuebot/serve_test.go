@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -230,5 +231,81 @@ func TestServeNeedsTokens(t *testing.T) {
 	code := run(t.Context(), []string{"serve"}, strings.NewReader(""), &stdout, &stderr)
 	if code == exitOK || !strings.Contains(stderr.String(), "KUEUEBOT_SLACK_BOTTOKEN") {
 		t.Errorf("serve without tokens: exit %d, stderr %q; want a failure naming the variable", code, stderr.String())
+	}
+}
+
+var reListen = regexp.MustCompile(`"listen":"([^"]+)"`)
+
+// TestServeHTTPMode runs serve with slack.mode http: a signed mention is
+// acked and answered privately; an unsigned one is refused with 401.
+func TestServeHTTPMode(t *testing.T) {
+	fs := slackfake.New(t)
+	fs.SetUser(slack.User{ID: "U0000ALICE", Name: "alice"})
+	cfgPath := filepath.Join(t.TempDir(), "config.yaml")
+	cfg := serveConfig(fs, "") + "\n"
+	cfg = strings.Replace(cfg, "slack:\n", "slack:\n  mode: http\n  listenAddr: \"127.0.0.1:0\"\n", 1)
+	if err := os.WriteFile(cfgPath, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	const secret = "test-signing-secret"
+	t.Setenv("KUEUEBOT_SLACK_BOTTOKEN", "xoxb-test")
+	t.Setenv("KUEUEBOT_SLACK_APPTOKEN", "")
+	t.Setenv("KUEUEBOT_SLACK_SIGNINGSECRET", secret)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stderr := &lockedBuffer{}
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"serve", "--config", cfgPath, "--from-file", "../../deploy/examples/sample-job.yaml"}, strings.NewReader(""), io.Discard, stderr)
+	}()
+	var base string
+	for deadline := time.Now().Add(10 * time.Second); base == ""; time.Sleep(10 * time.Millisecond) {
+		if m := reListen.FindStringSubmatch(stderr.String()); m != nil {
+			base = "http://" + m[1]
+		}
+		select {
+		case code := <-done:
+			t.Fatalf("serve exited %d: %s", code, stderr.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("serve did not listen: %s", stderr.String())
+		}
+	}
+	send := func(sign bool) int {
+		body, err := json.Marshal(slackfake.EventCallback("EvS1", slackfake.Mention("U0000ALICE", "C1", "1.0", "", "<@UBOT> why is sample-job waiting?")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, base+"/slack/events", bytes.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		if sign {
+			slackfake.Sign(req, secret, body, time.Now())
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if code := send(false); code != http.StatusUnauthorized {
+		t.Errorf("unsigned: %d, want 401", code)
+	}
+	if code := send(true); code != http.StatusOK {
+		t.Errorf("signed: %d, want 200", code)
+	}
+	if p := slackfake.Receive(t, fs.Posts, "the answer"); p.Method != "chat.postEphemeral" || !strings.Contains(p.Blocks, "ExceedsMaxQuota") {
+		t.Errorf("answer %+v", p)
+	}
+	cancel()
+	if code := slackfake.Receive(t, done, "serve to stop"); code != exitOK {
+		t.Errorf("serve exited %d: %s", code, stderr.String())
+	}
+	if strings.Contains(stderr.String(), secret) {
+		t.Error("the signing secret reached the logs")
 	}
 }
