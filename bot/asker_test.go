@@ -99,7 +99,7 @@ func TestAsk(t *testing.T) {
 			user: alice, text: "train-7",
 			diag:         &fakeDiagnoser{block: true},
 			timeout:      10 * time.Millisecond,
-			want:         "Looking at `train-7` took too long. The cluster may be busy; please try again in a minute.\n",
+			want:         "I gave up looking at `train-7` in the cluster: it took too long. The cluster or Slack may be busy; please try again in a minute.\n",
 			wantResolve:  true,
 			wantDiagnose: []diagnoseCall{{ID: aliceID, Req: Request{Intent: IntentDiagnose, Name: "train-7"}}},
 		},

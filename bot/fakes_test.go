@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"time"
 
 	"github.com/kueuebot/kueuebot/diagnose"
 	"github.com/kueuebot/kueuebot/explain"
@@ -47,11 +48,16 @@ type diagnoseCall struct {
 }
 
 // fakeDiagnoser answers from reports by request name, or fails with err.
-// block makes it wait for the context to end.
+// block makes it wait for the context to end; gate, when set, makes it
+// wait for a value (or the context); delay makes it sleep first; a
+// question about panicOn panics.
 type fakeDiagnoser struct {
 	reports map[string]diagnose.Report
 	err     error
 	block   bool
+	gate    chan struct{}
+	delay   time.Duration
+	panicOn string
 
 	mu    sync.Mutex
 	calls []diagnoseCall
@@ -64,6 +70,23 @@ func (f *fakeDiagnoser) Explain(ctx context.Context, id rbac.Identity, q explain
 	if f.block {
 		<-ctx.Done()
 		return explain.Result{}, ctx.Err()
+	}
+	if q.Name == f.panicOn && f.panicOn != "" {
+		panic("boom: " + q.Name)
+	}
+	if f.gate != nil {
+		select {
+		case <-f.gate:
+		case <-ctx.Done():
+			return explain.Result{}, ctx.Err()
+		}
+	}
+	if f.delay > 0 {
+		select {
+		case <-time.After(f.delay):
+		case <-ctx.Done():
+			return explain.Result{}, ctx.Err()
+		}
 	}
 	if f.err != nil {
 		return explain.Result{}, f.err

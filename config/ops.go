@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -17,6 +18,15 @@ type Ops struct {
 	// questions it already acknowledged before it exits. Keep it under the
 	// pod's terminationGracePeriodSeconds (30 s by default).
 	ShutdownGrace time.Duration `mapstructure:"shutdownGrace"`
+	// Workers is how many questions are answered at once.
+	Workers int `mapstructure:"workers"`
+	// QueueSize is how many questions may wait for a worker (the user is
+	// told "busy, I will answer in a moment"); beyond it a question is
+	// refused with "too busy, ask again in a minute".
+	QueueSize int `mapstructure:"queueSize"`
+	// AnswerTimeout bounds one question (identity and cluster reads); the
+	// user is told what timed out.
+	AnswerTimeout time.Duration `mapstructure:"answerTimeout"`
 }
 
 // Ops defaults.
@@ -24,6 +34,9 @@ const (
 	DefaultOpsListenAddr = ":9090"
 	DefaultShutdownGrace = 25 * time.Second
 	maxShutdownGrace     = 10 * time.Minute
+	DefaultWorkers       = 8
+	DefaultQueueSize     = 256
+	DefaultAnswerTimeout = 30 * time.Second
 )
 
 func (c *Config) validateOps(errs *errList) {
@@ -33,11 +46,20 @@ func (c *Config) validateOps(errs *errList) {
 	} else if err := checkListenAddr(o.ListenAddr); err != nil {
 		errs.addf("ops.listenAddr", "%v", err)
 	}
-	if c.Slack.Mode == ModeHTTP && o.ListenAddr == c.Slack.ListenAddr {
+	if c.Slack.Mode == ModeHTTP && o.ListenAddr == c.Slack.ListenAddr && !strings.HasSuffix(o.ListenAddr, ":0") {
 		errs.addf("ops.listenAddr", "must differ from slack.listenAddr (%s): metrics and probes get a port of their own", c.Slack.ListenAddr)
 	}
 	if o.ShutdownGrace <= 0 || o.ShutdownGrace > maxShutdownGrace {
 		errs.addf("ops.shutdownGrace", "must be between 1s and %s, got %s", maxShutdownGrace, o.ShutdownGrace)
+	}
+	if o.Workers < 1 || o.Workers > 256 {
+		errs.addf("ops.workers", "got %d, want 1..256 (questions answered at once)", o.Workers)
+	}
+	if o.QueueSize < 0 || o.QueueSize > 100000 {
+		errs.addf("ops.queueSize", "got %d, want 0..100000 (questions waiting for a worker)", o.QueueSize)
+	}
+	if o.AnswerTimeout < time.Second || o.AnswerTimeout > 5*time.Minute {
+		errs.addf("ops.answerTimeout", "got %s, want a duration between 1s and 5m, e.g. \"30s\"", o.AnswerTimeout)
 	}
 }
 

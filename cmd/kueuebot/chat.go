@@ -6,10 +6,13 @@ import (
 	"errors"
 	"log/slog"
 	"os"
+	"time"
 
 	"github.com/slack-go/slack"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/transport"
 	kueueclient "sigs.k8s.io/kueue/client-go/clientset/versioned"
 
 	"github.com/kueuebot/kueuebot/bot"
@@ -86,7 +89,7 @@ func (o *chatOptions) run(cmd *cobra.Command) error {
 		return usagef("use either --kubeconfig or --from-file")
 	}
 	live := o.kubeconfig != ""
-	ex, err := newExplainer(cfg, live, o.kubeconfig, o.context, o.fromFiles)
+	ex, err := newExplainer(cfg, live, o.kubeconfig, o.context, o.fromFiles, nil)
 	if err != nil {
 		return err
 	}
@@ -137,8 +140,9 @@ func (d *directory) GetUserGroupMembersContext(context.Context, string, ...slack
 // newExplainer builds the Explainer the bot answers with: live, reading the
 // cluster as each asking user through impersonation (the bot's own
 // credentials from kubeconfig, or in-cluster), or from dumps (the given
-// files, else the embedded examples).
-func newExplainer(cfg *config.Config, live bool, kubeconfig, kubeContext string, fromFiles []string) (*explain.Explainer, error) {
+// files, else the embedded examples). wrap, when set, wraps the transport
+// of every Kubernetes request (metrics).
+func newExplainer(cfg *config.Config, live bool, kubeconfig, kubeContext string, fromFiles []string, wrap transport.WrapperFunc) (*explain.Explainer, error) {
 	if !live {
 		var dump *fetch.Dump
 		var err error
@@ -157,6 +161,9 @@ func newExplainer(cfg *config.Config, live bool, kubeconfig, kubeContext string,
 	if err != nil {
 		return nil, err
 	}
+	if wrap != nil {
+		base.Wrap(wrap)
+	}
 	botKueue, err := kueueclient.NewForConfig(base)
 	if err != nil {
 		return nil, err
@@ -169,6 +176,13 @@ func newExplainer(cfg *config.Config, live bool, kubeconfig, kubeContext string,
 	}
 	if cfg.Kube.ClusterScopedReads == config.ClusterScopedBot {
 		kr.ClusterScoped = botKueue
+	}
+	if kc := cfg.Kube.KueueConfig; kc.Enabled() {
+		botKube, err := kubernetes.NewForConfig(base)
+		if err != nil {
+			return nil, err
+		}
+		kr.KueueConfig = fetch.KueueConfigMap(botKube, kc.Namespace, kc.ConfigMap, kc.Key, 5*time.Minute)
 	}
 	return &explain.Explainer{Reader: kr}, nil
 }

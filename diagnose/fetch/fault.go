@@ -157,7 +157,9 @@ func (s *skipped) Unwrap() error { return s.first }
 // (missing, forbidden, not authenticated), which the diagnosis reports as a
 // Gap.
 func isAnswer(err error) bool {
-	return apierrors.IsNotFound(err) || apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err)
+	// errNotRead: a store filled without that kind (a summary that did not
+	// list Pods, say) is a gap of the Snapshot, not a fault of the cluster.
+	return apierrors.IsNotFound(err) || apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err) || errors.Is(err, errNotRead)
 }
 
 // classify turns a read error into a fault, or returns nil when err is an

@@ -61,6 +61,9 @@ type Store struct {
 	// listed records, per resource and namespace ("" for cluster-wide),
 	// the error of a LIST that failed or a kind that was not read.
 	listed map[listKey]error
+	// kueueNotServed is set when ListInto found that the cluster does not
+	// serve Kueue's API: Snapshots then say so, as a live read does.
+	kueueNotServed bool
 	// gen counts writes; derived is rebuilt when it changes.
 	gen     uint64
 	derived *derived

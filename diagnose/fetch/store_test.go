@@ -421,6 +421,7 @@ func TestStoreFillersAgree(t *testing.T) {
 	if err := e.kueue.Tracker().Delete(kueue.GroupVersion.WithResource("workloads"), wl.Namespace, wl.Name); err != nil {
 		t.Fatal(err)
 	}
+	deadline = time.Now().Add(10 * time.Second)
 	for get[kueue.Workload](fromInformers, gkWorkload, wl.Namespace, wl.Name) != nil && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
