@@ -100,18 +100,20 @@ func queueOrder(a, b *kueue.Workload) int {
 	return cmp.Compare(a.UID, b.UID)
 }
 
-// clusterQueueOrder ranks the pending Workloads of one ClusterQueue, as
-// Kueue's visibility API would list them. lqOf maps a Workload to its
-// ClusterQueue ("" when unknown).
-func clusterQueueOrder(wls []kueue.Workload, cq string, cqOf func(*kueue.Workload) string) []queued {
-	var in []*kueue.Workload
-	for i := range wls {
-		w := &wls[i]
-		if isPending(w) && cqOf(w) == cq {
-			in = append(in, w)
+// rankPending ranks the pending Workloads of one ClusterQueue as Kueue's
+// visibility API would list them: in queueOrder, ties broken by namespace
+// and name so that the result never depends on input order.
+func rankPending(in []*kueue.Workload) []queued {
+	in = slices.Clone(in)
+	slices.SortFunc(in, func(a, b *kueue.Workload) int {
+		if c := queueOrder(a, b); c != 0 {
+			return c
 		}
-	}
-	slices.SortFunc(in, queueOrder)
+		if c := cmp.Compare(a.Namespace, b.Namespace); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Name, b.Name)
+	})
 	perLQ := map[string]int32{}
 	out := make([]queued, 0, len(in))
 	for i, w := range in {
@@ -119,7 +121,7 @@ func clusterQueueOrder(wls []kueue.Workload, cq string, cqOf func(*kueue.Workloa
 		out = append(out, queued{
 			QueuedWorkload: diagnose.QueuedWorkload{
 				Namespace: w.Namespace, Name: w.Name, LocalQueue: string(w.Spec.QueueName),
-				Priority: priority(w), PositionInClusterQueue: int32(i), //nolint:gosec // bounded by the dump size
+				Priority: priority(w), PositionInClusterQueue: int32(i), //nolint:gosec // bounded by the store's size
 			},
 			inLocalQueue: perLQ[key],
 		})
