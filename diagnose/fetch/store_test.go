@@ -398,10 +398,7 @@ func TestStoreFillersAgree(t *testing.T) {
 	kf.WaitForCacheSync(t.Context().Done())
 	qf.WaitForCacheSync(t.Context().Done())
 	// Handlers run after the caches sync; wait until every object arrived.
-	deadline := time.Now().Add(10 * time.Second)
-	for fromInformers.Len() < fromObjects.Len() && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
+	eventually(t, func() bool { return fromInformers.Len() == fromObjects.Len() })
 
 	for name, st := range map[string]*Store{"objects": fromObjects, "lists": fromLists, "informers": fromInformers} {
 		got := snapshotsOf(t, st)
@@ -421,12 +418,16 @@ func TestStoreFillersAgree(t *testing.T) {
 	if err := e.kueue.Tracker().Delete(kueue.GroupVersion.WithResource("workloads"), wl.Namespace, wl.Name); err != nil {
 		t.Fatal(err)
 	}
-	deadline = time.Now().Add(10 * time.Second)
-	for get[kueue.Workload](fromInformers, gkWorkload, wl.Namespace, wl.Name) != nil && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
-	if get[kueue.Workload](fromInformers, gkWorkload, wl.Namespace, wl.Name) != nil {
-		t.Error("a Workload deleted from the informer is still in the store")
+	eventually(t, func() bool { return get[kueue.Workload](fromInformers, gkWorkload, wl.Namespace, wl.Name) == nil })
+}
+
+// eventually waits up to a minute for cond.
+func eventually(t *testing.T, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(time.Minute); !cond(); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not met within a minute")
+		}
 	}
 }
 
