@@ -94,7 +94,26 @@ type Kube struct {
 	// DiscoveryConcurrency caps concurrent access reviews during namespace
 	// discovery.
 	DiscoveryConcurrency int `mapstructure:"discoveryConcurrency"`
+	// KueueConfig lets the bot read Kueue's own Configuration (opt-in).
+	KueueConfig KueueConfig `mapstructure:"kueueConfig"`
 }
+
+// KueueConfig locates Kueue's manager ConfigMap. When ConfigMap is set, the
+// bot reads it with its own identity (a Role in Namespace allows get on that
+// one ConfigMap) for a job that has no Workload, to say for certain that
+// Kueue does not manage it: its integration is not enabled, or its namespace
+// is outside managedJobsNamespaceSelector. Off when ConfigMap is empty.
+type KueueConfig struct {
+	// Namespace is Kueue's namespace.
+	Namespace string `mapstructure:"namespace"`
+	// ConfigMap is the manager ConfigMap's name; empty turns the read off.
+	ConfigMap string `mapstructure:"configMap"`
+	// Key is the ConfigMap key holding the Configuration.
+	Key string `mapstructure:"key"`
+}
+
+// Enabled reports whether the bot reads Kueue's Configuration.
+func (k KueueConfig) Enabled() bool { return k.ConfigMap != "" }
 
 // Identity configures how a Slack user becomes a Kubernetes identity.
 // Everything is keyed on immutable Slack IDs, never on display names.
@@ -218,6 +237,7 @@ func Default() *Config {
 			ClusterScopedReads:   ClusterScopedCaller,
 			MaxNamespaces:        10,
 			DiscoveryConcurrency: 4,
+			KueueConfig:          KueueConfig{Namespace: "kueue-system", Key: "controller_manager_config.yaml"},
 		},
 		Identity: Identity{
 			Users: []UserMapping{},

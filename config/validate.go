@@ -118,6 +118,17 @@ func (c *Config) validateKube(errs *errList) {
 	if k.DiscoveryConcurrency < 1 || k.DiscoveryConcurrency > 64 {
 		errs.addf("kube.discoveryConcurrency", "got %d, want 1..64", k.DiscoveryConcurrency)
 	}
+	if kc := k.KueueConfig; kc.Enabled() {
+		if !reNamespace.MatchString(kc.Namespace) {
+			errs.addf("kube.kueueConfig.namespace", "got %q, want Kueue's namespace, e.g. \"kueue-system\"", kc.Namespace)
+		}
+		if !reDomain.MatchString(kc.ConfigMap) && !reNamespace.MatchString(kc.ConfigMap) {
+			errs.addf("kube.kueueConfig.configMap", "got %q, want a ConfigMap name, e.g. \"kueue-manager-config\" (empty turns the read off)", kc.ConfigMap)
+		}
+		if kc.Key == "" {
+			errs.addf("kube.kueueConfig.key", "required when kube.kueueConfig.configMap is set, e.g. \"controller_manager_config.yaml\"")
+		}
+	}
 }
 
 func (c *Config) validateIdentity(errs *errList) {

@@ -2,11 +2,15 @@ package diagnose
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	k8slabels "k8s.io/apimachinery/pkg/labels"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 )
 
@@ -25,6 +29,9 @@ func (a *analysis) workloadMissing() bool {
 		a.remedy("CheckKueue", WhoPlatform, "kubectl -n kueue-system logs deploy/kueue-controller-manager --since=15m | grep "+a.r.Target.Name, summary, args...)
 	}
 
+	if a.notManagedByConfig() {
+		return true
+	}
 	if name := a.job.label(WorkloadPriorityClassLabel); name != "" && a.s.PriorityClass == nil && a.s.HasGap("WorkloadPriorityClass", GapNotFound) {
 		a.remedy("FixPriorityClass", WhoYou, "", "Recreate the job with %s naming a WorkloadPriorityClass that exists (kubectl get workloadpriorityclasses), or without the label.", WorkloadPriorityClassLabel)
 		a.remedy("CreatePriorityClass", WhoPlatform, "", "Or ask the platform team to create WorkloadPriorityClass %s.", name)
@@ -106,4 +113,71 @@ func (a *analysis) operatorSilent() bool {
 		"Ask the platform team whether %s runs and watches namespace %s; Kueue's part is done.", op, a.ns)
 	return a.set(CodeStarting, CausePodsNotCreated, fmt.Sprintf("%s was admitted %s ago, but %s does not seem to act on it.", a.jobRef(), since, op),
 		fmt.Sprintf("Kueue admitted the Workload and unsuspended the %s %s ago; no pods exist and nothing reports a failure to create them. Creating them is the job of %s, not Kueue's.", strings.ToLower(a.r.Target.Kind), since, op))
+}
+
+// frameworkOf is Kueue's integration name per kind
+// (integrations.frameworks in Kueue's Configuration).
+var frameworkOf = map[string]string{
+	"Job":             "batch/job",
+	"Pod":             "pod",
+	"JobSet":          "jobset.x-k8s.io/jobset",
+	"RayJob":          "ray.io/rayjob",
+	"RayCluster":      "ray.io/raycluster",
+	"PyTorchJob":      "kubeflow.org/pytorchjob",
+	"TFJob":           "kubeflow.org/tfjob",
+	"XGBoostJob":      "kubeflow.org/xgboostjob",
+	"PaddleJob":       "kubeflow.org/paddlejob",
+	"JAXJob":          "kubeflow.org/jaxjob",
+	"MPIJob":          "kubeflow.org/mpijob",
+	"TrainJob":        "trainer.kubeflow.org/trainjob",
+	"LeaderWorkerSet": "leaderworkerset.x-k8s.io/leaderworkerset",
+	"AppWrapper":      "workload.codeflare.dev/appwrapper",
+}
+
+// notManagedByConfig uses Kueue's own Configuration, when it was read, to
+// say for certain that Kueue does not manage the job: its integration is
+// not enabled, or its namespace is outside managedJobsNamespaceSelector.
+func (a *analysis) notManagedByConfig() bool {
+	kc := a.s.KueueConfig
+	if kc == nil {
+		return false
+	}
+	kind := a.r.Target.Kind
+	if fw, ok := frameworkOf[kind]; ok && !slices.Contains(kc.Frameworks, fw) {
+		a.remedy("EnableIntegration", WhoPlatform, "", "Ask the platform team to enable the %s integration in Kueue's Configuration (integrations.frameworks), or run the work as a kind that is enabled (%s).", fw, strings.Join(kc.Frameworks, ", "))
+		return a.set(CodeWorkloadMissing, CauseNone, fmt.Sprintf("Kueue does not manage %s: its %s integration is not enabled.", a.jobRef(), fw),
+			fmt.Sprintf("Kueue's Configuration enables the integrations %s, not %s, so Kueue ignores the job and its queue-name label.", strings.Join(kc.Frameworks, ", "), fw))
+	}
+	if sel := kc.ManagedJobsNamespaceSelector; sel != nil {
+		labels := map[string]string{corev1.LabelMetadataName: a.ns}
+		if a.s.Namespace != nil {
+			labels = a.s.Namespace.Labels
+		} else if selectorTestsLabels(sel) {
+			return false // the namespace's labels are unknown
+		}
+		s, err := metav1.LabelSelectorAsSelector(sel)
+		if err != nil || s.Matches(k8slabels.Set(labels)) {
+			return false
+		}
+		a.remedy("ManageNamespace", WhoPlatform, "", "Ask the platform team to let Kueue manage namespace %s (managedJobsNamespaceSelector in Kueue's Configuration: %s), or run the job in a namespace it manages.", a.ns, s)
+		return a.set(CodeWorkloadMissing, CauseNone, fmt.Sprintf("Kueue does not manage jobs in namespace %s.", a.ns),
+			fmt.Sprintf("Kueue's managedJobsNamespaceSelector (%s) does not select namespace %s, so Kueue ignores %s and its queue-name label.", s, a.ns, a.jobRef()))
+	}
+	return false
+}
+
+// selectorTestsLabels is false when a selector only tests the namespace's
+// name (kubernetes.io/metadata.name), which is known without reading it.
+func selectorTestsLabels(sel *metav1.LabelSelector) bool {
+	for k := range sel.MatchLabels {
+		if k != corev1.LabelMetadataName {
+			return true
+		}
+	}
+	for _, r := range sel.MatchExpressions {
+		if r.Key != corev1.LabelMetadataName {
+			return true
+		}
+	}
+	return false
 }

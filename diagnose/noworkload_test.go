@@ -39,6 +39,29 @@ func TestWorkloadMissingCauses(t *testing.T) {
 			headline: "Kueue has not picked up job/sample-job yet.",
 		},
 		{
+			name: "integration not enabled in Kueue's Configuration",
+			edit: func(s *diagnose.Snapshot) {
+				s.KueueConfig = &diagnose.KueueConfig{Frameworks: []string{"pod", "jobset.x-k8s.io/jobset"}}
+			},
+			headline: "Kueue does not manage job/sample-job: its batch/job integration is not enabled.",
+		},
+		{
+			name: "namespace outside managedJobsNamespaceSelector",
+			edit: func(s *diagnose.Snapshot) {
+				s.KueueConfig = &diagnose.KueueConfig{Frameworks: []string{"batch/job"}, ManagedJobsNamespaceSelector: &metav1.LabelSelector{
+					MatchExpressions: []metav1.LabelSelectorRequirement{{Key: corev1.LabelMetadataName, Operator: metav1.LabelSelectorOpNotIn, Values: []string{"team-a"}}}}}
+			},
+			headline: "Kueue does not manage jobs in namespace team-a.",
+			detail:   "kubernetes.io/metadata.name notin (team-a)",
+		},
+		{
+			name: "a managed namespace and an enabled integration say nothing more",
+			edit: func(s *diagnose.Snapshot) {
+				s.KueueConfig = &diagnose.KueueConfig{Frameworks: []string{"batch/job"}, ManagedJobsNamespaceSelector: &metav1.LabelSelector{}}
+			},
+			headline: "Kueue has not picked up job/sample-job yet.",
+		},
+		{
 			name: "Kueue's composition event",
 			edit: func(s *diagnose.Snapshot) {
 				s.Events = []corev1.Event{{Reason: "ErrWorkloadCompose", Message: "invalid pod set: too many pods", Type: corev1.EventTypeWarning}}

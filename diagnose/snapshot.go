@@ -4,6 +4,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 )
@@ -79,11 +80,26 @@ type Snapshot struct {
 	// admitted), or about the job when it has no Workload.
 	Events []corev1.Event
 
+	// KueueConfig is what Kueue's own Configuration says about which jobs
+	// it manages, when the bot may read it (kube.kueueConfig); nil when
+	// not read. Read only for a job without a Workload.
+	KueueConfig *KueueConfig
+
 	// ClusterScopedByBot is true when the ClusterQueue, flavors and cohort
 	// were read with the bot's own identity on the caller's behalf.
 	ClusterScopedByBot bool
 	// Gaps are the reads that failed (forbidden, not found, timed out).
 	Gaps []Gap
+}
+
+// KueueConfig is the part of Kueue's Configuration that decides whether
+// Kueue manages a job at all, with Kueue's defaults applied.
+type KueueConfig struct {
+	// ManagedJobsNamespaceSelector selects the namespaces whose jobs Kueue
+	// manages.
+	ManagedJobsNamespaceSelector *metav1.LabelSelector `json:"managedJobsNamespaceSelector,omitempty"`
+	// Frameworks are the enabled integrations, e.g. "batch/job".
+	Frameworks []string `json:"frameworks"`
 }
 
 // AlternativeQueue is another LocalQueue of the job's namespace.

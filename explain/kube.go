@@ -37,6 +37,9 @@ type KubeReader struct {
 	// ClusterScoped, when set (clusterScopedReads: bot), reads the caller's
 	// own ClusterQueue, flavors and cohort as the bot.
 	ClusterScoped kueueclient.Interface
+	// KueueConfig, when set (kube.kueueConfig), reads Kueue's own
+	// Configuration as the bot (fetch.KueueConfigMap).
+	KueueConfig func(context.Context) (*diagnose.KueueConfig, error)
 	// Timeout bounds each API request; fetch.DefaultTimeout when zero.
 	Timeout time.Duration
 	// CacheSize bounds the cached fetchers; DefaultFetcherCacheSize when 0.
@@ -121,7 +124,7 @@ func (k *KubeReader) reader(id rbac.Identity) (*cachedReader, error) {
 		clients: clients,
 		fetcher: &fetch.Fetcher{
 			Kube: clients.Kube, Kueue: clients.Kueue, Dynamic: clients.Dynamic,
-			ClusterScoped: k.ClusterScoped, Timeout: k.Timeout, Now: k.Now,
+			ClusterScoped: k.ClusterScoped, KueueConfig: k.KueueConfig, Timeout: k.Timeout, Now: k.Now,
 		},
 		metadata: meta,
 		expires:  now.Add(ttl),

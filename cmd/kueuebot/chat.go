@@ -6,10 +6,12 @@ import (
 	"errors"
 	"log/slog"
 	"os"
+	"time"
 
 	"github.com/slack-go/slack"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/transport"
 	kueueclient "sigs.k8s.io/kueue/client-go/clientset/versioned"
 
@@ -174,6 +176,13 @@ func newExplainer(cfg *config.Config, live bool, kubeconfig, kubeContext string,
 	}
 	if cfg.Kube.ClusterScopedReads == config.ClusterScopedBot {
 		kr.ClusterScoped = botKueue
+	}
+	if kc := cfg.Kube.KueueConfig; kc.Enabled() {
+		botKube, err := kubernetes.NewForConfig(base)
+		if err != nil {
+			return nil, err
+		}
+		kr.KueueConfig = fetch.KueueConfigMap(botKube, kc.Namespace, kc.ConfigMap, kc.Key, 5*time.Minute)
 	}
 	return &explain.Explainer{Reader: kr}, nil
 }

@@ -474,10 +474,30 @@ type priorityClassReader interface {
 // noWorkload reads what can tell why Kueue made no Workload for a job that
 // names a LocalQueue: the WorkloadPriorityClass its label names, the Pods
 // of its pod group, and the events about it (Kueue reports a Workload it
-// cannot compose there). At most 3 requests; failures are gaps.
+// cannot compose there), and, when the bot may read it, Kueue's own
+// Configuration (and the namespace, if its selector tests labels). At most
+// 5 requests; failures are gaps.
 func (c *collector) noWorkload(ctx context.Context) error {
 	job := c.s.Job
 	ns := c.s.Target.Namespace
+	if r, ok := c.src.(kueueConfigReader); ok {
+		kc, err := r.kueueConfig(ctx)
+		if err != nil {
+			if err := c.gap(ctx, "KueueConfiguration", "", err); err != nil {
+				return err
+			}
+		}
+		c.s.KueueConfig = kc
+		if kc != nil && kc.ManagedJobsNamespaceSelector != nil && selectorNeedsLabels(kc.ManagedJobsNamespaceSelector) && c.s.Namespace == nil {
+			nsObj, err := c.src.getNamespace(ctx, ns)
+			if err != nil {
+				if err := c.gap(ctx, "Namespace", ns, err); err != nil {
+					return err
+				}
+			}
+			c.s.Namespace = nsObj
+		}
+	}
 	if name := job.GetLabels()[diagnose.WorkloadPriorityClassLabel]; name != "" {
 		if r, ok := c.src.(priorityClassReader); ok {
 			wpc, err := r.getPriorityClass(ctx, name)

@@ -82,6 +82,11 @@ type Fetcher struct {
 	// used only after the caller's own LocalQueue read succeeded, and only
 	// for that LocalQueue's ClusterQueue, its flavors and its cohort.
 	ClusterScoped versioned.Interface
+	// KueueConfig is optional: it reads Kueue's own Configuration with the
+	// bot's identity (KueueConfigMap), for a job without a Workload, to
+	// tell an integration that is not enabled or a namespace Kueue does
+	// not manage. One request, cached by the reader.
+	KueueConfig func(context.Context) (*diagnose.KueueConfig, error)
 	// Timeout bounds each request; DefaultTimeout when zero.
 	Timeout time.Duration
 	// Now is the clock for Snapshot.Now; time.Now when nil.
