@@ -246,3 +246,39 @@ func TestReadiness(t *testing.T) {
 		t.Errorf("ready after stop (%s)", reason)
 	}
 }
+
+// TestSocketModeReconnects: when Slack asks the connection to close
+// ({"type":"disconnect"}), the client opens a new one and questions sent
+// on it are answered.
+func TestSocketModeReconnects(t *testing.T) {
+	h := startSocket(t, harnessOptions{})
+	if _, err := h.fs.Send(h.conn, map[string]any{"type": "disconnect", "reason": "refresh_requested", "debug_info": map[string]any{"host": "applink-1"}}); err != nil {
+		t.Fatal(err)
+	}
+	h.conn = slackfake.Receive(t, h.fs.Conns, "a new Socket Mode connection")
+	h.send(t, mention("after", "train-7"))
+	if got := textOf(t, h.post(t).Blocks); !strings.Contains(got, answerHeadline) {
+		t.Errorf("after reconnecting, answered with:\n%s", got)
+	}
+	if n := h.fs.Calls("apps.connections.open"); n != 2 {
+		t.Errorf("apps.connections.open called %d times, want 2", n)
+	}
+}
+
+// TestReactions: the Replier's reactions reach Slack (the triage feature
+// marks messages with them).
+func TestReactions(t *testing.T) {
+	fs := slackfake.New(t)
+	r := &SlackReplier{API: NewSlackClient(SlackClientOptions{BotToken: "xoxb-test", APIURL: fs.APIURL()})}
+	if err := r.AddReaction(t.Context(), "C1", "1.0", "eyes"); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.RemoveReaction(t.Context(), "C1", "1.0", "eyes"); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"reactions.add", "reactions.remove"} {
+		if p := slackfake.Receive(t, fs.Posts, want); p.Method != want || p.Channel != "C1" || p.TS != "1.0" || p.Reaction != "eyes" {
+			t.Errorf("got %+v, want %s of eyes on C1/1.0", p, want)
+		}
+	}
+}
