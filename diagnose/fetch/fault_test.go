@@ -253,6 +253,8 @@ func TestFaultClasses(t *testing.T) {
 		{name: "503 plain text", handler: answer(503, "no healthy upstream"), class: FaultServerError, status: 503, says: "HTTP 503 Service Unavailable"},
 		{name: "429 after retries", handler: answer(429, `{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"TooManyRequests","code":429}`, "Retry-After", "0"),
 			class: FaultThrottled, status: 429, says: "kept asking me to slow down"},
+		{name: "401", handler: answer(401, `{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"Unauthorized","code":401}`),
+			class: FaultUnauthorized, status: 401, says: "did not accept the credentials"},
 		{name: "400", handler: answer(400, `{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"BadRequest","code":400}`), class: FaultRejected, status: 400, says: "refused my request (HTTP 400 Bad Request)"},
 		{name: "malformed body", handler: answer(200, `{"kind":"Job","apiVersion":"batch/v1","metadata":{"name":`), class: FaultMalformed, says: "sent an answer I could not read"},
 		{name: "hang", handler: http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) { <-r.Context().Done() }), class: FaultTimeout, says: "did not answer in 300ms"},
