@@ -173,7 +173,7 @@ func TestFaultEveryRequest(t *testing.T) {
 						p.RetryAfter, p.MaxHang = "0", 10*time.Second
 						timeout := 3 * time.Second // room for client-go's 1 s retry after a reset
 						if f == faultproxy.Hang {
-							timeout = 300 * time.Millisecond
+							timeout = time.Second // every request before the hang must still fit in it under -race
 						}
 						p.Arm(i, f)
 						s, err := httpFetcher(t, p.URL, timeout).Fetch(t.Context(), faultTarget)
@@ -289,8 +289,13 @@ func TestFaultClasses(t *testing.T) {
 				defer srv.Close()
 				host = srv.URL
 			}
-			timeout := 300 * time.Millisecond
-			if tc.name == "reset" {
+			// Room for a TLS handshake on a loaded machine (-race); a hang
+			// must outlast it, which the hang case checks with a short one.
+			timeout := 5 * time.Second
+			switch tc.name {
+			case "hang":
+				timeout = 300 * time.Millisecond
+			case "reset":
 				timeout = 1500 * time.Millisecond // client-go retries a reset after 1 s
 			}
 			_, err := httpFetcher(t, host, timeout).Fetch(t.Context(), faultTarget)
