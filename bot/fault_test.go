@@ -12,6 +12,7 @@ import (
 	kueueclient "sigs.k8s.io/kueue/client-go/clientset/versioned"
 
 	"github.com/kueuebot/kueuebot/bot/blocks"
+	"github.com/kueuebot/kueuebot/explain"
 	"github.com/kueuebot/kueuebot/rbac"
 )
 
@@ -55,8 +56,8 @@ func TestAskClusterFaults(t *testing.T) {
 				id.Namespaces = nil
 			}
 			a := &Asker{
-				Resolve:  &fakeResolver{ids: map[string]rbac.Identity{alice.ID: id}},
-				Diagnose: &KubeDiagnoser{Base: cfg, Namespaces: &rbac.NamespaceFinder{Bot: botClient, Max: 10}, Timeout: 2 * time.Second},
+				Resolve: &fakeResolver{ids: map[string]rbac.Identity{alice.ID: id}},
+				Explain: &explain.Explainer{Reader: &explain.KubeReader{Base: cfg, Finder: &rbac.NamespaceFinder{Bot: botClient, Max: 10}, Timeout: 2 * time.Second}},
 			}
 			got := blocks.Text(a.Ask(t.Context(), alice, tc.text).Blocks)
 			if !strings.Contains(got, tc.want) {

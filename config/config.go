@@ -24,6 +24,7 @@ type Config struct {
 	Kube     Kube     `mapstructure:"kube"`
 	Identity Identity `mapstructure:"identity"`
 	Digest   Digest   `mapstructure:"digest"`
+	Ops      Ops      `mapstructure:"ops"`
 }
 
 // Slack mode values.
@@ -47,9 +48,22 @@ type Slack struct {
 	// ListenAddr is where HTTP mode listens, e.g. ":3000".
 	ListenAddr string `mapstructure:"listenAddr"`
 	// APIURL overrides the Slack Web API base URL (for a proxy or a test
-	// stand-in); empty means Slack's own.
+	// stand-in); empty means Slack's own. It must be https unless it is a
+	// loopback address: tokens travel in every call.
 	APIURL string `mapstructure:"apiURL"`
+	// Replies says who sees answers to questions asked in channels:
+	// "ephemeral" (default: the asker only, who can share them) or
+	// "thread" (everyone, in the thread). DMs are always normal messages.
+	Replies string `mapstructure:"replies"`
 }
+
+// Slack replies values.
+const (
+	// RepliesEphemeral shows answers in channels to the asker only.
+	RepliesEphemeral = "ephemeral"
+	// RepliesThread posts answers in the thread, for the whole channel.
+	RepliesThread = "thread"
+)
 
 // ClusterScopedReads says whose identity reads cluster-scoped quota
 // objects (ClusterQueues, ResourceFlavors, Cohorts).
@@ -217,7 +231,7 @@ func Example() []byte { return bytes.Clone(example) }
 // Default returns the configuration with every default applied.
 func Default() *Config {
 	return &Config{
-		Slack: Slack{Mode: ModeSocket, ListenAddr: ":3000"},
+		Slack: Slack{Mode: ModeSocket, ListenAddr: ":3000", Replies: RepliesEphemeral},
 		Kube: Kube{
 			RequestTimeout:       10 * time.Second,
 			ClusterScopedReads:   ClusterScopedCaller,
@@ -240,6 +254,10 @@ func Default() *Config {
 			CacheTTL:       5 * time.Minute,
 		},
 		Digest: Digest{Channels: []DigestChannel{}},
+		Ops: Ops{
+			ListenAddr: DefaultOpsListenAddr, ShutdownGrace: DefaultShutdownGrace,
+			Workers: DefaultWorkers, QueueSize: DefaultQueueSize, AnswerTimeout: DefaultAnswerTimeout,
+		},
 	}
 }
 
