@@ -314,9 +314,6 @@ var unsupportedKinds = map[string]string{
 	"sparkapplication": "SparkApplication", "sparkapplications": "SparkApplication",
 }
 
-// genericKind is the kind of "job/NAME": batch/v1 Job.
-const genericKind = "Job"
-
 // kindOf resolves the kind part of "kind/name": a kind word, possibly
 // plural and group-qualified ("jobs.batch", "jobsets.jobset.x-k8s.io").
 // unsupported is set for a known Kubernetes kind kueuebot does not read.
@@ -344,6 +341,8 @@ func words(m map[string]class, c class, lists ...string) {
 // latinWords classifies the words of languages written with spaces
 // (English, French; a few German and Spanish ones). A word that is not
 // here may be a name.
+//
+//nolint:misspell // French and German words ("attendent") are not English misspellings.
 var latinWords = func() map[string]class {
 	m := map[string]class{}
 	words(m, classFiller,

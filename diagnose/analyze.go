@@ -213,15 +213,16 @@ func (a *analysis) resolve() bool {
 		a.set(CodeNotManagedByKueue, CauseNoQueueName,
 			fmt.Sprintf("%s is not managed by Kueue: it has no %s label.", a.jobRef(), QueueNameLabel),
 			"Kueue only queues jobs that name a LocalQueue. Without the label the job runs (or waits) as plain Kubernetes decides, outside any quota.")
-		if len(a.s.NamespaceLocalQueues) > 0 && a.job.suspendedForKueue() {
+		switch {
+		case len(a.s.NamespaceLocalQueues) > 0 && a.job.suspendedForKueue():
 			lq := a.s.NamespaceLocalQueues[0].Name
 			a.remedy("AddQueueName", WhoYou, fmt.Sprintf("kubectl label %s %s %s=%s", a.jobRef(), a.nsFlag(), QueueNameLabel, lq),
 				"Add the queue-name label (LocalQueues in %s: %s). Kueue only picks up jobs labelled at creation, so recreate the job with the label if relabelling has no effect.", a.ns, lqNames(a.s.NamespaceLocalQueues))
-		} else if len(a.s.NamespaceLocalQueues) > 0 {
+		case len(a.s.NamespaceLocalQueues) > 0:
 			// Kueue refuses a new queue name on a job that is not suspended.
 			a.remedy("AddQueueName", WhoYou, "",
 				"Recreate the job with the label %s=<LocalQueue> (LocalQueues in %s: %s); Kueue does not accept the label on a job that already runs.", QueueNameLabel, a.ns, lqNames(a.s.NamespaceLocalQueues))
-		} else {
+		default:
 			a.remedy("AddQueueName", WhoYou, "",
 				"Recreate the job with the label %s=<your LocalQueue> (ask your platform team which LocalQueue %s uses).", QueueNameLabel, a.ns)
 		}

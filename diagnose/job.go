@@ -4,19 +4,23 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	kueueconstants "sigs.k8s.io/kueue/pkg/constants"
+	controllerconstants "sigs.k8s.io/kueue/pkg/controller/constants"
+	podconstants "sigs.k8s.io/kueue/pkg/controller/jobs/pod/constants"
 )
 
-// Labels and annotations Kueue uses on jobs (pkg/controller/constants).
+// Labels and annotations Kueue uses on jobs, from Kueue's own constants
+// packages.
 const (
-	QueueNameLabel       = "kueue.x-k8s.io/queue-name"
-	JobUIDLabel          = "kueue.x-k8s.io/job-uid"
-	PrebuiltWorkloadName = "kueue.x-k8s.io/prebuilt-workload-name"
-	PodGroupNameLabel    = "kueue.x-k8s.io/pod-group-name"
-	AdmissionGatedBy     = "kueue.x-k8s.io/admission-gated-by"
+	QueueNameLabel       = controllerconstants.QueueLabel
+	JobUIDLabel          = controllerconstants.JobUIDLabel
+	PrebuiltWorkloadName = controllerconstants.PrebuiltWorkloadLabel
+	PodGroupNameLabel    = podconstants.GroupNameLabel
+	AdmissionGatedBy     = kueueconstants.AdmissionGatedByAnnotation
 	// WorkloadPriorityClassLabel names the job's WorkloadPriorityClass.
-	WorkloadPriorityClassLabel = "kueue.x-k8s.io/priority-class"
+	WorkloadPriorityClassLabel = controllerconstants.WorkloadPriorityClassLabel
 	// PodGroupTotalCountAnnotation is how many Pods a pod group has.
-	PodGroupTotalCountAnnotation = "kueue.x-k8s.io/pod-group-total-count"
+	PodGroupTotalCountAnnotation = podconstants.GroupTotalCountAnnotation
 )
 
 // jobView reads the few fields of a job object of any kind that the
@@ -93,8 +97,8 @@ func (j jobView) finished() (Cause, string) {
 	return "", ""
 }
 
-// Annotations of a batch Job that constrain its size
-// (pkg/controller/jobs/job in Kueue).
+// Annotations of a batch Job that constrain its size (Kueue's
+// pkg/controller/jobs/job, a controller package not imported here).
 const (
 	// JobMinParallelismAnnotation enables partial admission: Kueue may
 	// admit the Job with as few pods as this.

@@ -2,11 +2,11 @@ package diagnose
 
 import (
 	"sort"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+	"sigs.k8s.io/kueue/pkg/resources"
 )
 
 // fr is a (flavor, resource) pair.
@@ -16,27 +16,13 @@ type fr struct {
 }
 
 // value converts a quantity to Kueue's internal units: millicores for cpu,
-// base units for everything else (pkg/resources/requests.go ResourceValue).
-func value(r corev1.ResourceName, q resource.Quantity) int64 {
-	if r == corev1.ResourceCPU {
-		return q.MilliValue()
-	}
-	return q.Value()
-}
+// base units for everything else.
+func value(r corev1.ResourceName, q resource.Quantity) int64 { return resources.ResourceValue(r, q) }
 
-// quantity converts Kueue units back to a Quantity in the usual format.
+// quantity converts Kueue units back to a Quantity, formatted as Kueue
+// formats it (binary for memory, ephemeral storage and hugepages).
 func quantity(r corev1.ResourceName, v int64) resource.Quantity {
-	if r == corev1.ResourceCPU {
-		q := resource.NewMilliQuantity(v, resource.DecimalSI)
-		return *q
-	}
-	name := string(r)
-	if strings.Contains(name, "memory") || strings.Contains(name, "storage") || strings.HasPrefix(name, "hugepages-") {
-		q := resource.NewQuantity(v, resource.BinarySI)
-		return *q
-	}
-	q := resource.NewQuantity(v, resource.DecimalSI)
-	return *q
+	return resources.ResourceQuantity(r, v)
 }
 
 func qptr(q resource.Quantity) *resource.Quantity { return &q }
