@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -104,6 +105,10 @@ func (t *Triage) Detect(text string) bool {
 		return false
 	}
 	s := strings.ToLower(normalize(StripSlackMarkup(text)))
+	// A link's address never says anything about a job.
+	words := strings.Fields(s)
+	words = slices.DeleteFunc(words, func(w string) bool { return strings.Contains(w, "://") })
+	s = strings.Join(words, " ")
 	for _, p := range t.Patterns {
 		if containsPhrase(s, p) {
 			return true
