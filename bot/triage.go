@@ -306,7 +306,8 @@ func (b *Bot) withEscalate(m Message, ref blocks.JobRef) Message {
 		}
 	}
 	if len(bl) < blocks.MaxBlocks {
-		m.Blocks = append(bl, slack.NewActionBlock(blocks.BlockTriage, blocks.EscalateButton(ref)))
+		bl = append(bl, slack.NewActionBlock(blocks.BlockTriage, blocks.EscalateButton(ref)))
+		m.Blocks = bl
 	}
 	return m
 }
