@@ -12,10 +12,10 @@ import (
 
 // HandledEvents are the Events API events the bot acts on, as named in
 // the Slack app manifest (deploy/slack/manifest.yaml).
-var HandledEvents = []string{"app_home_opened", "app_mention", "message.im", "subteam_members_changed", "user_change"}
+var HandledEvents = []string{"app_home_opened", "app_mention", "message.channels", "message.im", "subteam_members_changed", "user_change"}
 
 // RequiredScopes are the bot token scopes the handlers need.
-var RequiredScopes = []string{"app_mentions:read", "chat:write", "commands", "im:history", "users:read", "users:read.email", "usergroups:read"}
+var RequiredScopes = []string{"app_mentions:read", "channels:history", "chat:write", "commands", "im:history", "reactions:write", "users:read", "users:read.email", "usergroups:read"}
 
 // Invalidator drops cached identity resolutions. *rbac.Resolver
 // satisfies it.
@@ -35,6 +35,9 @@ type Decoder struct {
 	// change: subteam_members_changed (user group members) and
 	// user_change (e.g. a deactivated account).
 	Invalidate Invalidator
+	// Triage, when set, turns top-level messages in its channels that
+	// signal a stuck job into EntryTriage events (message.channels).
+	Triage *Triage
 }
 
 // EventsAPI decodes an Events API callback.
@@ -56,6 +59,9 @@ func (d *Decoder) EventsAPI(ev slackevents.EventsAPIEvent, received time.Time) (
 			ThreadTS: e.ThreadTimeStamp, MessageTS: e.TimeStamp, Text: e.Text, Received: received,
 		}, true
 	case *slackevents.MessageEvent:
+		if e.ChannelType == "channel" {
+			return d.triageMessage(e, key, user(e.User), received)
+		}
 		// Only direct messages; channel messages that mention the bot
 		// arrive as app_mention.
 		if e.ChannelType != "im" || e.SubType != "" || e.BotID != "" || e.User == "" || e.User == d.BotUserID {

@@ -31,7 +31,7 @@ const (
 )
 
 // Entries lists every entry point, for metrics and documentation.
-var Entries = []Entry{EntryMention, EntryDM, EntrySlash, EntryShortcut, EntryButton, EntryHome, EntryChat}
+var Entries = []Entry{EntryMention, EntryDM, EntrySlash, EntryShortcut, EntryButton, EntryHome, EntryChat, EntryTriage}
 
 // Event is one thing a Slack user did that the bot answers, decoded from
 // either transport (Socket Mode or signed HTTP). It holds only what Slack

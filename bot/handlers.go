@@ -60,6 +60,8 @@ type Reply struct {
 	To Destination
 	// Verdict labels metrics: the verdict code or the outcome.
 	Verdict string
+	// triage holds a triage answer's other parts (triage.go).
+	triage *triageReply
 }
 
 // Bot turns Slack events into answers (Answer) and delivers them (Deliver)
@@ -76,6 +78,8 @@ type Bot struct {
 	Replies ReplyMode
 	// Log receives delivery problems; nil discards.
 	Log *slog.Logger
+	// Triage answers stuck-job questions in support channels; nil: off.
+	Triage *Triage
 }
 
 var _ Handler = (*Bot)(nil)
@@ -97,6 +101,11 @@ func (b *Bot) Answer(ctx context.Context, ev *Event) Reply {
 		return b.home(a.jobs(ctx, ev.Entry, ev.User))
 	case EntryButton:
 		return b.button(ctx, ev)
+	case EntryTriage:
+		if b.Triage != nil {
+			return b.answerTriage(ctx, ev)
+		}
+		return Reply{To: ToNone, Verdict: "ignored"}
 	}
 	o := a.ask(ctx, ev.Entry, ev.User, ev.Text)
 	if o.notice != nil && ev.Entry == EntryShortcut && o.verdict == "unparsable" {
@@ -124,6 +133,8 @@ func (b *Bot) button(ctx context.Context, ev *Event) Reply {
 		to, detailed = ToReplace, true
 	case blocks.ActionShare:
 		to = ToChannel
+	case blocks.ActionEscalate:
+		return b.escalate(ctx, ev)
 	case blocks.ActionPick:
 		to = ToPrivate
 		if ev.InHome {
@@ -197,6 +208,9 @@ func (b *Bot) Deliver(ctx context.Context, ev *Event, r Reply) error {
 			v = &slack.HomeTabViewRequest{Type: slack.VTHomeTab, Blocks: slack.Blocks{BlockSet: m.Blocks}}
 		}
 		return rp.PublishHome(ctx, ev.User.ID, *v)
+	}
+	if (ev.Entry == EntryTriage && r.To != ToNone) || r.triage != nil {
+		return b.deliverTriage(ctx, ev, r)
 	}
 	switch r.To {
 	case ToNone:

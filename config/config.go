@@ -24,6 +24,7 @@ type Config struct {
 	Kube     Kube     `mapstructure:"kube"`
 	Identity Identity `mapstructure:"identity"`
 	Digest   Digest   `mapstructure:"digest"`
+	Triage   Triage   `mapstructure:"triage"`
 	Ops      Ops      `mapstructure:"ops"`
 }
 
@@ -254,6 +255,7 @@ func Default() *Config {
 			CacheTTL:       5 * time.Minute,
 		},
 		Digest: Digest{Channels: []DigestChannel{}},
+		Triage: Triage{Channels: []string{}, Patterns: DefaultTriagePatterns(), Detail: TriageSummary, Window: DefaultTriageWindow},
 		Ops: Ops{
 			ListenAddr: DefaultOpsListenAddr, ShutdownGrace: DefaultShutdownGrace,
 			Workers: DefaultWorkers, QueueSize: DefaultQueueSize, AnswerTimeout: DefaultAnswerTimeout,
@@ -334,7 +336,7 @@ func setDefaults(v *viper.Viper, prefix string, val reflect.Value) error {
 			v.SetDefault(key, "")
 			continue
 		}
-		if fv.Kind() == reflect.Slice && fv.Type().Elem().Kind() == reflect.String {
+		if fv.Kind() == reflect.Slice && fv.Type().Elem().Kind() == reflect.String && fv.Len() == 0 {
 			v.SetDefault(key, []string{})
 			continue
 		}

@@ -37,6 +37,7 @@ func (c *Config) Validate() error {
 	c.validateKube(&errs)
 	c.validateIdentity(&errs)
 	c.validateDigest(&errs)
+	c.validateTriage(&errs)
 	c.validateOps(&errs)
 	return errs.err()
 }

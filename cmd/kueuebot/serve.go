@@ -90,6 +90,11 @@ func (o *serveOptions) run(cmd *cobra.Command) error {
 		asker.Jobs = jl
 	}
 	handler := &bot.Bot{Asker: asker, Replier: &bot.SlackReplier{API: api}, Replies: bot.ReplyMode(cfg.Slack.Replies), Log: log}
+	var triage *bot.Triage
+	if t := cfg.Triage; len(t.Channels) > 0 {
+		triage = bot.NewTriage(t.Channels, t.Patterns, t.Detail, t.Window, t.Escalation.UserGroup)
+		handler.Triage = triage
+	}
 	disp := bot.NewDispatcher(handler, bot.DispatcherOptions{
 		Workers: cfg.Ops.Workers, QueueSize: cfg.Ops.QueueSize, Timeout: cfg.Ops.AnswerTimeout,
 		Metrics: metrics, Log: log,
@@ -107,7 +112,7 @@ func (o *serveOptions) run(cmd *cobra.Command) error {
 		_ = ops.Close(c)
 	}()
 
-	decoder := &bot.Decoder{Invalidate: resolver}
+	decoder := &bot.Decoder{Invalidate: resolver, Triage: triage}
 	var tr slackTransport
 	listen := ""
 	switch cfg.Slack.Mode {

@@ -45,6 +45,16 @@ func DirectMessage(user, channel, ts, text string) map[string]any {
 	return map[string]any{"type": "message", "channel_type": "im", "user": user, "text": text, "ts": ts, "channel": channel, "event_ts": ts}
 }
 
+// ChannelMessage is a message.channels event (a message posted in a public
+// channel); thread is the thread's ts, or "".
+func ChannelMessage(user, channel, ts, thread, text string) map[string]any {
+	e := map[string]any{"type": "message", "channel_type": "channel", "user": user, "text": text, "ts": ts, "channel": channel, "event_ts": ts}
+	if thread != "" {
+		e["thread_ts"] = thread
+	}
+	return e
+}
+
 // HomeOpened is an app_home_opened event for the Home tab.
 func HomeOpened(user string) map[string]any {
 	return map[string]any{"type": "app_home_opened", "user": user, "channel": "D0HOME" + user, "tab": "home", "event_ts": "1700000000.000100"}

@@ -1,6 +1,6 @@
 // Package slackfake is a Slack stand-in on 127.0.0.1 for tests: a Web API
 // (auth.test, apps.connections.open, users.info, chat.postMessage,
-// chat.postEphemeral, chat.update, views.publish, reactions.add and
+// chat.postEphemeral, chat.update, chat.getPermalink, views.publish, reactions.add and
 // reactions.remove), response_url endpoints, a Socket Mode WebSocket that
 // says hello, pings and reports acks, failure and 429 injection, and
 // builders for the envelopes and payloads Slack sends (events, slash
@@ -178,6 +178,19 @@ func New(t testing.TB) *Server {
 			reply(t, w, map[string]any{"ok": true})
 		}
 	}
+	// chat.getPermalink: a read, not recorded as a Post.
+	mux.HandleFunc("/api/chat.getPermalink", func(w http.ResponseWriter, r *http.Request) {
+		if f.inject(w, "chat.getPermalink") {
+			return
+		}
+		form := f.form(r)
+		ch, ts := form.Get("channel"), form.Get("message_ts")
+		if ch == "" || ts == "" {
+			reply(t, w, map[string]any{"ok": false, "error": "message_not_found"})
+			return
+		}
+		reply(t, w, map[string]any{"ok": true, "channel": ch, "permalink": Permalink(ch, ts)})
+	})
 	mux.HandleFunc("/api/reactions.add", reaction("reactions.add"))
 	mux.HandleFunc("/api/reactions.remove", reaction("reactions.remove"))
 	mux.HandleFunc("/api/views.publish", func(w http.ResponseWriter, r *http.Request) {
@@ -385,6 +398,12 @@ func (f *Server) SetUser(u slack.User) {
 		u.TeamID = TeamID
 	}
 	f.Users[u.ID] = u
+}
+
+// Permalink is the permalink chat.getPermalink returns for message ts in
+// channel.
+func Permalink(channel, ts string) string {
+	return "https://acme.slack.com/archives/" + channel + "/p" + strings.ReplaceAll(ts, ".", "")
 }
 
 // APIURL is the Web API base URL, for slack.OptionAPIURL.
