@@ -36,36 +36,6 @@ subjects:
 - {apiGroup: rbac.authorization.k8s.io, kind: User, name: kueuebot}
 `
 
-// kueueConfigTemplate: health port, webhook port, webhook cert dir, VisibilityOnDemand, visibility
-// port. Defaults otherwise (waitForPodsReady off, no manageJobsWithoutQueueName). Metrics server off
-// ("0"), leader election off (one replica), internal cert management off (the sandbox brings its
-// certs). VisibilityOnDemand is off unless -visibility is given (see README).
-const kueueConfigTemplate = `apiVersion: config.kueue.x-k8s.io/v1beta2
-kind: Configuration
-namespace: kueue-system
-health:
-  healthProbeBindAddress: 127.0.0.1:%d
-metrics:
-  bindAddress: "0"
-webhook:
-  host: 127.0.0.1
-  port: %d
-  certDir: %s
-leaderElection:
-  leaderElect: false
-internalCertManagement:
-  enable: false
-featureGates:
-  VisibilityOnDemand: %t
-visibilityServer:
-  bindAddress: 127.0.0.1
-  bindPort: %d
-integrations:
-  frameworks:
-  - batch/job
-  - pod
-`
-
 // nodesYAML: fake nodes (no kubelet). Pods bound to them stay Pending forever, which is fine.
 const nodesYAML = `apiVersion: v1
 kind: Node

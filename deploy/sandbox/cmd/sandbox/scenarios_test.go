@@ -9,19 +9,6 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// expectation is deploy/sandbox/scenarios/<name>/expect.yaml.
-type expectation struct {
-	Target struct {
-		Kind      string `json:"kind"`
-		Name      string `json:"name"`
-		Namespace string `json:"namespace"`
-	} `json:"target"`
-	User  string `json:"user"`
-	Stage string `json:"stage"`
-	Code  string `json:"code"`
-	Cause string `json:"cause"`
-}
-
 // verdicts is the verdict table (stage -> code -> allowed causes; an empty set allows only "").
 var verdicts = map[string]map[string][]string{
 	"Resolve": {"NotFound": nil, "NotManagedByKueue": {"NoQueueName"}, "WorkloadMissing": nil},
