@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strings"
 	"unicode"
+
+	"github.com/kueuebot/kueuebot/diagnose/fetch"
 )
 
 // slackRef matches Slack's angle-bracket markup: <@U123>, <@U123|name>,
@@ -58,34 +60,31 @@ func tokenize(s string) []string {
 }
 
 // jobKinds maps the words users type for job kinds (singular, lower case)
-// to Kubernetes kinds. "job" itself is generic in a sentence ("my job
-// train-7") and only means batch/v1 Job in the kind/name form.
-var jobKinds = map[string]string{
-	"batchjob":         "Job",
-	"jobset":           "JobSet",
-	"js":               "JobSet",
-	"rayjob":           "RayJob",
-	"raycluster":       "RayCluster",
-	"rayservice":       "RayService",
-	"pytorchjob":       "PyTorchJob",
-	"tfjob":            "TFJob",
-	"mpijob":           "MPIJob",
-	"xgboostjob":       "XGBoostJob",
-	"paddlejob":        "PaddleJob",
-	"jaxjob":           "JAXJob",
-	"trainjob":         "TrainJob",
-	"appwrapper":       "AppWrapper",
-	"leaderworkerset":  "LeaderWorkerSet",
-	"lws":              "LeaderWorkerSet",
-	"statefulset":      "StatefulSet",
-	"sts":              "StatefulSet",
-	"deployment":       "Deployment",
-	"sparkapplication": "SparkApplication",
-	"pod":              "Pod",
-	"po":               "Pod",
-	"workload":         "Workload",
-	"wl":               "Workload",
-}
+// to Kubernetes kinds: the names of fetch's registry (the one list of the
+// kinds kueuebot diagnoses) and a few chat-only aliases. "job" itself is
+// generic in a sentence ("my job train-7") and only means batch/v1 Job in
+// the kind/name form.
+var jobKinds = func() map[string]string {
+	m := map[string]string{
+		"batchjob": "Job",
+		"js":       "JobSet",
+		// Kinds Kueue integrates with that kueuebot recognises in a sentence
+		// but does not diagnose (fetch has no entry for them).
+		"rayservice":       "RayService",
+		"statefulset":      "StatefulSet",
+		"sts":              "StatefulSet",
+		"deployment":       "Deployment",
+		"sparkapplication": "SparkApplication",
+	}
+	for _, k := range fetch.Kinds() {
+		for _, n := range k.Names {
+			if !genericJobWords[n] {
+				m[n] = k.Kind
+			}
+		}
+	}
+	return m
+}()
 
 // queueKinds maps queue words to queue kinds.
 var queueKinds = map[string]string{

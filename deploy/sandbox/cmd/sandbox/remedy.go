@@ -52,6 +52,9 @@ type remedyStep struct {
 	Verdict string `json:"verdict"`
 	// Cause, if set, is the cause it must give.
 	Cause string `json:"cause,omitempty"`
+	// As overrides who runs the command: "admin" or a test user. For remedies whose Who is wrong
+	// for the sandbox's users (say so in expect.yaml).
+	As string `json:"as,omitempty"`
 }
 
 type cliReport struct {
@@ -115,7 +118,13 @@ func (sc *scenarioRun) runRemedy(ctx context.Context, rs remedyStep) error {
 	kubeconfig := filepath.Join(sc.o.state, "kubeconfig")
 	as := "admin"
 	if who == "you" {
-		kubeconfig, as = filepath.Join(sc.o.state, "kubeconfig-"+e.User), e.User
+		as = e.User
+	}
+	if rs.As != "" {
+		as = rs.As
+	}
+	if as != "admin" {
+		kubeconfig = filepath.Join(sc.o.state, "kubeconfig-"+as)
 	}
 	if sc.o.kubectl == "" {
 		return fmt.Errorf("remedy %s: no kubectl (build it with make sandbox-build, or pass -kubectl)", rs.Code)
