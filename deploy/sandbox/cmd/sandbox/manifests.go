@@ -43,8 +43,8 @@ metadata:
   name: sandbox-node-a
   labels: {kubernetes.io/hostname: sandbox-node-a, kubernetes.io/os: linux, kubernetes.io/arch: amd64, instance-type: on-demand, topology.kubernetes.io/zone: zone-a}
 status:
-  capacity: {cpu: "8", memory: 32Gi, pods: "110", ephemeral-storage: 100Gi}
-  allocatable: {cpu: "8", memory: 32Gi, pods: "110", ephemeral-storage: 100Gi}
+  capacity: {cpu: "32", memory: 128Gi, pods: "110", ephemeral-storage: 100Gi}
+  allocatable: {cpu: "32", memory: 128Gi, pods: "110", ephemeral-storage: 100Gi}
   conditions:
   - {type: Ready, status: "True", reason: KubeletReady, message: "sandbox fake node"}
   - {type: MemoryPressure, status: "False", reason: KubeletHasSufficientMemory, message: ok}
@@ -58,8 +58,8 @@ metadata:
   name: sandbox-node-b
   labels: {kubernetes.io/hostname: sandbox-node-b, kubernetes.io/os: linux, kubernetes.io/arch: amd64, instance-type: on-demand, topology.kubernetes.io/zone: zone-b}
 status:
-  capacity: {cpu: "8", memory: 32Gi, pods: "110", ephemeral-storage: 100Gi}
-  allocatable: {cpu: "8", memory: 32Gi, pods: "110", ephemeral-storage: 100Gi}
+  capacity: {cpu: "32", memory: 128Gi, pods: "110", ephemeral-storage: 100Gi}
+  allocatable: {cpu: "32", memory: 128Gi, pods: "110", ephemeral-storage: 100Gi}
   conditions:
   - {type: Ready, status: "True", reason: KubeletReady, message: "sandbox fake node"}
   - {type: MemoryPressure, status: "False", reason: KubeletHasSufficientMemory, message: ok}
@@ -76,8 +76,8 @@ spec:
   taints:
   - {key: spot, value: "true", effect: NoSchedule}
 status:
-  capacity: {cpu: "8", memory: 32Gi, pods: "110", ephemeral-storage: 100Gi}
-  allocatable: {cpu: "8", memory: 32Gi, pods: "110", ephemeral-storage: 100Gi}
+  capacity: {cpu: "32", memory: 128Gi, pods: "110", ephemeral-storage: 100Gi}
+  allocatable: {cpu: "32", memory: 128Gi, pods: "110", ephemeral-storage: 100Gi}
   conditions:
   - {type: Ready, status: "True", reason: KubeletReady, message: "sandbox fake node"}
   - {type: MemoryPressure, status: "False", reason: KubeletHasSufficientMemory, message: ok}

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"sort"
@@ -175,20 +176,24 @@ func runScenarios(o scenarioOptions) error {
 	// changes once Kueue runs with another configuration), the default configuration last.
 	groups := map[string][]string{}
 	files := map[string]scenarioFile{}
+	missing := maps.Clone(only)
 	for _, e := range entries {
-		if !e.IsDir() || (len(only) > 0 && !only[e.Name()]) {
+		if !e.IsDir() {
 			continue
 		}
-		delete(only, e.Name())
 		sf, err := loadScenario(filepath.Join(o.dir, e.Name()))
 		if err != nil {
 			return fmt.Errorf("scenario %s: %w", e.Name(), err)
 		}
 		files[e.Name()] = sf
+		if len(only) > 0 && !only[e.Name()] {
+			continue
+		}
+		delete(missing, e.Name())
 		groups[sf.config()] = append(groups[sf.config()], e.Name())
 	}
-	if len(only) > 0 {
-		return fmt.Errorf("no such scenario: %s", strings.Join(sortedKeys(only), ", "))
+	if len(missing) > 0 {
+		return fmt.Errorf("no such scenario: %s", strings.Join(sortedKeys(missing), ", "))
 	}
 	var order []string
 	for _, v := range variantNames()[1:] {
@@ -201,6 +206,19 @@ func runScenarios(o scenarioOptions) error {
 	}
 	var failed []string
 	for gi, variant := range order {
+		if variant != defaultVariant {
+			// What other scenarios left would change under this configuration (with
+			// waitForPodsReady.blockAdmission, any admitted Workload without ready Pods holds
+			// every admission): remove them first.
+			for name, sf := range files {
+				if sf.config() == variant {
+					continue
+				}
+				if err := removeScenario(c, o, name, sf); err != nil {
+					return fmt.Errorf("remove scenario %s before switching Kueue to %s: %w", name, variant, err)
+				}
+			}
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		err := switchKueue(ctx, o.state, variant)
 		cancel()
@@ -328,7 +346,8 @@ func runScenario(c *cluster, o scenarioOptions, name string, sf scenarioFile) er
 	return sc.checkVerdict(ctx)
 }
 
-// removeScenario deletes what a scenario created (as a fresh run's cleanup would).
+// removeScenario deletes what a scenario created (as a fresh run's cleanup would); a no-op when
+// none of its namespaces exists.
 func removeScenario(c *cluster, o scenarioOptions, name string, sf scenarioFile) error {
 	so, err := readScenarioObjects(filepath.Join(o.dir, name), sf)
 	if err != nil {

@@ -255,7 +255,6 @@ func up(opts options) (err error) {
 		return err
 	}
 	crds = append(crds, moreCRDs...)
-	objs = append(objs, crds...)
 	rbac, err := renderRBAC(opts.kueueDir)
 	if err != nil {
 		return err
@@ -271,7 +270,13 @@ func up(opts options) (err error) {
 		return err
 	}
 	objs = append(objs, jobsetObjs...)
-	if err := admin.applyAll(ctx, objs); err != nil {
+	if err := admin.applyAll(ctx, objs[:1]); err != nil { // the namespace
+		return err
+	}
+	if err := admin.applyParallel(ctx, crds, 4); err != nil {
+		return err
+	}
+	if err := admin.applyAll(ctx, objs[1:]); err != nil {
 		return err
 	}
 	if err := waitCRDs(ctx, admin, crds); err != nil {
