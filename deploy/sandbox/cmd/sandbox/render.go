@@ -107,6 +107,7 @@ func renderCRDs(kueueDir, webhookURL string, caPEM []byte) ([]*unstructured.Unst
 			return nil, err
 		}
 		for _, o := range objs {
+			stripDescriptions(o.Object)
 			if converted[o.GetName()] {
 				_ = unstructured.SetNestedField(o.Object, map[string]any{
 					"strategy": "Webhook",
