@@ -44,6 +44,10 @@ verify: ## gofmt, go vet, go mod tidy check.
 	$(GO) vet ./...
 	$(GO) mod tidy -diff
 
+.PHONY: docs
+docs: ## Regenerate docs/config.md (the configuration reference) and the chart schema's config part from the config package.
+	$(GO) run ./hack/configdoc -config config -o docs/config.md -schema deploy/helm/kueuebot/values.schema.json
+
 .PHONY: demo
 demo: ## Chat with the bot in the terminal, on the embedded real-Kueue dumps (no cluster needed).
 	@$(GO) run ./cmd/kueuebot chat $(DEMO_FLAGS)

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/kueuebot/kueuebot/bot/blocks"
-	"github.com/kueuebot/kueuebot/diagnose"
+	"github.com/kueuebot/kueuebot/explain"
 	"github.com/kueuebot/kueuebot/rbac"
 )
 
@@ -22,10 +22,10 @@ type IdentityResolver interface {
 	Resolve(ctx context.Context, u rbac.SlackUser) (rbac.Identity, error)
 }
 
-// Diagnoser explains one job, reading the cluster as id. Errors follow the
-// same rule as IdentityResolver's.
-type Diagnoser interface {
-	Diagnose(ctx context.Context, id rbac.Identity, req Request) (diagnose.Report, error)
+// Explainer answers a question about one job, reading the cluster as id
+// (*explain.Explainer). Errors follow the same rule as IdentityResolver's.
+type Explainer interface {
+	Explain(ctx context.Context, id rbac.Identity, q explain.Question) (explain.Result, error)
 }
 
 // UserMessager is implemented by errors whose text is meant for the user
@@ -42,8 +42,8 @@ const DefaultTimeout = 30 * time.Second
 type Asker struct {
 	// Resolve maps the asker to a Kubernetes identity. Required.
 	Resolve IdentityResolver
-	// Diagnose explains a job. Required.
-	Diagnose Diagnoser
+	// Explain answers questions about jobs. Required.
+	Explain Explainer
 	// Timeout bounds one answer (identity plus diagnosis); zero means
 	// DefaultTimeout.
 	Timeout time.Duration
@@ -56,7 +56,7 @@ type Asker struct {
 // Ask answers text from user. It always returns a message: help, a parse
 // error saying what to type, a refusal, a failure notice, or the rendered
 // diagnosis. Users the resolver does not know are refused and the
-// Diagnoser is never called for them.
+// Explainer is never called for them.
 func (a *Asker) Ask(ctx context.Context, user rbac.SlackUser, text string) Message {
 	start := time.Now()
 	log := a.Log
@@ -64,7 +64,6 @@ func (a *Asker) Ask(ctx context.Context, user rbac.SlackUser, text string) Messa
 		log = slog.New(slog.DiscardHandler)
 	}
 	rec := &rbac.AuditRecord{Slack: user}
-	ctx = context.WithValue(ctx, auditKey{}, rec)
 	// One audit line per question, whatever the outcome.
 	done := func(outcome string, err error) {
 		rec.Duration = time.Since(start)
@@ -117,34 +116,24 @@ func (a *Asker) Ask(ctx context.Context, user rbac.SlackUser, text string) Messa
 	}
 	rec.Identity = id
 
-	if req.Intent == IntentQueue {
+	switch req.Intent {
+	case IntentQueues:
 		done("unsupported", nil)
 		return blocks.Notice("", "I cannot describe queues yet. Ask me about a job instead, e.g. `why is train-7 waiting?`")
+	case IntentJobs:
+		done("unsupported", nil)
+		return blocks.Notice("", "I cannot list your jobs yet. Ask me about a job instead, e.g. `why is train-7 waiting?`")
 	}
 
-	rep, err := a.Diagnose.Diagnose(ctx, id, req)
+	res, err := a.Explain.Explain(ctx, id, req.Question())
+	rec.Namespaces, rec.NamespaceSource = res.Namespaces.Names, res.Namespaces.Source
 	if err != nil {
 		done("failed", err)
 		return failure(ctx, req, err)
 	}
-	rec.Verdict = string(rep.Verdict.Code)
-	if rep.Verdict.Cause != "" {
-		rec.Verdict += "/" + string(rep.Verdict.Cause)
-	}
+	rec.Verdict = res.VerdictString()
 	done("answered", nil)
-	return blocks.Report(rep, a.Render)
-}
-
-// auditKey carries the question's *rbac.AuditRecord, so that Diagnosers
-// can add the namespaces they searched.
-type auditKey struct{}
-
-// noteNamespaces records the namespaces a question was answered for.
-func noteNamespaces(ctx context.Context, names []string, source rbac.NamespaceSource) {
-	if rec, ok := ctx.Value(auditKey{}).(*rbac.AuditRecord); ok {
-		rec.Namespaces = append([]string(nil), names...)
-		rec.NamespaceSource = source
-	}
+	return blocks.Report(res.Report, a.Render)
 }
 
 func refusal(body string) Message {

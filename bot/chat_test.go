@@ -25,8 +25,8 @@ func checkGolden(t *testing.T, name string, got []byte) {
 func testAsker() (*Asker, *fakeDiagnoser) {
 	d := &fakeDiagnoser{reports: map[string]diagnose.Report{"train-7": waitingReport()}}
 	return &Asker{
-		Resolve:  &fakeResolver{ids: map[string]rbac.Identity{alice.ID: aliceID}},
-		Diagnose: d,
+		Resolve: &fakeResolver{ids: map[string]rbac.Identity{alice.ID: aliceID}},
+		Explain: d,
 	}, d
 }
 

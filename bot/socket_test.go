@@ -21,7 +21,7 @@ func TestSocketMode(t *testing.T) {
 	diag := &fakeDiagnoser{reports: map[string]diagnose.Report{"train-7": waitingReport()}}
 	sm := &SocketMode{
 		Client:  fs.Client(),
-		Asker:   &Asker{Resolve: &fakeResolver{ids: map[string]rbac.Identity{alice.ID: aliceID}}, Diagnose: diag},
+		Asker:   &Asker{Resolve: &fakeResolver{ids: map[string]rbac.Identity{alice.ID: aliceID}}, Explain: diag},
 		Workers: 2,
 	}
 	ctx, cancel := context.WithCancel(t.Context())
@@ -95,7 +95,7 @@ func TestSocketMode(t *testing.T) {
 func TestSocketModeInvalidAuth(t *testing.T) {
 	fs := slackfake.New(t)
 	fs.InvalidAuth = true
-	sm := &SocketMode{Client: fs.Client(), Asker: &Asker{Resolve: &fakeResolver{}, Diagnose: &fakeDiagnoser{}}}
+	sm := &SocketMode{Client: fs.Client(), Asker: &Asker{Resolve: &fakeResolver{}, Explain: &fakeDiagnoser{}}}
 	errc := make(chan error, 1)
 	go func() { errc <- sm.Run(t.Context()) }()
 	if err := slackfake.Receive(t, errc, "Run to fail"); !errors.Is(err, ErrInvalidAuth) {

@@ -24,6 +24,7 @@ type Config struct {
 	Kube     Kube     `mapstructure:"kube"`
 	Identity Identity `mapstructure:"identity"`
 	Digest   Digest   `mapstructure:"digest"`
+	Ops      Ops      `mapstructure:"ops"`
 }
 
 // Slack mode values.
@@ -220,6 +221,7 @@ func Default() *Config {
 			CacheTTL:       5 * time.Minute,
 		},
 		Digest: Digest{Channels: []DigestChannel{}},
+		Ops:    Ops{ListenAddr: DefaultOpsListenAddr, ShutdownGrace: DefaultShutdownGrace},
 	}
 }
 

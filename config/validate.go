@@ -36,6 +36,7 @@ func (c *Config) Validate() error {
 	c.validateKube(&errs)
 	c.validateIdentity(&errs)
 	c.validateDigest(&errs)
+	c.validateOps(&errs)
 	return errs.err()
 }
 

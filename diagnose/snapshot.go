@@ -62,12 +62,21 @@ type Snapshot struct {
 	// ClusterQueues, read (when the caller may) for a Workload that does not
 	// fit, to suggest a queue with room.
 	AlternativeQueues []AlternativeQueue
+	// PriorityClass is the WorkloadPriorityClass named by the job's
+	// kueue.x-k8s.io/priority-class label, read only for a job without a
+	// Workload (a missing one keeps Kueue from creating it).
+	PriorityClass *kueue.WorkloadPriorityClass
+	// Preemptor is the Workload that preempted this one (PreemptorOf),
+	// when the caller can read it.
+	Preemptor *kueue.Workload
 	// Namespace is the job's namespace object, when readable (its labels
 	// decide the ClusterQueue's namespaceSelector).
 	Namespace *corev1.Namespace
-	// Pods are the job's Pods (only read once admitted).
+	// Pods are the job's Pods (read once admitted), or the Pods of a plain
+	// Pod's group when it has no Workload.
 	Pods []corev1.Pod
-	// Events are the events about the job, its Workload and its Pods.
+	// Events are the events about the job, its Workload and its Pods (once
+	// admitted), or about the job when it has no Workload.
 	Events []corev1.Event
 
 	// ClusterScopedByBot is true when the ClusterQueue, flavors and cohort
@@ -91,6 +100,12 @@ type AlternativeQueue struct {
 type Position struct {
 	InLocalQueue   int32 `json:"inLocalQueue"`
 	InClusterQueue int32 `json:"inClusterQueue"`
+	// Tied is how many other pending Workloads Kueue may order on either
+	// side of this one because what the objects show does not decide it
+	// (same priority, created in the same second). The position is then
+	// not definite: the fields above are the earliest it may be. Always 0
+	// from the visibility API, which reports Kueue's own order.
+	Tied int32 `json:"tied,omitempty"`
 }
 
 // QueuedWorkload is one pending Workload ahead in the queue.

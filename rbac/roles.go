@@ -114,11 +114,15 @@ func ReaderClusterRole() *rbacv1.ClusterRole {
 	}
 }
 
-// BotServiceAccount is the bot's ServiceAccount in namespace ns.
+// BotServiceAccount is the bot's ServiceAccount in namespace ns. Its
+// token is not mounted by default: the bot's pod asks for it
+// (automountServiceAccountToken on the pod), no other pod gets it.
 func BotServiceAccount(ns string) *corev1.ServiceAccount {
+	automount := false
 	return &corev1.ServiceAccount{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ServiceAccount"},
-		ObjectMeta: metav1.ObjectMeta{Name: BotName, Namespace: ns, Labels: clone(labels)},
+		TypeMeta:                     metav1.TypeMeta{APIVersion: "v1", Kind: "ServiceAccount"},
+		ObjectMeta:                   metav1.ObjectMeta{Name: BotName, Namespace: ns, Labels: clone(labels)},
+		AutomountServiceAccountToken: &automount,
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/kueuebot/kueuebot/config"
 	"github.com/kueuebot/kueuebot/deploy/examples"
 	"github.com/kueuebot/kueuebot/diagnose/fetch"
+	"github.com/kueuebot/kueuebot/explain"
 	"github.com/kueuebot/kueuebot/rbac"
 )
 
@@ -85,7 +86,7 @@ func (o *chatOptions) run(cmd *cobra.Command) error {
 		return usagef("use either --kubeconfig or --from-file")
 	}
 	live := o.kubeconfig != ""
-	diag, err := newDiagnoser(cfg, live, o.kubeconfig, o.context, o.fromFiles)
+	ex, err := newExplainer(cfg, live, o.kubeconfig, o.context, o.fromFiles)
 	if err != nil {
 		return err
 	}
@@ -93,7 +94,7 @@ func (o *chatOptions) run(cmd *cobra.Command) error {
 	if o.verbose {
 		log = slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil))
 	}
-	asker := &bot.Asker{Resolve: resolver, Diagnose: diag, Log: log}
+	asker := &bot.Asker{Resolve: resolver, Explain: ex, Log: log}
 	interactive := false
 	if f, ok := cmd.InOrStdin().(*os.File); ok {
 		interactive = term.IsTerminal(int(f.Fd()))
@@ -133,11 +134,11 @@ func (d *directory) GetUserGroupMembersContext(context.Context, string, ...slack
 	return nil, nil
 }
 
-// newDiagnoser builds the Diagnoser the bot answers with: live, reading the
+// newExplainer builds the Explainer the bot answers with: live, reading the
 // cluster as each asking user through impersonation (the bot's own
 // credentials from kubeconfig, or in-cluster), or from dumps (the given
 // files, else the embedded examples).
-func newDiagnoser(cfg *config.Config, live bool, kubeconfig, kubeContext string, fromFiles []string) (bot.Diagnoser, error) {
+func newExplainer(cfg *config.Config, live bool, kubeconfig, kubeContext string, fromFiles []string) (*explain.Explainer, error) {
 	if !live {
 		var dump *fetch.Dump
 		var err error
@@ -149,7 +150,7 @@ func newDiagnoser(cfg *config.Config, live bool, kubeconfig, kubeContext string,
 		if err != nil {
 			return nil, err
 		}
-		return &bot.DumpDiagnoser{Dump: dump}, nil
+		return &explain.Explainer{Reader: &explain.DumpReader{Dump: dump}}, nil
 	}
 	dopts := &diagnoseOptions{kubeconfig: kubeconfig, context: kubeContext}
 	base, _, err := dopts.restConfig()
@@ -160,13 +161,14 @@ func newDiagnoser(cfg *config.Config, live bool, kubeconfig, kubeContext string,
 	if err != nil {
 		return nil, err
 	}
-	kd := &bot.KubeDiagnoser{
-		Base:       base,
-		Namespaces: &rbac.NamespaceFinder{Bot: botKueue, Max: cfg.Kube.MaxNamespaces, Concurrency: cfg.Kube.DiscoveryConcurrency},
-		Timeout:    cfg.Kube.RequestTimeout,
+	kr := &explain.KubeReader{
+		Base:    base,
+		Finder:  &rbac.NamespaceFinder{Bot: botKueue, Max: cfg.Kube.MaxNamespaces, Concurrency: cfg.Kube.DiscoveryConcurrency},
+		Timeout: cfg.Kube.RequestTimeout,
+		TTL:     cfg.Identity.CacheTTL,
 	}
 	if cfg.Kube.ClusterScopedReads == config.ClusterScopedBot {
-		kd.ClusterScoped = botKueue
+		kr.ClusterScoped = botKueue
 	}
-	return kd, nil
+	return &explain.Explainer{Reader: kr}, nil
 }

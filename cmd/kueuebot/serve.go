@@ -59,14 +59,14 @@ func (o *serveOptions) run(cmd *cobra.Command) error {
 	if err != nil {
 		return err
 	}
-	diag, err := newDiagnoser(cfg, len(o.fromFiles) == 0, cfg.Kube.Kubeconfig, cfg.Kube.Context, o.fromFiles)
+	ex, err := newExplainer(cfg, len(o.fromFiles) == 0, cfg.Kube.Kubeconfig, cfg.Kube.Context, o.fromFiles)
 	if err != nil {
 		return err
 	}
 	log := slog.New(slog.NewJSONHandler(cmd.ErrOrStderr(), nil))
 	sm := &bot.SocketMode{
 		Client:     socketmode.New(api),
-		Asker:      &bot.Asker{Resolve: resolver, Diagnose: diag, Log: log},
+		Asker:      &bot.Asker{Resolve: resolver, Explain: ex, Log: log},
 		Log:        log,
 		Invalidate: resolver,
 	}

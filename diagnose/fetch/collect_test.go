@@ -101,22 +101,25 @@ func TestClusterQueueOrder(t *testing.T) {
 		InCQ     int32
 		InLQ     int32
 		Priority int32
+		Tied     int32
 	}
 	var rows []row
 	for _, q := range got {
-		rows = append(rows, row{q.Name, q.PositionInClusterQueue, q.inLocalQueue, q.Priority})
+		rows = append(rows, row{q.Name, q.PositionInClusterQueue, q.inLocalQueue, q.Priority, q.tied})
 	}
-	want := []row{{"high", 0, 0, 5}, {"old", 1, 0, 0}, {"a-same-time", 2, 1, 0}, {"b-same-time", 3, 2, 0}}
+	// Equal priority, created in the same second: Kueue's order between
+	// the two is open, so both may be next after old.
+	want := []row{{"high", 0, 0, 5, 0}, {"old", 1, 0, 0, 0}, {"a-same-time", 2, 1, 0, 1}, {"b-same-time", 2, 1, 0, 1}}
 	if diff := cmp.Diff(want, rows); diff != "" {
 		t.Errorf("order (-want +got):\n%s", diff)
 	}
 
 	target := wls[0] // b-same-time
 	pos, ahead := positionIn(got, &target)
-	if diff := cmp.Diff(&diagnose.Position{InLocalQueue: 2, InClusterQueue: 3}, pos); diff != "" {
+	if diff := cmp.Diff(&diagnose.Position{InLocalQueue: 1, InClusterQueue: 2, Tied: 1}, pos); diff != "" {
 		t.Errorf("position (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{"old", "a-same-time"}, names2(ahead, func(q *diagnose.QueuedWorkload) string { return q.Name })); diff != "" {
+	if diff := cmp.Diff([]string{"old"}, names2(ahead, func(q *diagnose.QueuedWorkload) string { return q.Name })); diff != "" {
 		t.Errorf("ahead (-want +got):\n%s", diff)
 	}
 	notQueued := wls[4]

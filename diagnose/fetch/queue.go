@@ -3,6 +3,7 @@ package fetch
 import (
 	"cmp"
 	"slices"
+	"time"
 
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	visibilityv1beta1 "sigs.k8s.io/kueue/apis/visibility/v1beta1"
@@ -15,6 +16,8 @@ import (
 type queued struct {
 	diagnose.QueuedWorkload
 	inLocalQueue int32
+	// tied counts the others Kueue may order either side of it.
+	tied int32
 }
 
 func queuedFromV1beta2(sum *visibility.PendingWorkloadsSummary) []queued {
@@ -54,7 +57,7 @@ func positionIn(items []queued, wl *kueue.Workload) (*diagnose.Position, []diagn
 	var pos *diagnose.Position
 	for _, it := range items {
 		if it.Name == wl.Name && it.Namespace == wl.Namespace {
-			pos = &diagnose.Position{InLocalQueue: it.inLocalQueue, InClusterQueue: it.PositionInClusterQueue}
+			pos = &diagnose.Position{InLocalQueue: it.inLocalQueue, InClusterQueue: it.PositionInClusterQueue, Tied: it.tied}
 			break
 		}
 	}
@@ -87,22 +90,31 @@ func priority(wl *kueue.Workload) int32 {
 }
 
 // queueOrder compares two pending Workloads in Kueue's ClusterQueue order:
-// higher priority first, then older creationTimestamp, then UID. (Kueue may
-// use an eviction time instead of the creation time for requeued Workloads;
-// files cannot tell, so creation time is used.)
+// higher priority first, then older creationTimestamp. (Kueue may use an
+// eviction time instead of the creation time for requeued Workloads; files
+// cannot tell, so creation time is used.) Ties are broken by UID only to
+// make the listing stable: Kueue's order between them is not decided by the
+// objects, which tiedWith reports.
 func queueOrder(a, b *kueue.Workload) int {
-	if c := cmp.Compare(priority(b), priority(a)); c != 0 {
-		return c
-	}
-	if c := a.CreationTimestamp.Compare(b.CreationTimestamp.Time); c != 0 {
+	if c := tieOrder(a, b); c != 0 {
 		return c
 	}
 	return cmp.Compare(a.UID, b.UID)
 }
 
+// tieOrder is queueOrder without the UID: 0 when the objects leave Kueue's
+// order open. Object timestamps have a resolution of one second.
+func tieOrder(a, b *kueue.Workload) int {
+	if c := cmp.Compare(priority(b), priority(a)); c != 0 {
+		return c
+	}
+	return a.CreationTimestamp.Truncate(time.Second).Compare(b.CreationTimestamp.Truncate(time.Second))
+}
+
 // clusterQueueOrder ranks the pending Workloads of one ClusterQueue, as
-// Kueue's visibility API would list them. lqOf maps a Workload to its
-// ClusterQueue ("" when unknown).
+// Kueue's visibility API would list them. cqOf maps a Workload to its
+// ClusterQueue ("" when unknown). Workloads that tie (tieOrder) get the
+// earliest position any of them may have and the number they tie with.
 func clusterQueueOrder(wls []kueue.Workload, cq string, cqOf func(*kueue.Workload) string) []queued {
 	var in []*kueue.Workload
 	for i := range wls {
@@ -112,18 +124,30 @@ func clusterQueueOrder(wls []kueue.Workload, cq string, cqOf func(*kueue.Workloa
 		}
 	}
 	slices.SortFunc(in, queueOrder)
-	perLQ := map[string]int32{}
+	lqKey := func(w *kueue.Workload) string { return w.Namespace + "/" + string(w.Spec.QueueName) }
 	out := make([]queued, 0, len(in))
 	for i, w := range in {
-		key := w.Namespace + "/" + string(w.Spec.QueueName)
+		var before, after, lqPos int32
+		for j, o := range in {
+			tie := tieOrder(w, o) == 0
+			switch {
+			case j < i && tie:
+				before++
+			case j > i && tie:
+				after++
+			}
+			if j < i && !tie && lqKey(o) == lqKey(w) {
+				lqPos++
+			}
+		}
 		out = append(out, queued{
 			QueuedWorkload: diagnose.QueuedWorkload{
 				Namespace: w.Namespace, Name: w.Name, LocalQueue: string(w.Spec.QueueName),
-				Priority: priority(w), PositionInClusterQueue: int32(i), //nolint:gosec // bounded by the dump size
+				Priority: priority(w), PositionInClusterQueue: int32(i) - before, //nolint:gosec // bounded by the dump size
 			},
-			inLocalQueue: perLQ[key],
+			inLocalQueue: lqPos,
+			tied:         before + after,
 		})
-		perLQ[key]++
 	}
 	return out
 }
