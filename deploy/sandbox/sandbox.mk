@@ -42,3 +42,4 @@ sandbox-verify: ## gofmt, go vet, go mod tidy check of the sandbox modules; expe
 	cd $(SANDBOX_SRC) && $(GO) vet ./... && $(GO) test ./... && $(GO) mod tidy -diff
 	cd $(SANDBOX_SRC)/build/kube && $(GO) vet ./... && $(GO) mod tidy -diff
 	cd $(SANDBOX_SRC)/build/kueue && $(GO) mod tidy -diff
+	cd $(SANDBOX_SRC)/build/jobset && $(GO) mod tidy -diff
