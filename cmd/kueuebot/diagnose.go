@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -33,6 +34,38 @@ type diagnoseOptions struct {
 	requestTimeout string
 }
 
+// kindSentence lists the kinds diagnose accepts, from fetch's registry (the
+// one list of kinds; the README carries the same sentence, checked by a test).
+func kindSentence() string {
+	var names []string
+	for _, k := range fetch.Kinds() {
+		names = append(names, k.Kind)
+	}
+	names[0] += " (default)"
+	last := len(names) - 1
+	names[last] = "or " + names[last]
+	return "KIND is " + wrap(strings.Join(names, ", ")+".", len("KIND is "), 78)
+}
+
+// wrap breaks s into lines of at most width characters, the first line
+// starting after offset characters.
+func wrap(s string, offset, width int) string {
+	var b strings.Builder
+	col := offset
+	for i, word := range strings.Fields(s) {
+		if i > 0 && col+1+len(word) > width {
+			b.WriteString("\n")
+			col = 0
+		} else if i > 0 {
+			b.WriteString(" ")
+			col++
+		}
+		b.WriteString(word)
+		col += len(word)
+	}
+	return b.String()
+}
+
 func newDiagnoseCmd() *cobra.Command {
 	o := &diagnoseOptions{}
 	cmd := &cobra.Command{
@@ -41,8 +74,7 @@ func newDiagnoseCmd() *cobra.Command {
 		Long: `Explain why one job is not running: the admission verdict, the quota
 comparison and what to do.
 
-KIND is Job (default), JobSet, RayJob, RayCluster, PyTorchJob, TFJob, MPIJob,
-TrainJob, LeaderWorkerSet, AppWrapper, Pod or Workload.
+` + kindSentence() + `
 
 Reads the cluster from the kubeconfig (as --as, if given), or a dump written
 by 'kubectl get -o yaml' with --from-file (repeatable; files or folders).`,
