@@ -35,6 +35,12 @@ type JobLister interface {
 	Jobs(ctx context.Context, id rbac.Identity, q explain.JobsQuery) (explain.JobsResult, error)
 }
 
+// QueueLister summarises the caller's LocalQueues, reading as id
+// (*explain.Explainer).
+type QueueLister interface {
+	Queues(ctx context.Context, id rbac.Identity, q explain.QueuesQuery) (explain.QueuesResult, error)
+}
+
 // UserMessager is implemented by errors whose text is meant for the user
 // (plain text; it is escaped before it is shown).
 type UserMessager interface {
@@ -62,6 +68,9 @@ type Asker struct {
 	// Jobs lists the caller's jobs ("my jobs", App Home); nil: the bot
 	// says it cannot list jobs.
 	Jobs JobLister
+	// Queues summarises the caller's LocalQueues (`/kueue queues`); nil:
+	// the bot says it cannot list queues.
+	Queues QueueLister
 	// Timeout bounds one answer of Ask (identity plus diagnosis); zero
 	// means DefaultTimeout. In Slack the Dispatcher bounds each question.
 	Timeout time.Duration
@@ -199,11 +208,7 @@ func (a *Asker) ask(ctx context.Context, entry Entry, user rbac.SlackUser, text 
 	case IntentJobs:
 		return a.listJobs(q, req.JobsQuery())
 	case IntentQueues:
-		q.rec.Target = req.String()
-		if _, o := q.identity(); o != nil {
-			return *o
-		}
-		return q.done(noticeOutcome("unsupported", blocks.Notice("", "I cannot describe queues yet. Ask me about a job instead, e.g. `why is train-7 waiting?`")), nil)
+		return a.listQueues(q, req)
 	}
 	return a.explain(q, req.Question())
 }
@@ -253,6 +258,43 @@ func (a *Asker) listJobs(q *question, jq explain.JobsQuery) outcome {
 		return q.done(q.failure("your jobs", err), err)
 	}
 	return q.done(outcome{verdict: "jobs", jobs: &res}, nil)
+}
+
+func (a *Asker) listQueues(q *question, req Request) outcome {
+	q.rec.Target = req.String()
+	id, o := q.identity()
+	if o != nil {
+		return *o
+	}
+	if a.Queues == nil {
+		return q.done(noticeOutcome("unsupported", blocks.Notice("", "I cannot list queues here. Ask me about a job instead, e.g. `why is train-7 waiting?`")), nil)
+	}
+	q.stage = "listing your queues in the cluster"
+	res, err := a.Queues.Queues(q.ctx, id, explain.QueuesQuery{Namespace: req.Namespace})
+	q.rec.Namespaces, q.rec.NamespaceSource = res.Namespaces.Names, res.Namespaces.Source
+	if err != nil {
+		return q.done(q.failure("your queues", err), err)
+	}
+	queues := res.Queues
+	if req.Name != "" && req.Kind != "ClusterQueue" {
+		// One LocalQueue asked about by name.
+		var one []diagnose.QueueSummary
+		for _, s := range queues {
+			if s.Name == req.Name {
+				one = append(one, s)
+			}
+		}
+		queues = one
+	} else if req.Name != "" {
+		var one []diagnose.QueueSummary
+		for _, s := range queues {
+			if s.ClusterQueue == req.Name {
+				one = append(one, s)
+			}
+		}
+		queues = one
+	}
+	return q.done(noticeOutcome("queues", blocks.QueueList(queues, res.Namespaces.Names)), nil)
 }
 
 func refusal(body string) Message {

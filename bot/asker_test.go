@@ -104,9 +104,9 @@ func TestAsk(t *testing.T) {
 			wantDiagnose: []diagnoseCall{{ID: aliceID, Req: Request{Intent: IntentDiagnose, Name: "train-7"}}},
 		},
 		{
-			name: "queues not yet",
+			name: "queues without a lister",
 			user: alice, text: "queue team-a",
-			want:        "I cannot describe queues yet. Ask me about a job instead, e.g. `why is train-7 waiting?`\n",
+			want:        "I cannot list queues here. Ask me about a job instead, e.g. `why is train-7 waiting?`\n",
 			wantResolve: true,
 		},
 		{

@@ -83,7 +83,7 @@ func (o *serveOptions) run(cmd *cobra.Command) error {
 	if err != nil {
 		return err
 	}
-	asker := &bot.Asker{Resolve: resolver, Explain: ex, Log: log}
+	asker := &bot.Asker{Resolve: resolver, Explain: ex, Jobs: ex, Queues: ex, Log: log}
 	// The job list answers "my jobs" and the App Home tab once the
 	// Explainer provides it.
 	if jl, ok := any(ex).(bot.JobLister); ok {
