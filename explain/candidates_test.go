@@ -113,3 +113,17 @@ func TestListJobNames(t *testing.T) {
 		t.Errorf("requests %v, want one LIST per namespace (+1 for a v1beta1-only server): %v", paths, wantPaths)
 	}
 }
+
+// TestCandidatesOnDump: "why is waiting sample-job stuck" style questions
+// settle on the job that exists among the caller's.
+func TestCandidatesOnDump(t *testing.T) {
+	e := &Explainer{Reader: &DumpReader{Dump: loadExamples(t)}}
+	id := rbac.Identity{User: "alice", Namespaces: []string{"sc-sample-job"}}
+	res, err := e.Explain(t.Context(), id, Question{Name: "resnet-50", Candidates: []string{"resnet-50", "sample-job"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Question.Name != "sample-job" || res.Report.Target.Name != "sample-job" {
+		t.Errorf("answered about %q (%q), want sample-job", res.Question.Name, res.Report.Target.Name)
+	}
+}

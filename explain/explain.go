@@ -84,6 +84,8 @@ type Reader interface {
 type Explainer struct {
 	// Reader reads as the caller. Required.
 	Reader Reader
+	// Now is the clock for lists; time.Now when nil.
+	Now func() time.Time
 }
 
 // Error is an error whose text is meant for the user (plain text, escaped

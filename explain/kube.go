@@ -162,6 +162,33 @@ func (k *KubeReader) JobNames(ctx context.Context, id rbac.Identity, namespaces 
 	return listJobNames(ctx, c.metadata, namespaces)
 }
 
+// List implements Lister: a few paginated LISTs per namespace as id
+// (Workloads, job kinds, LocalQueues, Pods, Events) and cluster-wide
+// (ClusterQueues, ResourceFlavors, Cohorts, AdmissionChecks), whatever the
+// number of workloads. A LIST the caller may not make becomes a gap of the
+// Snapshots that need it, as in a single question.
+func (k *KubeReader) List(ctx context.Context, id rbac.Identity, namespaces []string) (*fetch.Store, []string, error) {
+	c, err := k.reader(id)
+	if err != nil {
+		return nil, nil, err
+	}
+	st := fetch.NewStore()
+	_, err = st.ListInto(ctx, fetch.Clients{Kube: c.clients.Kube, Kueue: c.clients.Kueue, Dynamic: c.clients.Dynamic},
+		fetch.ListOptions{Namespaces: namespaces, Jobs: true, Pods: true, Events: true, Timeout: k.Timeout})
+	if errors.Is(err, fetch.ErrImpersonation) {
+		return nil, nil, &Error{Message: "I am not allowed to read the cluster as you: kueuebot's ClusterRole does not list your Kubernetes user or groups. Ask your platform team to regenerate kueuebot's RBAC from its config (deploy/rbac).", Cause: err}
+	}
+	if err != nil {
+		if re := fetch.AsReadError("Workload", "", "", err); re != nil && ctx.Err() == nil {
+			return nil, nil, re
+		}
+		return nil, nil, err
+	}
+	// RBAC decided what the LISTs returned: a namespace the caller may not
+	// read lists nothing.
+	return st, namespaces, nil
+}
+
 // Snapshot implements Reader.
 func (k *KubeReader) Snapshot(ctx context.Context, id rbac.Identity, t diagnose.Target) (*diagnose.Snapshot, error) {
 	c, err := k.reader(id)

@@ -230,7 +230,7 @@ func whoText(w diagnose.Who) string {
 var gapReasonText = map[diagnose.GapReason]string{
 	diagnose.GapForbidden:   "you may not read it; ask your platform team to check it for you or to grant read access",
 	diagnose.GapNotFound:    "it does not exist, or you cannot see it",
-	diagnose.GapUnavailable: "the API did not answer (is Kueue's visibility API enabled?); ask your platform team",
+	diagnose.GapUnavailable: "the cluster did not answer, or does not serve that API (such as Kueue's visibility API); try again in a minute, or ask your platform team",
 	diagnose.GapTimeout:     "the read timed out; try again in a minute",
 	diagnose.GapInvalid:     "it was read but could not be understood; ask your platform team",
 }

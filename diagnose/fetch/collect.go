@@ -189,7 +189,7 @@ func gapFor(kind, name string, err error) diagnose.Gap {
 	g := diagnose.Gap{Kind: kind, Name: name, Message: sanitize(err.Error())}
 	var sk *skipped
 	switch {
-	case apierrors.IsForbidden(err), apierrors.IsUnauthorized(err):
+	case apierrors.IsForbidden(err):
 		g.Reason = diagnose.GapForbidden
 	case apierrors.IsNotFound(err):
 		g.Reason = diagnose.GapNotFound

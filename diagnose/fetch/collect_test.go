@@ -2,13 +2,11 @@ package fetch
 
 import (
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
@@ -71,62 +69,6 @@ var cmpEmpty = cmp.Transformer("nilToEmpty", func(s []string) []string {
 	}
 	return s
 })
-
-func TestClusterQueueOrder(t *testing.T) {
-	at := func(m int) metav1.Time { return metav1.NewTime(time.Date(2026, 1, 1, 0, m, 0, 0, time.UTC)) }
-	wl := func(name, lq string, prio *int32, created metav1.Time, conds ...metav1.Condition) kueue.Workload {
-		return kueue.Workload{
-			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns", UID: types.UID("uid-" + name), CreationTimestamp: created},
-			Spec:       kueue.WorkloadSpec{QueueName: kueue.LocalQueueName(lq), Priority: prio},
-			Status:     kueue.WorkloadStatus{Conditions: conds},
-		}
-	}
-	wls := []kueue.Workload{
-		wl("b-same-time", "lq", nil, at(1)),
-		wl("a-same-time", "lq", nil, at(1)),
-		wl("high", "lq2", ptr.To[int32](5), at(9)),
-		wl("old", "lq", ptr.To[int32](0), at(0)),
-		wl("reserved", "lq", ptr.To[int32](99), at(0), condQuota),
-		wl("other-cq", "elsewhere", ptr.To[int32](99), at(0)),
-	}
-	cqOf := func(w *kueue.Workload) string {
-		if w.Spec.QueueName == "elsewhere" {
-			return "cq2"
-		}
-		return "cq"
-	}
-	got := clusterQueueOrder(wls, "cq", cqOf)
-	type row struct {
-		Name     string
-		InCQ     int32
-		InLQ     int32
-		Priority int32
-		Tied     int32
-	}
-	var rows []row
-	for _, q := range got {
-		rows = append(rows, row{q.Name, q.PositionInClusterQueue, q.inLocalQueue, q.Priority, q.tied})
-	}
-	// Equal priority, created in the same second: Kueue's order between
-	// the two is open, so both may be next after old.
-	want := []row{{"high", 0, 0, 5, 0}, {"old", 1, 0, 0, 0}, {"a-same-time", 2, 1, 0, 1}, {"b-same-time", 2, 1, 0, 1}}
-	if diff := cmp.Diff(want, rows); diff != "" {
-		t.Errorf("order (-want +got):\n%s", diff)
-	}
-
-	target := wls[0] // b-same-time
-	pos, ahead := positionIn(got, &target)
-	if diff := cmp.Diff(&diagnose.Position{InLocalQueue: 1, InClusterQueue: 2, Tied: 1}, pos); diff != "" {
-		t.Errorf("position (-want +got):\n%s", diff)
-	}
-	if diff := cmp.Diff([]string{"old"}, names2(ahead, func(q *diagnose.QueuedWorkload) string { return q.Name })); diff != "" {
-		t.Errorf("ahead (-want +got):\n%s", diff)
-	}
-	notQueued := wls[4]
-	if pos, ahead := positionIn(got, &notQueued); pos != nil || ahead != nil {
-		t.Errorf("positionIn for a Workload not listed = %v, %v; want nil, nil", pos, ahead)
-	}
-}
 
 // A Job created by a JobSet belongs to the JobSet's Workload; the name comes
 // from the ownerReference, with no extra request.

@@ -10,89 +10,72 @@ import (
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 )
 
-// This file converts Kueue v1beta1 objects (clusters running Kueue before
-// v0.16, or dumps made with `kubectl get <kind>.v1beta1.kueue.x-k8s.io`) into
-// the v1beta2 types the diagnosis reads.
-//
-// Workload, ClusterQueue, LocalQueue and Cohort changed between the versions
-// (spec.cohort -> spec.cohortName, spec.admissionChecks ->
-// admissionChecksStrategy, priorityClassName/Source -> priorityClassRef,
-// status.flavorUsage -> flavorsUsage, ...); for those, Kueue's own conversion
-// functions from sigs.k8s.io/kueue/apis/kueue/v1beta1 are used, the same code
-// the conversion webhook runs. ResourceFlavor, AdmissionCheck and
-// WorkloadPriorityClass kept their field names, so a JSON round trip is
-// enough (removed fields such as retryDelayMinutes are dropped).
+// Kueue v1beta1 objects (clusters running Kueue before v0.16, or dumps made
+// with `kubectl get <kind>.v1beta1.kueue.x-k8s.io`) are converted to the
+// v1beta2 types the diagnosis reads by the package's scheme, which holds
+// Kueue's own conversion functions from sigs.k8s.io/kueue/apis/kueue/v1beta1
+// (the code Kueue's conversion webhook runs: spec.cohort -> cohortName,
+// admissionChecks -> admissionChecksStrategy, priorityClassName/Source ->
+// priorityClassRef, status.flavorUsage -> flavorsUsage, ...). The functions
+// below are the typed entry points the live reads use.
+
+// fromV1beta1 converts a Kueue v1beta1 object into its v1beta2 type Out.
+func fromV1beta1[Out any, PO interface {
+	*Out
+	runtime.Object
+}](in runtime.Object) (*Out, error) {
+	out := PO(new(Out))
+	if err := scheme.Convert(in, out, nil); err != nil {
+		kind, name := "object", "(unnamed)"
+		if kinds, _, kerr := scheme.ObjectKinds(in); kerr == nil && len(kinds) > 0 {
+			kind = kinds[0].Kind
+		}
+		if m, merr := metaOf(in); merr == nil {
+			name = m.GetName()
+			if ns := m.GetNamespace(); ns != "" {
+				name = ns + "/" + name
+			}
+		}
+		return nil, fmt.Errorf("converting %s %s from v1beta1: %w", kind, name, err)
+	}
+	if kinds, _, err := scheme.ObjectKinds(out); err == nil && len(kinds) > 0 {
+		out.GetObjectKind().SetGroupVersionKind(kinds[0])
+	}
+	return (*Out)(out), nil
+}
 
 func workloadFromV1beta1(in *kueuev1beta1.Workload) (*kueue.Workload, error) {
-	out := &kueue.Workload{}
-	if err := in.ConvertTo(out); err != nil {
-		return nil, fmt.Errorf("converting Workload %s/%s from v1beta1: %w", in.Namespace, in.Name, err)
-	}
-	out.SetGroupVersionKind(kueue.GroupVersion.WithKind("Workload"))
-	return out, nil
+	return fromV1beta1[kueue.Workload](in)
 }
 
 func clusterQueueFromV1beta1(in *kueuev1beta1.ClusterQueue) (*kueue.ClusterQueue, error) {
-	out := &kueue.ClusterQueue{}
-	if err := in.ConvertTo(out); err != nil {
-		return nil, fmt.Errorf("converting ClusterQueue %s from v1beta1: %w", in.Name, err)
-	}
-	out.SetGroupVersionKind(kueue.GroupVersion.WithKind("ClusterQueue"))
-	return out, nil
+	return fromV1beta1[kueue.ClusterQueue](in)
 }
 
 func localQueueFromV1beta1(in *kueuev1beta1.LocalQueue) (*kueue.LocalQueue, error) {
-	out := &kueue.LocalQueue{}
-	if err := in.ConvertTo(out); err != nil {
-		return nil, fmt.Errorf("converting LocalQueue %s/%s from v1beta1: %w", in.Namespace, in.Name, err)
-	}
-	out.SetGroupVersionKind(kueue.GroupVersion.WithKind("LocalQueue"))
-	return out, nil
+	return fromV1beta1[kueue.LocalQueue](in)
 }
 
 func cohortFromV1beta1(in *kueuev1beta1.Cohort) (*kueue.Cohort, error) {
-	out := &kueue.Cohort{}
-	if err := in.ConvertTo(out); err != nil {
-		return nil, fmt.Errorf("converting Cohort %s from v1beta1: %w", in.Name, err)
-	}
-	out.SetGroupVersionKind(kueue.GroupVersion.WithKind("Cohort"))
-	return out, nil
+	return fromV1beta1[kueue.Cohort](in)
 }
 
-// viaJSON converts between two types whose JSON forms agree.
+func flavorFromV1beta1(in *kueuev1beta1.ResourceFlavor) (*kueue.ResourceFlavor, error) {
+	return fromV1beta1[kueue.ResourceFlavor](in)
+}
+
+func admissionCheckFromV1beta1(in *kueuev1beta1.AdmissionCheck) (*kueue.AdmissionCheck, error) {
+	return fromV1beta1[kueue.AdmissionCheck](in)
+}
+
+// viaJSON converts between two types whose JSON forms agree (the visibility
+// API's summaries, which have no registered conversion).
 func viaJSON(in, out any) error {
 	b, err := json.Marshal(in)
 	if err != nil {
 		return err
 	}
 	return json.Unmarshal(b, out)
-}
-
-func flavorFromV1beta1(in *kueuev1beta1.ResourceFlavor) (*kueue.ResourceFlavor, error) {
-	out := &kueue.ResourceFlavor{}
-	if err := viaJSON(in, out); err != nil {
-		return nil, fmt.Errorf("converting ResourceFlavor %s from v1beta1: %w", in.Name, err)
-	}
-	out.SetGroupVersionKind(kueue.GroupVersion.WithKind("ResourceFlavor"))
-	return out, nil
-}
-
-func admissionCheckFromV1beta1(in *kueuev1beta1.AdmissionCheck) (*kueue.AdmissionCheck, error) {
-	out := &kueue.AdmissionCheck{}
-	if err := viaJSON(in, out); err != nil {
-		return nil, fmt.Errorf("converting AdmissionCheck %s from v1beta1: %w", in.Name, err)
-	}
-	out.SetGroupVersionKind(kueue.GroupVersion.WithKind("AdmissionCheck"))
-	return out, nil
-}
-
-func priorityClassFromV1beta1(in *kueuev1beta1.WorkloadPriorityClass) (*kueue.WorkloadPriorityClass, error) {
-	out := &kueue.WorkloadPriorityClass{}
-	if err := viaJSON(in, out); err != nil {
-		return nil, fmt.Errorf("converting WorkloadPriorityClass %s from v1beta1: %w", in.Name, err)
-	}
-	out.SetGroupVersionKind(kueue.GroupVersion.WithKind("WorkloadPriorityClass"))
-	return out, nil
 }
 
 // fromUnstructured fills a typed object from an unstructured one.
@@ -107,4 +90,8 @@ func toUnstructured(obj any) (*unstructured.Unstructured, error) {
 		return nil, err
 	}
 	return &unstructured.Unstructured{Object: m}, nil
+}
+
+func priorityClassFromV1beta1(in *kueuev1beta1.WorkloadPriorityClass) (*kueue.WorkloadPriorityClass, error) {
+	return fromV1beta1[kueue.WorkloadPriorityClass](in)
 }

@@ -22,8 +22,8 @@ import (
 // object that was read: the cluster did not give an answer.
 type FaultClass string
 
-// Fault classes. NotFound, Forbidden and Unauthorized are answers, not
-// faults: they stay Gaps.
+// Fault classes. NotFound and Forbidden are answers, not faults: they stay
+// Gaps (and read the same for the target, so that nothing leaks).
 const (
 	// FaultTimeout: no answer within the per-request timeout, or the
 	// server's own timeout (504, StatusReasonTimeout).
@@ -32,6 +32,9 @@ const (
 	FaultServerError FaultClass = "ServerError"
 	// FaultThrottled: 429 Too Many Requests, after client-go's retries.
 	FaultThrottled FaultClass = "Throttled"
+	// FaultUnauthorized: 401, the credentials were not accepted (an
+	// expired token, a wrong kubeconfig).
+	FaultUnauthorized FaultClass = "Unauthorized"
 	// FaultRejected: another 4xx than 401, 403 and 404 (the request itself
 	// was refused, e.g. 400 or 422).
 	FaultRejected FaultClass = "Rejected"
@@ -113,6 +116,8 @@ func (c FaultClass) describe(status int, timeout time.Duration) string {
 		return fmt.Sprintf("answered with a server error (HTTP %d %s)", status, http.StatusText(status))
 	case FaultThrottled:
 		return "is overloaded and kept asking me to slow down (HTTP 429)"
+	case FaultUnauthorized:
+		return "did not accept the credentials (HTTP 401 Unauthorized; check the kubeconfig or the bot's token)"
 	case FaultRejected:
 		return fmt.Sprintf("refused my request (HTTP %d %s)", status, http.StatusText(status))
 	case FaultUnreachable:
@@ -154,10 +159,12 @@ func (s *skipped) Error() string { return "not read: an earlier read failed (" +
 func (s *skipped) Unwrap() error { return s.first }
 
 // isAnswer reports whether err is the API server's answer about the object
-// (missing, forbidden, not authenticated), which the diagnosis reports as a
-// Gap.
+// (missing, or forbidden to the caller), which the diagnosis reports as a
+// Gap. A 401 is not: it says the credentials are wrong, not the job.
 func isAnswer(err error) bool {
-	return apierrors.IsNotFound(err) || apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err)
+	// errNotRead: a store filled without that kind (a summary that did not
+	// list Pods, say) is a gap of the Snapshot, not a fault of the cluster.
+	return apierrors.IsNotFound(err) || apierrors.IsForbidden(err) || errors.Is(err, errNotRead)
 }
 
 // classify turns a read error into a fault, or returns nil when err is an
@@ -185,6 +192,8 @@ func classify(err error, timeout time.Duration) *fault {
 			out.class, out.status = FaultThrottled, http.StatusTooManyRequests
 		case out.status == http.StatusGatewayTimeout:
 			out.class = FaultTimeout
+		case out.status == http.StatusUnauthorized:
+			out.class = FaultUnauthorized
 		case out.status >= 500:
 			out.class = FaultServerError
 		case out.status >= 400:
@@ -254,7 +263,7 @@ func isDecode(err error) bool {
 // AsReadError returns the *ReadError for a failed read of kind (in
 // namespace, named name; both may be empty) done outside Fetch, such as
 // finding the caller's namespaces; nil when err is no fault: nil, the
-// server's answer (NotFound, Forbidden, Unauthorized), or a cancellation.
+// server's answer (NotFound, Forbidden), or a cancellation.
 func AsReadError(kind, namespace, name string, err error) *ReadError {
 	var re *ReadError
 	switch {

@@ -173,7 +173,7 @@ func TestFaultEveryRequest(t *testing.T) {
 						p.RetryAfter, p.MaxHang = "0", 10*time.Second
 						timeout := 3 * time.Second // room for client-go's 1 s retry after a reset
 						if f == faultproxy.Hang {
-							timeout = 300 * time.Millisecond
+							timeout = time.Second // every request before the hang must still fit in it under -race
 						}
 						p.Arm(i, f)
 						s, err := httpFetcher(t, p.URL, timeout).Fetch(t.Context(), faultTarget)
@@ -253,6 +253,8 @@ func TestFaultClasses(t *testing.T) {
 		{name: "503 plain text", handler: answer(503, "no healthy upstream"), class: FaultServerError, status: 503, says: "HTTP 503 Service Unavailable"},
 		{name: "429 after retries", handler: answer(429, `{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"TooManyRequests","code":429}`, "Retry-After", "0"),
 			class: FaultThrottled, status: 429, says: "kept asking me to slow down"},
+		{name: "401", handler: answer(401, `{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"Unauthorized","code":401}`),
+			class: FaultUnauthorized, status: 401, says: "did not accept the credentials"},
 		{name: "400", handler: answer(400, `{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"BadRequest","code":400}`), class: FaultRejected, status: 400, says: "refused my request (HTTP 400 Bad Request)"},
 		{name: "malformed body", handler: answer(200, `{"kind":"Job","apiVersion":"batch/v1","metadata":{"name":`), class: FaultMalformed, says: "sent an answer I could not read"},
 		{name: "hang", handler: http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) { <-r.Context().Done() }), class: FaultTimeout, says: "did not answer in 300ms"},
@@ -287,8 +289,13 @@ func TestFaultClasses(t *testing.T) {
 				defer srv.Close()
 				host = srv.URL
 			}
-			timeout := 300 * time.Millisecond
-			if tc.name == "reset" {
+			// Room for a TLS handshake on a loaded machine (-race); a hang
+			// must outlast it, which the hang case checks with a short one.
+			timeout := 5 * time.Second
+			switch tc.name {
+			case "hang":
+				timeout = 300 * time.Millisecond
+			case "reset":
 				timeout = 1500 * time.Millisecond // client-go retries a reset after 1 s
 			}
 			_, err := httpFetcher(t, host, timeout).Fetch(t.Context(), faultTarget)

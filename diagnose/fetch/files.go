@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -19,159 +20,221 @@ import (
 // FromFiles builds the Snapshot for t from objects saved with
 // `kubectl get -o yaml` (or -o json). Each path is a file or a folder
 // (searched recursively for *.yaml, *.yml and *.json, in sorted order);
-// a file holds one object, several YAML documents, or a `kind: List`.
+// a file holds one object, several YAML documents, or a List.
 //
 // Objects are selected by the same rules as Fetch. Unknown kinds are
 // ignored. Since files have no visibility API, Position and QueueAhead are
 // derived from the pending Workloads in the files that belong to the same
 // ClusterQueue, in Kueue's queue order. An unreadable file or malformed
 // content is an error naming the file and document ("dump.yaml: document 3:
-// ...").
+// ..."). To diagnose several targets, load a Store once instead.
 func FromFiles(paths []string, t diagnose.Target, now time.Time) (*diagnose.Snapshot, error) {
-	st, err := loadPaths(paths)
-	if err != nil {
+	st := NewStore()
+	if err := st.AddFiles(paths...); err != nil {
 		return nil, err
 	}
-	return collect(context.Background(), &storeSource{st: st}, t, now)
+	return st.Snapshot(t, now)
 }
 
-// storeSource answers collect's reads from loaded objects.
+// storeSource answers collect's reads from a Store. A read that misses
+// returns the error recorded for the LIST that would have held the object
+// (Forbidden, ...), else NotFound, so both become the Gaps a live read
+// would give.
 type storeSource struct {
-	st *store
+	st *Store
 }
 
 var _ source = (*storeSource)(nil)
+
+// Resources as the API server names them, for errors and list records.
+const (
+	resWorkloads       = "workloads"
+	resLocalQueues     = "localqueues"
+	resClusterQueues   = "clusterqueues"
+	resCohorts         = "cohorts"
+	resFlavors         = "resourceflavors"
+	resAdmissionChecks = "admissionchecks"
+	resPods            = "pods"
+	resEvents          = "events"
+	resNamespaces      = "namespaces"
+)
 
 // notFound is the error the API server would give for a missing object.
 func notFound(resource, name string) error {
 	gr := schema.GroupResource{Resource: resource}
 	switch resource {
-	case "workloads", "localqueues", "clusterqueues":
+	case resWorkloads, resLocalQueues, resClusterQueues, resCohorts, resFlavors, resAdmissionChecks:
 		gr = kueue.Resource(resource)
 	}
 	return apierrors.NewNotFound(gr, name)
 }
 
-// find returns a pointer to the first item matching ns/name.
-func find[T any, PT interface {
-	*T
-	metav1.Object
-}](items []T, ns, name string) *T {
-	for i := range items {
-		o := PT(&items[i])
-		if o.GetNamespace() == ns && o.GetName() == name {
-			return &items[i]
-		}
+// missing is the error for an object the store does not hold.
+func (s *storeSource) missing(resource, ns, name string) error {
+	if err := s.st.listError(resource, ns); err != nil {
+		return err
 	}
-	return nil
+	return notFound(resource, name)
 }
 
 func (s *storeSource) exhaustive() bool { return true }
 func (s *storeSource) useBot() bool     { return false }
 
 func (s *storeSource) served(context.Context, *JobKind) (bool, error) { return true, nil }
-func (s *storeSource) kueueServed(context.Context) (bool, error)      { return true, nil }
+func (s *storeSource) kueueServed(context.Context) (bool, error) {
+	s.st.mu.RLock()
+	defer s.st.mu.RUnlock()
+	return !s.st.kueueNotServed, nil
+}
+
+// jobResource is the list record name of a job kind.
+func jobResource(k *JobKind) string {
+	return k.Resource.Resource + "." + k.Resource.Group
+}
 
 func (s *storeSource) getObject(_ context.Context, k *JobKind, ns, name string) (*unstructured.Unstructured, error) {
-	if k.Kind == "Pod" {
-		p := find(s.st.pods, ns, name)
-		if p == nil {
-			return nil, notFound("pods", name)
+	switch {
+	case k.Kind == "Pod":
+		if p := get[corev1.Pod](s.st, gkPod, ns, name); p != nil {
+			return typedToUnstructured(p, k)
 		}
-		return typedToUnstructured(p, k)
-	}
-	gk := schema.GroupKind{Group: k.Resource.Group, Kind: k.Kind}
-	for _, u := range s.st.jobs {
-		if u.GroupVersionKind().GroupKind() == gk && u.GetNamespace() == ns && u.GetName() == name {
+		return nil, s.missing(resPods, ns, name)
+	case k.Kind == "Job" && k.Resource.Group == "batch":
+		if j := get[batchv1.Job](s.st, gkBatchJob, ns, name); j != nil {
+			return typedToUnstructured(j, k)
+		}
+	default:
+		if u := get[unstructured.Unstructured](s.st, schema.GroupKind{Group: k.Resource.Group, Kind: k.Kind}, ns, name); u != nil {
 			return u.DeepCopy(), nil
 		}
+	}
+	if err := s.st.listError(jobResource(k), ns); err != nil {
+		return nil, err
 	}
 	return nil, apierrors.NewNotFound(k.Resource.GroupResource(), name)
 }
 
 func (s *storeSource) getWorkload(_ context.Context, ns, name string) (*kueue.Workload, error) {
-	if w := find(s.st.workloads, ns, name); w != nil {
+	if w := get[kueue.Workload](s.st, gkWorkload, ns, name); w != nil {
 		return w.DeepCopy(), nil
 	}
-	return nil, notFound("workloads", name)
+	return nil, s.missing(resWorkloads, ns, name)
 }
 
 // workloadsForOwner matches the job-uid label or an ownerReference.
 func (s *storeSource) workloadsForOwner(_ context.Context, ns string, uid types.UID) ([]kueue.Workload, error) {
 	var out []kueue.Workload
-	for _, w := range s.st.workloads {
-		if w.Namespace != ns {
-			continue
-		}
-		match := w.Labels[JobUIDLabel] == string(uid)
-		for _, ref := range w.OwnerReferences {
-			match = match || ref.UID == uid
-		}
-		if match {
+	for _, w := range byIndex[kueue.Workload](s.st, gkWorkload, indexOwner, string(uid)) {
+		if w.Namespace == ns {
 			out = append(out, *w.DeepCopy())
+		}
+	}
+	if len(out) == 0 {
+		if err := s.st.listError(resWorkloads, ns); err != nil {
+			return nil, err
 		}
 	}
 	return out, nil
 }
 
 func (s *storeSource) getLocalQueue(_ context.Context, ns, name string) (*kueue.LocalQueue, error) {
-	if lq := find(s.st.localQueues, ns, name); lq != nil {
+	if lq := get[kueue.LocalQueue](s.st, gkLocalQueue, ns, name); lq != nil {
 		return lq.DeepCopy(), nil
 	}
-	return nil, notFound("localqueues", name)
+	return nil, s.missing(resLocalQueues, ns, name)
 }
 
 func (s *storeSource) listLocalQueues(_ context.Context, ns string) ([]kueue.LocalQueue, error) {
+	if err := s.st.listError(resLocalQueues, ns); err != nil {
+		return nil, err
+	}
 	var out []kueue.LocalQueue
-	for i := range s.st.localQueues {
-		if s.st.localQueues[i].Namespace == ns {
-			out = append(out, *s.st.localQueues[i].DeepCopy())
-		}
+	for _, lq := range inNamespace[kueue.LocalQueue](s.st, gkLocalQueue, ns) {
+		out = append(out, *lq.DeepCopy())
 	}
 	return out, nil
 }
 
 func (s *storeSource) getClusterQueue(_ context.Context, name string) (*kueue.ClusterQueue, error) {
-	if cq := find(s.st.clusterQueues, "", name); cq != nil {
+	if cq := get[kueue.ClusterQueue](s.st, gkClusterQueue, "", name); cq != nil {
 		return cq.DeepCopy(), nil
 	}
-	return nil, notFound("clusterqueues", name)
+	return nil, s.missing(resClusterQueues, "", name)
 }
 
+// listClusterQueues returns the store's shared, sorted view: collect only
+// reads it (copying the few it keeps), which keeps a Snapshot's cost
+// independent of the number of ClusterQueues.
 func (s *storeSource) listClusterQueues(context.Context) ([]kueue.ClusterQueue, error) {
-	return append([]kueue.ClusterQueue(nil), s.st.clusterQueues...), nil
+	if err := s.st.listError(resClusterQueues, ""); err != nil {
+		return nil, err
+	}
+	cqs := s.st.view().clusterQueues
+	return cqs[:len(cqs):len(cqs)], nil
 }
 
 func (s *storeSource) listCohorts(context.Context) ([]kueue.Cohort, error) {
-	return append([]kueue.Cohort(nil), s.st.cohorts...), nil
+	if err := s.st.listError(resCohorts, ""); err != nil {
+		return nil, err
+	}
+	cos := s.st.view().cohorts
+	return cos[:len(cos):len(cos)], nil
+}
+
+// pickNamed returns the named cluster-scoped objects the store holds, in the
+// order of names.
+func pickNamed[T any, PT interface {
+	*T
+	DeepCopy() PT
+}](s *Store, gk schema.GroupKind, names []string) []T {
+	var out []T
+	for _, n := range names {
+		if o := get[T](s, gk, "", n); o != nil {
+			out = append(out, *PT(o).DeepCopy())
+		}
+	}
+	return out
 }
 
 func (s *storeSource) getFlavors(_ context.Context, names []string) ([]kueue.ResourceFlavor, error) {
-	return pick(s.st.flavors, func(rf *kueue.ResourceFlavor) string { return rf.Name }, names), nil
+	out := pickNamed[kueue.ResourceFlavor](s.st, gkFlavor, names)
+	if len(out) < len(names) {
+		if err := s.st.listError(resFlavors, ""); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 func (s *storeSource) getAdmissionChecks(_ context.Context, names []string) ([]kueue.AdmissionCheck, error) {
-	return pick(s.st.checks, func(ac *kueue.AdmissionCheck) string { return ac.Name }, names), nil
+	out := pickNamed[kueue.AdmissionCheck](s.st, gkAdmissionCheck, names)
+	if len(out) < len(names) {
+		if err := s.st.listError(resAdmissionChecks, ""); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
-// pending ranks the pending Workloads of the files that map to cq.
+// pending ranks the pending Workloads of the store that map to cq.
 func (s *storeSource) pending(_ context.Context, wl *kueue.Workload, cq string) (*diagnose.Position, []diagnose.QueuedWorkload, error) {
 	if cq == "" {
 		return nil, nil, nil
 	}
-	cqOf := func(w *kueue.Workload) string {
-		if lq := find(s.st.localQueues, w.Namespace, string(w.Spec.QueueName)); lq != nil {
-			return string(lq.Spec.ClusterQueue)
-		}
-		return ""
+	r := s.st.view().order[cq]
+	if r == nil {
+		return nil, nil, nil
 	}
-	pos, ahead := positionIn(clusterQueueOrder(s.st.workloads, cq, cqOf), wl)
+	pos, ahead := r.position(wl)
 	return pos, ahead, nil
 }
 
 // listPods matches the selector, a controller ownerReference to ownerUID, or
 // the Job controller-uid label.
 func (s *storeSource) listPods(_ context.Context, ns, selector string, ownerUID types.UID) ([]corev1.Pod, error) {
+	if err := s.st.listError(resPods, ns); err != nil {
+		return nil, err
+	}
 	var sel labels.Selector
 	if selector != "" {
 		var err error
@@ -179,14 +242,23 @@ func (s *storeSource) listPods(_ context.Context, ns, selector string, ownerUID 
 			return nil, err
 		}
 	}
+	var candidates []*corev1.Pod
+	if sel == nil {
+		if ownerUID == "" {
+			return nil, nil
+		}
+		candidates = byIndex[corev1.Pod](s.st, gkPod, indexOwner, string(ownerUID))
+	} else {
+		candidates = inNamespace[corev1.Pod](s.st, gkPod, ns)
+	}
 	var out []corev1.Pod
-	for _, p := range s.st.pods {
+	for _, p := range candidates {
 		if p.Namespace != ns {
 			continue
 		}
 		match := sel != nil && sel.Matches(labels.Set(p.Labels))
 		if ownerUID != "" {
-			match = match || controlledBy(&p, ownerUID) || p.Labels[JobControllerUIDLabel] == string(ownerUID)
+			match = match || controlledBy(p, ownerUID) || p.Labels[JobControllerUIDLabel] == string(ownerUID)
 		}
 		if match {
 			out = append(out, *p.DeepCopy())
@@ -196,9 +268,12 @@ func (s *storeSource) listPods(_ context.Context, ns, selector string, ownerUID 
 }
 
 func (s *storeSource) listEvents(_ context.Context, ns string, ref corev1.ObjectReference) ([]corev1.Event, error) {
+	if err := s.st.listError(resEvents, ns); err != nil {
+		return nil, err
+	}
 	var out []corev1.Event
-	for _, e := range s.st.events {
-		if e.Namespace == ns && involves(&e, ref) {
+	for _, e := range byIndex[corev1.Event](s.st, gkEvent, indexInvolved, ns+"/"+ref.Kind+"/"+ref.Name) {
+		if involves(e, ref) {
 			out = append(out, *e.DeepCopy())
 		}
 	}
@@ -206,8 +281,16 @@ func (s *storeSource) listEvents(_ context.Context, ns string, ref corev1.Object
 }
 
 func (s *storeSource) getNamespace(_ context.Context, name string) (*corev1.Namespace, error) {
-	if n := find(s.st.namespaces, "", name); n != nil {
+	if n := get[corev1.Namespace](s.st, gkNamespace, "", name); n != nil {
 		return n.DeepCopy(), nil
 	}
-	return nil, notFound("namespaces", name)
+	if err := s.st.listError(resNamespaces, name); err != nil {
+		return nil, err
+	}
+	return nil, s.missing(resNamespaces, "", name)
+}
+
+// controllerRef returns the object's controlling ownerReference.
+func controllerRef(obj metav1.Object) *metav1.OwnerReference {
+	return metav1.GetControllerOfNoCopy(obj)
 }

@@ -24,8 +24,8 @@ func FuzzLoadYAML(f *testing.F) {
 	}
 	f.Add([]byte("apiVersion: v1\nkind: List\nitems: [1, null, {kind: Pod}]\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		st := &store{}
-		if err := st.load("fuzz.yaml", data); err != nil {
+		st := NewStore()
+		if err := st.AddData("fuzz.yaml", data); err != nil {
 			return
 		}
 		for _, target := range []diagnose.Target{
@@ -33,7 +33,7 @@ func FuzzLoadYAML(f *testing.F) {
 			{Kind: "Workload", Namespace: "team-a", Name: "job-train-a24cf"},
 			{Kind: "Pod", Namespace: "team-a", Name: "p"},
 		} {
-			if _, err := collect(t.Context(), &storeSource{st: st}, target, time.Time{}); err != nil {
+			if _, err := st.Snapshot(target, time.Time{}); err != nil {
 				t.Fatalf("collect on loaded objects failed: %v", err)
 			}
 		}

@@ -295,9 +295,6 @@ func TestFetchTargetMissingOrForbiddenLookTheSame(t *testing.T) {
 		{name: "forbidden", setup: func(e *env) {
 			e.kube.PrependReactor("get", "jobs", fail("get", "jobs", forbidden("jobs", jobName)))
 		}},
-		{name: "unauthorized", setup: func(e *env) {
-			e.kube.PrependReactor("get", "jobs", fail("get", "jobs", apierrors.NewUnauthorized("token expired for alice")))
-		}},
 	}
 	want := &diagnose.Snapshot{
 		Now: testNow, Target: target,
@@ -318,6 +315,18 @@ func TestFetchTargetMissingOrForbiddenLookTheSame(t *testing.T) {
 				t.Errorf("requests = %v, want only the job GET", reqs)
 			}
 		})
+	}
+}
+
+// A 401 says nothing about the job (it comes before authorization, so it
+// leaks nothing either): the credentials were refused, and the fetch says so.
+func TestFetchTargetUnauthorized(t *testing.T) {
+	e := newEnv(nil, nil, nil)
+	e.kube.PrependReactor("get", "jobs", fail("get", "jobs", apierrors.NewUnauthorized("token expired for alice")))
+	_, err := e.fetcher().Fetch(t.Context(), diagnose.Target{Kind: "Job", Namespace: testNS, Name: jobName})
+	var re *ReadError
+	if !errors.As(err, &re) || re.Class != FaultUnauthorized {
+		t.Fatalf("Fetch error = %v, want a ReadError of class Unauthorized", err)
 	}
 }
 

@@ -9,46 +9,53 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 
-	batchv1 "k8s.io/api/batch/v1"
-	corev1 "k8s.io/api/core/v1"
-	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	kruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
-	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	sigsyaml "sigs.k8s.io/yaml"
 )
 
-// store holds the objects loaded from files, in the order they were read.
-// A later copy of the same object replaces an earlier one.
-type store struct {
-	jobs       []*unstructured.Unstructured // every supported job kind, batch Job included
-	pods       []corev1.Pod
-	events     []corev1.Event
-	namespaces []corev1.Namespace
+// This file reads `kubectl get -o yaml` (or -o json) output into a Store.
+//
+// Loading is linear in the input and runs on every core: documents, and the
+// items of a large `kind: List`, are converted from YAML and decoded in
+// parallel, then added to the store in input order (a later copy of an
+// object replaces an earlier one). A YAML List is cut into its items along
+// the lines kubectl writes (splitYAMLList); when a cut does not parse, the
+// document is parsed whole, so the result never depends on the shortcut.
 
-	workloads       []kueue.Workload
-	localQueues     []kueue.LocalQueue
-	clusterQueues   []kueue.ClusterQueue
-	cohorts         []kueue.Cohort
-	flavors         []kueue.ResourceFlavor
-	checks          []kueue.AdmissionCheck
-	priorityClasses []kueue.WorkloadPriorityClass
-}
+// maxDocumentSize bounds one YAML document.
+const maxDocumentSize = 64 << 20
 
-// loadPaths expands paths (files, or folders searched recursively for
-// *.yaml, *.yml and *.json, sorted) and loads every file into a store.
-func loadPaths(paths []string) (*store, error) {
+// splitListMin is the size from which a YAML List document is cut into its
+// items to be parsed in parallel; smaller documents are parsed whole.
+// A variable so that tests can exercise both ways on small inputs.
+var splitListMin = 256 << 10
+
+// AddFiles loads paths into the store: each path is a file or a folder
+// (searched recursively for *.yaml, *.yml and *.json, in sorted order); a
+// file holds one object, several YAML documents, or a List (`kind: List`,
+// or a typed list such as WorkloadList whose items may omit their kind).
+// Kinds the diagnosis does not read are ignored, whatever their content.
+// An unreadable file or malformed content is an error naming the file and
+// the 1-based document (and item): "dump.yaml: document 3: item 2: Pod p: ...".
+// Nothing is added when an error is returned.
+func (s *Store) AddFiles(paths ...string) error {
 	var files []string
 	for _, p := range paths {
 		info, err := os.Stat(p)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if !info.IsDir() {
 			files = append(files, p)
@@ -59,56 +66,375 @@ func loadPaths(paths []string) (*store, error) {
 			if err != nil {
 				return err
 			}
-			switch strings.ToLower(filepath.Ext(path)) {
-			case ".yaml", ".yml", ".json":
-				if !d.IsDir() {
-					found = append(found, path)
-				}
+			if !d.IsDir() && dumpExt(path) {
+				found = append(found, path)
 			}
 			return nil
 		})
 		if err != nil {
-			return nil, err
+			return err
 		}
 		slices.Sort(found)
 		files = append(files, found...)
 	}
-	st := &store{}
+	var inputs []input
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		if err := st.load(f, data); err != nil {
-			return nil, err
-		}
+		inputs = append(inputs, input{name: f, data: data})
 	}
-	return st, nil
+	return s.addInputs(inputs)
 }
 
-// maxDocumentSize bounds one YAML document.
-const maxDocumentSize = 64 << 20
+// AddFS loads every *.yaml, *.yml and *.json file of fsys (recursively, in
+// sorted order) as AddFiles does, e.g. an embedded set of scenario dumps.
+func (s *Store) AddFS(fsys fs.FS) error {
+	var inputs []input
+	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() || !dumpExt(p) {
+			return nil
+		}
+		data, err := fs.ReadFile(fsys, p)
+		if err != nil {
+			return err
+		}
+		inputs = append(inputs, input{name: p, data: data})
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return s.addInputs(inputs)
+}
 
-// load reads one file's documents (multi-document YAML, a `kind: List`, or a
-// single object, YAML or JSON). Errors name the file and the 1-based
-// document (and item) index.
-func (st *store) load(name string, data []byte) error {
-	r := utilyaml.NewYAMLReader(bufio.NewReaderSize(bytes.NewReader(data), 4096))
+// AddData loads one file's content as AddFiles does; name is used in errors.
+func (s *Store) AddData(name string, data []byte) error {
+	return s.addInputs([]input{{name: name, data: data}})
+}
+
+func dumpExt(p string) bool {
+	switch strings.ToLower(path.Ext(p)) {
+	case ".yaml", ".yml", ".json":
+		return true
+	}
+	return false
+}
+
+// input is one file's content.
+type input struct {
+	name string
+	data []byte
+}
+
+// pieceKind says how a piece is decoded.
+type pieceKind int
+
+const (
+	// wholeYAML is a YAML (or JSON) document parsed whole.
+	wholeYAML pieceKind = iota
+	// listHead is the YAML List document without its items.
+	listHead
+	// listItem is one "- ..." item of a YAML List cut by splitYAMLList.
+	listItem
+	// jsonItem is one item of a JSON List.
+	jsonItem
+)
+
+// piece is a unit of parallel decoding.
+type piece struct {
+	kind pieceKind
+	file string
+	doc  int // 1-based document index in file
+	item int // 1-based item index, for list items
+	data []byte
+	// whole is the full document, for a listHead or listItem: when any
+	// piece of the document fails, the document is parsed whole.
+	whole []byte
+	// listKind is the item kind implied by a typed JSON list
+	// (WorkloadList -> Workload), for items that omit it.
+	listKind schema.GroupVersionKind
+}
+
+// entry is one decoded, normalized object ready for the store.
+type entry struct {
+	obj kruntime.Object
+	gk  schema.GroupKind
+}
+
+// result is what decoding a piece produced.
+type result struct {
+	entries []entry
+	err     error
+	// list is true when a listHead is a List whose items are kept.
+	list bool
+}
+
+// addInputs decodes every input, then adds the objects in order. Nothing is
+// added on error.
+func (s *Store) addInputs(inputs []input) error {
+	var pieces []piece
+	for _, in := range inputs {
+		ps, err := cut(in)
+		if err != nil {
+			return err
+		}
+		pieces = append(pieces, ps...)
+	}
+	results := make([]result, len(pieces))
+	parallel(len(pieces), func(i int) { results[i] = decodePiece(&pieces[i]) })
+
+	var entries []entry
+	for i := 0; i < len(pieces); {
+		p := &pieces[i]
+		if p.kind != listHead {
+			if err := results[i].err; err != nil {
+				return pieceError(p, err)
+			}
+			entries = append(entries, results[i].entries...)
+			i++
+			continue
+		}
+		// A cut List: its head and items, or the document parsed whole
+		// when any of them failed.
+		end := i + 1
+		for end < len(pieces) && pieces[end].kind == listItem && pieces[end].doc == p.doc && pieces[end].file == p.file {
+			end++
+		}
+		ok := results[i].err == nil && results[i].list
+		for j := i + 1; j < end && ok; j++ {
+			ok = results[j].err == nil
+		}
+		if ok {
+			for j := i + 1; j < end; j++ {
+				entries = append(entries, results[j].entries...)
+			}
+		} else {
+			whole := piece{kind: wholeYAML, file: p.file, doc: p.doc, data: p.whole}
+			r := decodePiece(&whole)
+			if r.err != nil {
+				return pieceError(&whole, r.err)
+			}
+			entries = append(entries, r.entries...)
+		}
+		i = end
+	}
+	s.addEntries(entries)
+	return nil
+}
+
+func pieceError(p *piece, err error) error {
+	if p.kind == jsonItem {
+		return fmt.Errorf("%s: document %d: item %d: %w", p.file, p.doc, p.item, err)
+	}
+	return fmt.Errorf("%s: document %d: %w", p.file, p.doc, err)
+}
+
+// parallel runs fn(0..n-1) on every core.
+func parallel(n int, fn func(i int)) {
+	workers := min(runtime.GOMAXPROCS(0), n)
+	if workers <= 1 {
+		for i := range n {
+			fn(i)
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	next := make(chan int, workers)
+	for range workers {
+		wg.Go(func() {
+			for i := range next {
+				fn(i)
+			}
+		})
+	}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+}
+
+// cut splits one file into pieces: its documents, and the items of large
+// Lists.
+func cut(in input) ([]piece, error) {
+	r := utilyaml.NewYAMLReader(bufio.NewReaderSize(bytes.NewReader(in.data), 64<<10))
+	var out []piece
 	for i := 1; ; i++ {
 		doc, err := r.Read()
 		if errors.Is(err, io.EOF) {
-			return nil
+			return out, nil
 		}
 		if err != nil {
-			return fmt.Errorf("%s: document %d: %w", name, i, err)
+			return nil, fmt.Errorf("%s: document %d: %w", in.name, i, err)
 		}
 		if len(doc) > maxDocumentSize {
-			return fmt.Errorf("%s: document %d: larger than %d bytes", name, i, maxDocumentSize)
+			return nil, fmt.Errorf("%s: document %d: larger than %d bytes", in.name, i, maxDocumentSize)
 		}
-		if err := st.loadDocument(doc); err != nil {
-			return fmt.Errorf("%s: document %d: %w", name, i, err)
-		}
+		out = append(out, cutDocument(in.name, i, doc)...)
 	}
+}
+
+func cutDocument(file string, doc int, data []byte) []piece {
+	whole := []piece{{kind: wholeYAML, file: file, doc: doc, data: data}}
+	if len(data) < splitListMin {
+		return whole
+	}
+	if trimmed := bytes.TrimSpace(data); len(trimmed) > 0 && trimmed[0] == '{' {
+		// JSON: a List is split into its items exactly.
+		var tm typeMeta
+		if json.Unmarshal(trimmed, &tm) != nil {
+			return whole // not valid JSON (maybe a YAML flow mapping): parsed as YAML
+		}
+		gv, err := schema.ParseGroupVersion(tm.APIVersion)
+		if err != nil {
+			return whole
+		}
+		itemKind, isList := listItemKind(gv.WithKind(tm.Kind), &tm)
+		if !isList {
+			return whole
+		}
+		out := make([]piece, 0, len(tm.Items))
+		for j, it := range tm.Items {
+			out = append(out, piece{kind: jsonItem, file: file, doc: doc, item: j + 1, data: it, listKind: itemKind})
+		}
+		return out
+	}
+	head, items, ok := splitYAMLList(data)
+	if !ok {
+		return whole
+	}
+	out := make([]piece, 0, len(items)+1)
+	out = append(out, piece{kind: listHead, file: file, doc: doc, data: head, whole: data})
+	for j, it := range items {
+		out = append(out, piece{kind: listItem, file: file, doc: doc, item: j + 1, data: it, whole: data})
+	}
+	return out
+}
+
+// splitYAMLList cuts a YAML document shaped as kubectl writes a List — a
+// block mapping at column 0 whose "items:" key holds a block sequence — into
+// the mapping without its items (head) and one "- ..." chunk per item. It
+// reports ok=false for any other shape. It is a shortcut only, held to give
+// what parsing the whole document gives: head lines that could open a
+// quoted or flow scalar continuing across the items are refused, as are
+// directives, document markers and tabs; and a chunk cut where the YAML
+// parser would not have cut leaves an unclosed construct, which fails to
+// parse, so the caller parses the document whole.
+func splitYAMLList(doc []byte) (head []byte, items [][]byte, ok bool) {
+	const (
+		inHead = iota
+		inItems
+		afterItems
+	)
+	state, indent := inHead, -1
+	itemStart := -1
+	first := true
+	for off := 0; off < len(doc); {
+		end := bytes.IndexByte(doc[off:], '\n')
+		if end < 0 {
+			end = len(doc)
+		} else {
+			end += off + 1
+		}
+		line := doc[off:end]
+		text := bytes.TrimRight(line, " \r\n")
+		content := bytes.TrimLeft(text, " ")
+		blank := len(content) == 0 || content[0] == '#'
+		lineIndent := len(text) - len(content)
+		if bytes.ContainsRune(text, '\t') && !blank {
+			return nil, nil, false
+		}
+		if !blank && lineIndent == 0 && (content[0] == '%' || bytes.HasPrefix(content, []byte("---")) || bytes.HasPrefix(content, []byte("..."))) {
+			return nil, nil, false
+		}
+		if !blank && first {
+			// The document must be a mapping at column 0.
+			if lineIndent != 0 || content[0] == '-' {
+				return nil, nil, false
+			}
+			first = false
+		}
+		if state == inItems {
+			isEntry := bytes.HasPrefix(content, []byte("- ")) || bytes.Equal(content, []byte("-"))
+			switch {
+			case blank:
+				// Comments and blank lines stay with the item before.
+			case indent < 0 && isEntry:
+				indent, itemStart = lineIndent, off
+			case indent < 0:
+				return nil, nil, false // "items:" not followed by a block sequence
+			case lineIndent == indent && isEntry:
+				items = append(items, doc[itemStart:off])
+				itemStart = off
+			case lineIndent > indent:
+				// Inside the current item.
+			case lineIndent == 0:
+				// The next key of the mapping ends the items.
+				items = append(items, doc[itemStart:off])
+				itemStart = -1
+				state = afterItems
+			default:
+				return nil, nil, false
+			}
+			if state == inItems {
+				off = end
+				continue
+			}
+		}
+		if !blank && lineIndent == 0 && isItemsKey(text) {
+			if state != inHead {
+				return nil, nil, false // a second items key
+			}
+			state = inItems
+			off = end
+			continue
+		}
+		if !blank && !plainHeadLine(content) {
+			return nil, nil, false
+		}
+		head = append(head, line...)
+		off = end
+	}
+	if state == inItems && itemStart >= 0 {
+		items = append(items, doc[itemStart:])
+	}
+	if len(items) == 0 {
+		return nil, nil, false
+	}
+	return head, items, true
+}
+
+// isItemsKey matches a column-0 "items:" key with nothing after it but a
+// comment.
+func isItemsKey(text []byte) bool {
+	rest, found := bytes.CutPrefix(text, []byte("items:"))
+	if !found {
+		return false
+	}
+	if len(rest) == 0 {
+		return true
+	}
+	if rest[0] != ' ' {
+		return false // "items:x" is a plain scalar, not a key
+	}
+	rest = bytes.TrimSpace(rest)
+	return len(rest) == 0 || rest[0] == '#'
+}
+
+// plainHeadLine refuses a head line that could open a scalar or flow
+// collection continuing on later lines: an odd number of quotes, or a
+// bracket other than an empty {} or [].
+func plainHeadLine(content []byte) bool {
+	if bytes.Count(content, []byte(`"`))%2 != 0 || bytes.Count(content, []byte(`'`))%2 != 0 {
+		return false
+	}
+	c := bytes.ReplaceAll(bytes.ReplaceAll(content, []byte("{}"), nil), []byte("[]"), nil)
+	return !bytes.ContainsAny(c, "[]{}")
 }
 
 // typeMeta is the part of an object needed to dispatch on it.
@@ -118,45 +444,140 @@ type typeMeta struct {
 	Items      []json.RawMessage `json:"items"`
 }
 
-func (st *store) loadDocument(doc []byte) error {
-	js, err := sigsyaml.YAMLToJSON(doc)
+// decodePiece converts a piece to JSON and decodes it.
+func decodePiece(p *piece) result {
+	switch p.kind {
+	case jsonItem:
+		es, err := decodeValue(bytes.TrimSpace(p.data), p.listKind)
+		return result{entries: es, err: err}
+	case listItem:
+		js, err := sigsyaml.YAMLToJSON(p.data)
+		if err != nil {
+			return result{err: err}
+		}
+		js = bytes.TrimSpace(js)
+		if len(js) < 2 || js[0] != '[' || js[len(js)-1] != ']' {
+			return result{err: errors.New("not a list item")}
+		}
+		es, err := decodeValue(bytes.TrimSpace(js[1:len(js)-1]), schema.GroupVersionKind{})
+		return result{entries: es, err: err}
+	case listHead:
+		js, err := sigsyaml.YAMLToJSON(p.data)
+		if err != nil {
+			return result{err: err}
+		}
+		var tm typeMeta
+		if err := json.Unmarshal(js, &tm); err != nil || tm.Items != nil {
+			return result{err: errors.New("not a list head")}
+		}
+		gv, err := schema.ParseGroupVersion(tm.APIVersion)
+		if err != nil {
+			return result{err: err}
+		}
+		tm.Items = []json.RawMessage{} // the items were cut off
+		_, isList := listItemKind(gv.WithKind(tm.Kind), &tm)
+		return result{list: isList}
+	}
+	js, err := sigsyaml.YAMLToJSON(p.data)
 	if err != nil {
-		return fmt.Errorf("invalid YAML: %w", err)
+		return result{err: fmt.Errorf("invalid YAML: %w", err)}
 	}
 	js = bytes.TrimSpace(js)
 	if len(js) == 0 || string(js) == "null" {
-		return nil // empty document
+		return result{} // empty document
 	}
-	return st.loadObject(js)
+	es, err := decodeValue(js, schema.GroupVersionKind{})
+	return result{entries: es, err: err}
 }
 
-func (st *store) loadObject(js []byte) error {
+// decodeValue decodes one JSON object with the scheme, expanding a List.
+// listKind, when set, is the kind a typed list's items have when they omit
+// apiVersion and kind (`kind: List` items must name theirs).
+func decodeValue(js []byte, listKind schema.GroupVersionKind) ([]entry, error) {
 	if len(js) == 0 || js[0] != '{' {
-		return errors.New("not a Kubernetes object (want a mapping with apiVersion and kind)")
+		return nil, errors.New("not a Kubernetes object (want a mapping with apiVersion and kind)")
 	}
 	var tm typeMeta
 	if err := json.Unmarshal(js, &tm); err != nil {
-		return fmt.Errorf("not a Kubernetes object: %w", err)
+		return nil, fmt.Errorf("not a Kubernetes object: %w", err)
 	}
-	if tm.Kind == "" {
-		return errors.New("missing kind")
-	}
-	gv, err := schema.ParseGroupVersion(tm.APIVersion)
-	if err != nil {
-		return fmt.Errorf("bad apiVersion %q: %w", tm.APIVersion, err)
-	}
-	if strings.HasSuffix(tm.Kind, "List") && gv.Group == "" && (tm.Kind == "List" || tm.Items != nil) {
-		for i, item := range tm.Items {
-			if err := st.loadObject(bytes.TrimSpace(item)); err != nil {
-				return fmt.Errorf("item %d: %w", i+1, err)
-			}
+	gvk := listKind
+	if tm.APIVersion != "" || tm.Kind != "" {
+		gv, err := schema.ParseGroupVersion(tm.APIVersion)
+		if err != nil {
+			return nil, fmt.Errorf("bad apiVersion %q: %w", tm.APIVersion, err)
 		}
-		return nil
+		gvk = gv.WithKind(tm.Kind)
 	}
-	if err := st.add(gv.WithKind(tm.Kind), js); err != nil {
-		return fmt.Errorf("%s %s: %w", tm.Kind, objectName(js), err)
+	if gvk.Kind == "" {
+		return nil, errors.New("missing kind")
 	}
-	return nil
+	if itemKind, ok := listItemKind(gvk, &tm); ok {
+		var out []entry
+		for i, item := range tm.Items {
+			es, err := decodeValue(bytes.TrimSpace(item), itemKind)
+			if err != nil {
+				return nil, fmt.Errorf("item %d: %w", i+1, err)
+			}
+			out = append(out, es...)
+		}
+		return out, nil
+	}
+	obj, err := decodeKind(js, gvk)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", gvk.Kind, objectName(js), err)
+	}
+	if obj == nil {
+		return nil, nil // a kind the diagnosis does not use
+	}
+	out, gk, keep, err := normalize(obj)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", gvk.Kind, objectName(js), err)
+	}
+	if !keep {
+		return nil, nil
+	}
+	return []entry{{obj: out, gk: gk}}, nil
+}
+
+// listItemKind reports whether gvk is a list to expand, and the kind its
+// items have when they omit it: `kind: List` (and core lists such as
+// PodList) of any items, or a typed list of a kind the store keeps
+// (WorkloadList, JobList, ...). Lists of other kinds are ignored whole.
+func listItemKind(gvk schema.GroupVersionKind, tm *typeMeta) (schema.GroupVersionKind, bool) {
+	if !strings.HasSuffix(gvk.Kind, "List") || (gvk.Kind != "List" && tm.Items == nil) {
+		return schema.GroupVersionKind{}, false
+	}
+	if gvk.Kind == "List" {
+		return schema.GroupVersionKind{}, gvk.Group == ""
+	}
+	item := gvk.GroupVersion().WithKind(strings.TrimSuffix(gvk.Kind, "List"))
+	return item, gvk.Group == "" || typedKinds[item] || isJobKind(item)
+}
+
+// decodeKind decodes js as gvk: typed kinds with the scheme's decoder, job
+// kinds of the registry as unstructured objects (after checking that their
+// metadata has the right shape). Other kinds give nil.
+func decodeKind(js []byte, gvk schema.GroupVersionKind) (kruntime.Object, error) {
+	switch {
+	case typedKinds[gvk]:
+		obj, _, err := deserializer.Decode(js, &gvk, nil)
+		return obj, err
+	case isJobKind(gvk):
+		var meta struct {
+			Metadata metav1.ObjectMeta `json:"metadata"`
+		}
+		if err := json.Unmarshal(js, &meta); err != nil {
+			return nil, err
+		}
+		u := &unstructured.Unstructured{}
+		if err := utiljson.Unmarshal(js, &u.Object); err != nil {
+			return nil, err
+		}
+		u.SetGroupVersionKind(gvk)
+		return u, nil
+	}
+	return nil, nil
 }
 
 // objectName returns "namespace/name" (or "name") for messages.
@@ -179,238 +600,4 @@ func objectName(js []byte) string {
 		return name
 	}
 	return ns + "/" + name
-}
-
-// decode unmarshals js into a new T.
-func decode[T any](js []byte) (*T, error) {
-	out := new(T)
-	if err := json.Unmarshal(js, out); err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
-// upsert appends v, or replaces an earlier item with the same key.
-func upsert[T any](list []T, v T, key func(*T) string) []T {
-	k := key(&v)
-	for i := range list {
-		if key(&list[i]) == k {
-			list[i] = v
-			return list
-		}
-	}
-	return append(list, v)
-}
-
-func metaKey[T any, PT interface {
-	*T
-	metav1.Object
-}](v *T) string {
-	o := PT(v)
-	return o.GetNamespace() + "/" + o.GetName()
-}
-
-// decodeConvert decodes an old-version object and converts it.
-func decodeConvert[In, Out any](js []byte, conv func(*In) (*Out, error)) (*Out, error) {
-	in, err := decode[In](js)
-	if err != nil {
-		return nil, err
-	}
-	return conv(in)
-}
-
-func (st *store) add(gvk schema.GroupVersionKind, js []byte) error {
-	const kueueGroup = "kueue.x-k8s.io"
-	switch {
-	case gvk.Group == "" && gvk.Version == "v1":
-		switch gvk.Kind {
-		case "Pod":
-			p, err := decode[corev1.Pod](js)
-			if err != nil {
-				return err
-			}
-			st.pods = upsert(st.pods, *p, metaKey[corev1.Pod])
-		case "Event":
-			e, err := decode[corev1.Event](js)
-			if err != nil {
-				return err
-			}
-			st.events = upsert(st.events, *e, metaKey[corev1.Event])
-		case "Namespace":
-			n, err := decode[corev1.Namespace](js)
-			if err != nil {
-				return err
-			}
-			st.namespaces = upsert(st.namespaces, *n, metaKey[corev1.Namespace])
-		}
-		return nil
-	case gvk.Group == "events.k8s.io" && gvk.Version == "v1" && gvk.Kind == "Event":
-		e, err := decode[eventsv1.Event](js)
-		if err != nil {
-			return err
-		}
-		st.events = upsert(st.events, eventFromEventsV1(e), metaKey[corev1.Event])
-		return nil
-	case gvk.Group == "batch" && gvk.Kind == "Job":
-		if gvk.Version != "v1" {
-			return nil
-		}
-		// Decode typed first so that a malformed Job is reported.
-		if _, err := decode[batchv1.Job](js); err != nil {
-			return err
-		}
-		return st.addJob(js)
-	case gvk.Group == kueueGroup && gvk.Version == "v1beta2":
-		return st.addKueue(js, gvk.Kind)
-	case gvk.Group == kueueGroup && gvk.Version == "v1beta1":
-		return st.addKueueV1beta1(js, gvk.Kind)
-	}
-	if k, ok := lookupGroupKind(gvk.GroupKind()); ok && k.Kind != KindWorkload && k.Kind != "Pod" {
-		return st.addJob(js)
-	}
-	return nil // a kind the diagnosis does not use
-}
-
-// addJob keeps a job of any supported kind as an unstructured object, after
-// checking that its metadata has the right shape.
-func (st *store) addJob(js []byte) error {
-	var meta struct {
-		Metadata metav1.ObjectMeta `json:"metadata"`
-	}
-	if err := json.Unmarshal(js, &meta); err != nil {
-		return err
-	}
-	u := &unstructured.Unstructured{}
-	if err := u.UnmarshalJSON(js); err != nil {
-		return err
-	}
-	key := func(o **unstructured.Unstructured) string {
-		return (*o).GroupVersionKind().GroupKind().String() + "/" + (*o).GetNamespace() + "/" + (*o).GetName()
-	}
-	st.jobs = upsert(st.jobs, u, key)
-	return nil
-}
-
-func (st *store) addKueue(js []byte, kind string) error {
-	switch kind {
-	case "Workload":
-		v, err := decode[kueue.Workload](js)
-		if err != nil {
-			return err
-		}
-		st.workloads = upsert(st.workloads, *v, metaKey[kueue.Workload])
-	case "LocalQueue":
-		v, err := decode[kueue.LocalQueue](js)
-		if err != nil {
-			return err
-		}
-		st.localQueues = upsert(st.localQueues, *v, metaKey[kueue.LocalQueue])
-	case "ClusterQueue":
-		v, err := decode[kueue.ClusterQueue](js)
-		if err != nil {
-			return err
-		}
-		st.clusterQueues = upsert(st.clusterQueues, *v, metaKey[kueue.ClusterQueue])
-	case "Cohort":
-		v, err := decode[kueue.Cohort](js)
-		if err != nil {
-			return err
-		}
-		st.cohorts = upsert(st.cohorts, *v, metaKey[kueue.Cohort])
-	case "ResourceFlavor":
-		v, err := decode[kueue.ResourceFlavor](js)
-		if err != nil {
-			return err
-		}
-		st.flavors = upsert(st.flavors, *v, metaKey[kueue.ResourceFlavor])
-	case "AdmissionCheck":
-		v, err := decode[kueue.AdmissionCheck](js)
-		if err != nil {
-			return err
-		}
-		st.checks = upsert(st.checks, *v, metaKey[kueue.AdmissionCheck])
-	case "WorkloadPriorityClass":
-		v, err := decode[kueue.WorkloadPriorityClass](js)
-		if err != nil {
-			return err
-		}
-		st.priorityClasses = upsert(st.priorityClasses, *v, metaKey[kueue.WorkloadPriorityClass])
-	}
-	return nil
-}
-
-func (st *store) addKueueV1beta1(js []byte, kind string) error {
-	switch kind {
-	case "Workload":
-		v, err := decodeConvert(js, workloadFromV1beta1)
-		if err != nil {
-			return err
-		}
-		st.workloads = upsert(st.workloads, *v, metaKey[kueue.Workload])
-	case "LocalQueue":
-		v, err := decodeConvert(js, localQueueFromV1beta1)
-		if err != nil {
-			return err
-		}
-		st.localQueues = upsert(st.localQueues, *v, metaKey[kueue.LocalQueue])
-	case "ClusterQueue":
-		v, err := decodeConvert(js, clusterQueueFromV1beta1)
-		if err != nil {
-			return err
-		}
-		st.clusterQueues = upsert(st.clusterQueues, *v, metaKey[kueue.ClusterQueue])
-	case "Cohort":
-		v, err := decodeConvert(js, cohortFromV1beta1)
-		if err != nil {
-			return err
-		}
-		st.cohorts = upsert(st.cohorts, *v, metaKey[kueue.Cohort])
-	case "ResourceFlavor":
-		v, err := decodeConvert(js, flavorFromV1beta1)
-		if err != nil {
-			return err
-		}
-		st.flavors = upsert(st.flavors, *v, metaKey[kueue.ResourceFlavor])
-	case "AdmissionCheck":
-		v, err := decodeConvert(js, admissionCheckFromV1beta1)
-		if err != nil {
-			return err
-		}
-		st.checks = upsert(st.checks, *v, metaKey[kueue.AdmissionCheck])
-	case "WorkloadPriorityClass":
-		v, err := decodeConvert(js, priorityClassFromV1beta1)
-		if err != nil {
-			return err
-		}
-		st.priorityClasses = upsert(st.priorityClasses, *v, metaKey[kueue.WorkloadPriorityClass])
-	}
-	return nil
-}
-
-// eventFromEventsV1 maps an events.k8s.io/v1 Event onto the core v1 shape.
-func eventFromEventsV1(e *eventsv1.Event) corev1.Event {
-	out := corev1.Event{
-		ObjectMeta:          e.ObjectMeta,
-		InvolvedObject:      e.Regarding,
-		Reason:              e.Reason,
-		Message:             e.Note,
-		Type:                e.Type,
-		Source:              corev1.EventSource{Component: e.DeprecatedSource.Component, Host: e.DeprecatedSource.Host},
-		FirstTimestamp:      e.DeprecatedFirstTimestamp,
-		LastTimestamp:       e.DeprecatedLastTimestamp,
-		Count:               e.DeprecatedCount,
-		EventTime:           e.EventTime,
-		Action:              e.Action,
-		Related:             e.Related,
-		ReportingController: e.ReportingController,
-		ReportingInstance:   e.ReportingInstance,
-	}
-	out.TypeMeta = metav1.TypeMeta{APIVersion: "v1", Kind: "Event"}
-	if e.Series != nil {
-		out.Series = &corev1.EventSeries{Count: e.Series.Count, LastObservedTime: e.Series.LastObservedTime}
-		if out.Count < e.Series.Count {
-			out.Count = e.Series.Count
-		}
-	}
-	return out
 }

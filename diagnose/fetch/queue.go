@@ -3,7 +3,6 @@ package fetch
 import (
 	"cmp"
 	"slices"
-	"time"
 
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	visibilityv1beta1 "sigs.k8s.io/kueue/apis/visibility/v1beta1"
@@ -16,8 +15,6 @@ import (
 type queued struct {
 	diagnose.QueuedWorkload
 	inLocalQueue int32
-	// tied counts the others Kueue may order either side of it.
-	tied int32
 }
 
 func queuedFromV1beta2(sum *visibility.PendingWorkloadsSummary) []queued {
@@ -57,7 +54,7 @@ func positionIn(items []queued, wl *kueue.Workload) (*diagnose.Position, []diagn
 	var pos *diagnose.Position
 	for _, it := range items {
 		if it.Name == wl.Name && it.Namespace == wl.Namespace {
-			pos = &diagnose.Position{InLocalQueue: it.inLocalQueue, InClusterQueue: it.PositionInClusterQueue, Tied: it.tied}
+			pos = &diagnose.Position{InLocalQueue: it.inLocalQueue, InClusterQueue: it.PositionInClusterQueue}
 			break
 		}
 	}
@@ -90,64 +87,45 @@ func priority(wl *kueue.Workload) int32 {
 }
 
 // queueOrder compares two pending Workloads in Kueue's ClusterQueue order:
-// higher priority first, then older creationTimestamp. (Kueue may use an
-// eviction time instead of the creation time for requeued Workloads; files
-// cannot tell, so creation time is used.) Ties are broken by UID only to
-// make the listing stable: Kueue's order between them is not decided by the
-// objects, which tiedWith reports.
+// higher priority first, then older creationTimestamp, then UID. (Kueue may
+// use an eviction time instead of the creation time for requeued Workloads;
+// files cannot tell, so creation time is used.)
 func queueOrder(a, b *kueue.Workload) int {
-	if c := tieOrder(a, b); c != 0 {
+	if c := cmp.Compare(priority(b), priority(a)); c != 0 {
+		return c
+	}
+	if c := a.CreationTimestamp.Compare(b.CreationTimestamp.Time); c != 0 {
 		return c
 	}
 	return cmp.Compare(a.UID, b.UID)
 }
 
-// tieOrder is queueOrder without the UID: 0 when the objects leave Kueue's
-// order open. Object timestamps have a resolution of one second.
-func tieOrder(a, b *kueue.Workload) int {
-	if c := cmp.Compare(priority(b), priority(a)); c != 0 {
-		return c
-	}
-	return a.CreationTimestamp.Truncate(time.Second).Compare(b.CreationTimestamp.Truncate(time.Second))
-}
-
-// clusterQueueOrder ranks the pending Workloads of one ClusterQueue, as
-// Kueue's visibility API would list them. cqOf maps a Workload to its
-// ClusterQueue ("" when unknown). Workloads that tie (tieOrder) get the
-// earliest position any of them may have and the number they tie with.
-func clusterQueueOrder(wls []kueue.Workload, cq string, cqOf func(*kueue.Workload) string) []queued {
-	var in []*kueue.Workload
-	for i := range wls {
-		w := &wls[i]
-		if isPending(w) && cqOf(w) == cq {
-			in = append(in, w)
+// rankPending ranks the pending Workloads of one ClusterQueue as Kueue's
+// visibility API would list them: in queueOrder, ties broken by namespace
+// and name so that the result never depends on input order.
+func rankPending(in []*kueue.Workload) []queued {
+	in = slices.Clone(in)
+	slices.SortFunc(in, func(a, b *kueue.Workload) int {
+		if c := queueOrder(a, b); c != 0 {
+			return c
 		}
-	}
-	slices.SortFunc(in, queueOrder)
-	lqKey := func(w *kueue.Workload) string { return w.Namespace + "/" + string(w.Spec.QueueName) }
+		if c := cmp.Compare(a.Namespace, b.Namespace); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Name, b.Name)
+	})
+	perLQ := map[string]int32{}
 	out := make([]queued, 0, len(in))
 	for i, w := range in {
-		var before, after, lqPos int32
-		for j, o := range in {
-			tie := tieOrder(w, o) == 0
-			switch {
-			case j < i && tie:
-				before++
-			case j > i && tie:
-				after++
-			}
-			if j < i && !tie && lqKey(o) == lqKey(w) {
-				lqPos++
-			}
-		}
+		key := w.Namespace + "/" + string(w.Spec.QueueName)
 		out = append(out, queued{
 			QueuedWorkload: diagnose.QueuedWorkload{
 				Namespace: w.Namespace, Name: w.Name, LocalQueue: string(w.Spec.QueueName),
-				Priority: priority(w), PositionInClusterQueue: int32(i) - before, //nolint:gosec // bounded by the dump size
+				Priority: priority(w), PositionInClusterQueue: int32(i), //nolint:gosec // bounded by the store's size
 			},
-			inLocalQueue: lqPos,
-			tied:         before + after,
+			inLocalQueue: perLQ[key],
 		})
+		perLQ[key]++
 	}
 	return out
 }

@@ -106,9 +106,10 @@ func diagnoseAs(t *testing.T, sb, user, target, ns string) (report, string) {
 // diagnoseArgs runs the CLI with args and returns its JSON report.
 func diagnoseArgs(t *testing.T, args ...string) (report, string) {
 	t.Helper()
+	bin := kueuebot(t) // the first call builds the CLI: not part of the command's time
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, kueuebot(t), args...)
+	cmd := exec.CommandContext(ctx, bin, args...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {

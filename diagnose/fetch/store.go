@@ -1,0 +1,553 @@
+package fetch
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/cache"
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+
+	"github.com/kueuebot/kueuebot/diagnose"
+)
+
+// Store holds the objects many diagnoses share: filled from dump files
+// (AddFiles, AddFS, AddData), from paginated LISTs made as one identity
+// (ListInto), from objects in hand (AddObjects), or kept current by
+// informers (EventHandler). Whatever fills it, every object goes through
+// one decoder (the package's runtime.Scheme: core, batch, Kueue v1beta2,
+// and Kueue v1beta1 converted by Kueue's own conversion functions; the other
+// job kinds of Kinds as unstructured objects) into one client-go
+// cache.Indexer per kind, indexed by namespace, by owner (the
+// kueue.x-k8s.io/job-uid label and ownerReferences), by queue and by
+// involved object.
+//
+// Snapshot then builds the diagnose.Snapshot of one target from the store
+// alone, with no I/O, by the same selection rules as a live Fetch, so a
+// caller classifies thousands of workloads with a few LISTs in all:
+//
+//	st := fetch.NewStore()
+//	// One LIST per kind and namespace, paginated, as the caller.
+//	if _, err := st.ListInto(ctx, fetch.Clients{Kube: kube, Kueue: kq, Dynamic: dyn},
+//		fetch.ListOptions{Namespaces: namespaces, Jobs: true, Pods: true}); err != nil {
+//		return err // the cluster could not be reached
+//	}
+//	now := time.Now()
+//	var notRunning []diagnose.Report
+//	for _, wl := range st.Workloads() {
+//		s, err := st.Snapshot(fetch.TargetOf(wl, st), now) // the owning job, else the Workload
+//		if err != nil {
+//			return err
+//		}
+//		if r := diagnose.Analyze(s); r.Verdict.Stage != diagnose.StageRunning && r.Verdict.Stage != diagnose.StageFinished {
+//			notRunning = append(notRunning, r)
+//		}
+//	}
+//
+// A LIST that failed (Forbidden, timed out, ...) is remembered, and a
+// Snapshot that needs what it would have returned carries the same Gap a
+// live read would. A Store is safe for concurrent use.
+type Store struct {
+	mu       sync.RWMutex
+	indexers map[schema.GroupKind]cache.Indexer
+	// listed records, per resource and namespace ("" for cluster-wide),
+	// the error of a LIST that failed or a kind that was not read.
+	listed map[listKey]error
+	// kueueNotServed is set when ListInto found that the cluster does not
+	// serve Kueue's API: Snapshots then say so, as a live read does.
+	kueueNotServed bool
+	// gen counts writes; derived is rebuilt when it changes.
+	gen     uint64
+	derived *derived
+}
+
+// listKey names one LIST: a resource (e.g. "workloads") in a namespace.
+type listKey struct {
+	resource  string
+	namespace string
+}
+
+// NewStore returns an empty Store.
+func NewStore() *Store {
+	return &Store{indexers: map[schema.GroupKind]cache.Indexer{}, listed: map[listKey]error{}}
+}
+
+// Index names of the store's indexers.
+const (
+	// indexOwner maps a Workload to its job-uid label and the UIDs of its
+	// ownerReferences, and a Pod to its controller's UID and its Job
+	// controller-uid label.
+	indexOwner = "owner"
+	// indexQueue maps a Workload to "namespace/queueName".
+	indexQueue = "queue"
+	// indexClusterQueue maps a LocalQueue to its ClusterQueue.
+	indexClusterQueue = "clusterQueue"
+	// indexInvolved maps an Event to "namespace/kind/name" of its
+	// involved object.
+	indexInvolved = "involved"
+)
+
+// indexersFor returns the indexes kept for a kind.
+func indexersFor(gk schema.GroupKind) cache.Indexers {
+	idx := cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}
+	switch gk {
+	case gkWorkload:
+		idx[indexOwner] = func(obj any) ([]string, error) {
+			wl := obj.(*kueue.Workload)
+			var keys []string
+			if uid := wl.Labels[JobUIDLabel]; uid != "" {
+				keys = append(keys, uid)
+			}
+			for _, ref := range wl.OwnerReferences {
+				if !slices.Contains(keys, string(ref.UID)) {
+					keys = append(keys, string(ref.UID))
+				}
+			}
+			return keys, nil
+		}
+		idx[indexQueue] = func(obj any) ([]string, error) {
+			wl := obj.(*kueue.Workload)
+			return []string{wl.Namespace + "/" + string(wl.Spec.QueueName)}, nil
+		}
+	case gkLocalQueue:
+		idx[indexClusterQueue] = func(obj any) ([]string, error) {
+			return []string{string(obj.(*kueue.LocalQueue).Spec.ClusterQueue)}, nil
+		}
+	case gkPod:
+		idx[indexOwner] = func(obj any) ([]string, error) {
+			p := obj.(*corev1.Pod)
+			var keys []string
+			for _, ref := range p.OwnerReferences {
+				if ref.Controller != nil && *ref.Controller {
+					keys = append(keys, string(ref.UID))
+				}
+			}
+			if uid := p.Labels[JobControllerUIDLabel]; uid != "" && !slices.Contains(keys, uid) {
+				keys = append(keys, uid)
+			}
+			return keys, nil
+		}
+	case gkEvent:
+		idx[indexInvolved] = func(obj any) ([]string, error) {
+			e := obj.(*corev1.Event)
+			return []string{e.Namespace + "/" + e.InvolvedObject.Kind + "/" + e.InvolvedObject.Name}, nil
+		}
+	}
+	return idx
+}
+
+// indexer returns the kind's indexer, creating it on first use.
+func (s *Store) indexer(gk schema.GroupKind) cache.Indexer {
+	s.mu.RLock()
+	idx := s.indexers[gk]
+	s.mu.RUnlock()
+	if idx != nil {
+		return idx
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if idx = s.indexers[gk]; idx == nil {
+		idx = cache.NewIndexer(cache.MetaNamespaceKeyFunc, indexersFor(gk))
+		s.indexers[gk] = idx
+	}
+	return idx
+}
+
+// lookup returns the kind's indexer, or nil when nothing of that kind was
+// added.
+func (s *Store) lookup(gk schema.GroupKind) cache.Indexer {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.indexers[gk]
+}
+
+func (s *Store) touch() {
+	s.mu.Lock()
+	s.gen++
+	s.mu.Unlock()
+}
+
+// addEntries adds decoded objects in order.
+func (s *Store) addEntries(entries []entry) {
+	if len(entries) == 0 {
+		return
+	}
+	for _, e := range entries {
+		// The key function cannot fail on objects with metadata.
+		_ = s.indexer(e.gk).Update(e.obj)
+	}
+	s.touch()
+}
+
+// AddObjects adds objects in hand (typed, from a typed or dynamic client,
+// or unstructured). They are normalized as files are (Kueue v1beta1
+// converted, managedFields dropped) and copied first, so the caller may
+// keep using them; kinds the diagnosis does not read are ignored.
+func (s *Store) AddObjects(objs ...runtime.Object) error {
+	entries := make([]entry, 0, len(objs))
+	for _, o := range objs {
+		e, keep, err := entryFor(o.DeepCopyObject())
+		if err != nil {
+			return err
+		}
+		if keep {
+			entries = append(entries, e)
+		}
+	}
+	s.addEntries(entries)
+	return nil
+}
+
+// entryFor normalizes one object.
+func entryFor(obj runtime.Object) (entry, bool, error) {
+	out, gk, keep, err := normalize(obj)
+	if err != nil {
+		name := "(unnamed)"
+		if m, merr := meta.Accessor(obj); merr == nil {
+			name = m.GetName()
+			if m.GetNamespace() != "" {
+				name = m.GetNamespace() + "/" + name
+			}
+		}
+		return entry{}, false, fmt.Errorf("%s: %w", name, err)
+	}
+	return entry{obj: out, gk: gk}, keep, nil
+}
+
+// deleteObject removes an object (an informer's delete).
+func (s *Store) deleteObject(obj runtime.Object) error {
+	e, keep, err := entryFor(obj)
+	if err != nil || !keep {
+		return err
+	}
+	idx := s.lookup(e.gk)
+	if idx == nil {
+		return nil
+	}
+	if err := idx.Delete(e.obj); err != nil {
+		return err
+	}
+	s.touch()
+	return nil
+}
+
+// EventHandler returns an informer event handler that keeps the store in
+// step with an informer of any kind the store keeps:
+//
+//	inf.AddEventHandler(st.EventHandler(func(err error) { log.Error(err) }))
+//
+// onError receives objects that could not be normalized (nil: ignored).
+func (s *Store) EventHandler(onError func(error)) cache.ResourceEventHandler {
+	report := func(err error) {
+		if err != nil && onError != nil {
+			onError(err)
+		}
+	}
+	return cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj any) { report(s.addAny(obj)) },
+		UpdateFunc: func(_, obj any) { report(s.addAny(obj)) },
+		DeleteFunc: func(obj any) {
+			if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+				obj = tomb.Obj
+			}
+			if o, ok := obj.(runtime.Object); ok {
+				report(s.deleteObject(o))
+			}
+		},
+	}
+}
+
+func (s *Store) addAny(obj any) error {
+	o, ok := obj.(runtime.Object)
+	if !ok {
+		return fmt.Errorf("not a Kubernetes object: %T", obj)
+	}
+	return s.AddObjects(o)
+}
+
+// Len returns how many objects the store holds.
+func (s *Store) Len() int {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	n := 0
+	for _, idx := range s.indexers {
+		n += len(idx.ListKeys())
+	}
+	return n
+}
+
+// byName sorts objects by namespace, then name.
+func byName[T interface {
+	GetNamespace() string
+	GetName() string
+}](a, b T) int {
+	if c := cmp.Compare(a.GetNamespace(), b.GetNamespace()); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.GetName(), b.GetName())
+}
+
+// all returns every object of a kind, sorted by namespace and name. The
+// objects are the store's own: callers must not modify them.
+func all[T any, PT interface {
+	*T
+	GetNamespace() string
+	GetName() string
+}](s *Store, gk schema.GroupKind) []PT {
+	idx := s.lookup(gk)
+	if idx == nil {
+		return nil
+	}
+	items := idx.List()
+	out := make([]PT, 0, len(items))
+	for _, it := range items {
+		out = append(out, it.(PT))
+	}
+	slices.SortFunc(out, byName[PT])
+	return out
+}
+
+// inNamespace returns the objects of a kind in ns, sorted by name.
+func inNamespace[T any, PT interface {
+	*T
+	GetNamespace() string
+	GetName() string
+}](s *Store, gk schema.GroupKind, ns string) []PT {
+	return byIndex[T, PT](s, gk, cache.NamespaceIndex, ns)
+}
+
+// byIndex returns the objects of a kind under one index value, sorted.
+func byIndex[T any, PT interface {
+	*T
+	GetNamespace() string
+	GetName() string
+}](s *Store, gk schema.GroupKind, index, value string) []PT {
+	idx := s.lookup(gk)
+	if idx == nil {
+		return nil
+	}
+	items, err := idx.ByIndex(index, value)
+	if err != nil {
+		return nil
+	}
+	out := make([]PT, 0, len(items))
+	for _, it := range items {
+		out = append(out, it.(PT))
+	}
+	slices.SortFunc(out, byName[PT])
+	return out
+}
+
+// get returns one object by namespace and name.
+func get[T any](s *Store, gk schema.GroupKind, ns, name string) *T {
+	idx := s.lookup(gk)
+	if idx == nil {
+		return nil
+	}
+	key := name
+	if ns != "" {
+		key = ns + "/" + name
+	}
+	obj, ok, err := idx.GetByKey(key)
+	if err != nil || !ok {
+		return nil
+	}
+	t, _ := obj.(*T)
+	return t
+}
+
+// Workloads returns every Workload, sorted by namespace and name. They are
+// the store's own objects: read them, do not modify them.
+func (s *Store) Workloads() []*kueue.Workload {
+	return all[kueue.Workload](s, gkWorkload)
+}
+
+// WorkloadsIn returns the Workloads of one namespace, sorted by name.
+func (s *Store) WorkloadsIn(namespace string) []*kueue.Workload {
+	return inNamespace[kueue.Workload](s, gkWorkload, namespace)
+}
+
+// LocalQueues returns every LocalQueue, sorted by namespace and name.
+func (s *Store) LocalQueues() []*kueue.LocalQueue {
+	return all[kueue.LocalQueue](s, gkLocalQueue)
+}
+
+// ClusterQueues returns every ClusterQueue, sorted by name.
+func (s *Store) ClusterQueues() []*kueue.ClusterQueue {
+	return all[kueue.ClusterQueue](s, gkClusterQueue)
+}
+
+// ResourceFlavors returns every ResourceFlavor, sorted by name.
+func (s *Store) ResourceFlavors() []*kueue.ResourceFlavor {
+	return all[kueue.ResourceFlavor](s, gkFlavor)
+}
+
+// Cohorts returns every Cohort object, sorted by name.
+func (s *Store) Cohorts() []*kueue.Cohort {
+	return all[kueue.Cohort](s, gkCohort)
+}
+
+// Objects returns the queue objects and Workloads of the store as the pure
+// core's per-queue summaries read them (diagnose.QueueSummaries).
+func (s *Store) Objects() diagnose.Objects {
+	return diagnose.Objects{
+		Workloads:       s.Workloads(),
+		LocalQueues:     s.LocalQueues(),
+		ClusterQueues:   s.ClusterQueues(),
+		ResourceFlavors: s.ResourceFlavors(),
+		Cohorts:         s.Cohorts(),
+	}
+}
+
+// Snapshot builds the Snapshot of t from the store alone (no I/O), by the
+// same selection rules as Fetch and FromFiles. Since the store has no
+// visibility API, Position and QueueAhead are derived from the pending
+// Workloads of the store in the same ClusterQueue, in Kueue's queue order
+// (exact when the store holds every namespace of that ClusterQueue).
+func (s *Store) Snapshot(t diagnose.Target, now time.Time) (*diagnose.Snapshot, error) {
+	return collect(context.Background(), &storeSource{st: s}, t, now)
+}
+
+// TargetOf returns what a Workload's owner would ask about: its controlling
+// job when that is a supported kind the store holds, else the Workload
+// itself.
+func TargetOf(wl *kueue.Workload, s *Store) diagnose.Target {
+	if ref := controllerRef(wl); ref != nil {
+		if gv, err := schema.ParseGroupVersion(ref.APIVersion); err == nil {
+			if k, ok := lookupGroupKind(gv.WithKind(ref.Kind).GroupKind()); ok && k.Kind != KindWorkload {
+				gk := schema.GroupKind{Group: k.Resource.Group, Kind: k.Kind}
+				if s == nil || s.hasObject(gk, wl.Namespace, ref.Name) {
+					return diagnose.Target{Kind: k.Kind, Namespace: wl.Namespace, Name: ref.Name}
+				}
+			}
+		}
+	}
+	return diagnose.Target{Kind: KindWorkload, Namespace: wl.Namespace, Name: wl.Name}
+}
+
+func (s *Store) hasObject(gk schema.GroupKind, ns, name string) bool {
+	idx := s.lookup(gk)
+	if idx == nil {
+		return false
+	}
+	_, ok, err := idx.GetByKey(ns + "/" + name)
+	return err == nil && ok
+}
+
+// errNotRead is recorded for a kind the store was asked not to list.
+var errNotRead = errors.New("not read for this summary")
+
+// listError returns the recorded error of the LIST that would have held
+// resource in ns: the namespace's own, else the cluster-wide one.
+func (s *Store) listError(resource, ns string) error {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if err, ok := s.listed[listKey{resource, ns}]; ok && err != nil {
+		return err
+	}
+	if ns != "" {
+		if err, ok := s.listed[listKey{resource, ""}]; ok && err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// recordList remembers the outcome of a LIST (nil: it succeeded).
+func (s *Store) recordList(resource, ns string, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.listed[listKey{resource, ns}] = err
+}
+
+// derived holds what Snapshots compute from many objects, built once per
+// store generation: the ClusterQueues and Cohorts as sorted values, and the
+// pending Workloads of each ClusterQueue in Kueue's order.
+type derived struct {
+	gen           uint64
+	clusterQueues []kueue.ClusterQueue
+	cohorts       []kueue.Cohort
+	order         map[string]*ranking
+}
+
+// ranking is one ClusterQueue's pending Workloads in Kueue's order.
+type ranking struct {
+	items []queued
+	// at maps "namespace/name" to an index in items.
+	at map[string]int
+	// perLQ lists each LocalQueue's ("namespace/name") items, head first.
+	perLQ map[string][]queued
+}
+
+func newRanking(wls []*kueue.Workload) *ranking {
+	r := &ranking{items: rankPending(wls), at: map[string]int{}, perLQ: map[string][]queued{}}
+	for i, it := range r.items {
+		r.at[it.Namespace+"/"+it.Name] = i
+		key := it.Namespace + "/" + it.LocalQueue
+		r.perLQ[key] = append(r.perLQ[key], it)
+	}
+	return r
+}
+
+// position is positionIn over a ranking, in constant time per Workload.
+func (r *ranking) position(wl *kueue.Workload) (*diagnose.Position, []diagnose.QueuedWorkload) {
+	i, ok := r.at[wl.Namespace+"/"+wl.Name]
+	if !ok {
+		return nil, nil
+	}
+	it := r.items[i]
+	pos := &diagnose.Position{InLocalQueue: it.inLocalQueue, InClusterQueue: it.PositionInClusterQueue}
+	var ahead []diagnose.QueuedWorkload
+	if it.LocalQueue == string(wl.Spec.QueueName) {
+		lq := r.perLQ[wl.Namespace+"/"+it.LocalQueue]
+		n := min(int(it.inLocalQueue), maxQueueAhead, len(lq))
+		ahead = make([]diagnose.QueuedWorkload, 0, n)
+		for _, a := range lq[:n] {
+			ahead = append(ahead, a.QueuedWorkload)
+		}
+	}
+	return pos, ahead
+}
+
+func (s *Store) view() *derived {
+	s.mu.RLock()
+	d, gen := s.derived, s.gen
+	s.mu.RUnlock()
+	if d != nil && d.gen == gen {
+		return d
+	}
+	d = &derived{gen: gen, order: map[string]*ranking{}}
+	for _, cq := range s.ClusterQueues() {
+		d.clusterQueues = append(d.clusterQueues, *cq)
+	}
+	for _, co := range s.Cohorts() {
+		d.cohorts = append(d.cohorts, *co)
+	}
+	byCQ := map[string][]*kueue.Workload{}
+	for _, wl := range s.Workloads() {
+		if !isPending(wl) {
+			continue
+		}
+		if lq := get[kueue.LocalQueue](s, gkLocalQueue, wl.Namespace, string(wl.Spec.QueueName)); lq != nil && lq.Spec.ClusterQueue != "" {
+			cq := string(lq.Spec.ClusterQueue)
+			byCQ[cq] = append(byCQ[cq], wl)
+		}
+	}
+	for cq, wls := range byCQ {
+		d.order[cq] = newRanking(wls)
+	}
+	s.mu.Lock()
+	if s.gen == gen {
+		s.derived = d
+	}
+	s.mu.Unlock()
+	return d
+}
