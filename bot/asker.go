@@ -35,6 +35,12 @@ type JobLister interface {
 	Jobs(ctx context.Context, id rbac.Identity, q explain.JobsQuery) (explain.JobsResult, error)
 }
 
+// QueueLister summarises the caller's LocalQueues, reading as id.
+// Errors follow the same rule as IdentityResolver's.
+type QueueLister interface {
+	Queues(ctx context.Context, id rbac.Identity, q explain.QueuesQuery) (explain.QueuesResult, error)
+}
+
 // UserMessager is implemented by errors whose text is meant for the user
 // (plain text; it is escaped before it is shown).
 type UserMessager interface {
@@ -62,6 +68,9 @@ type Asker struct {
 	// Jobs lists the caller's jobs ("my jobs", App Home); nil: the bot
 	// says it cannot list jobs.
 	Jobs JobLister
+	// Queues summarises the caller's LocalQueues ("my queues"); nil: the
+	// bot says it cannot describe queues.
+	Queues QueueLister
 	// Timeout bounds one answer of Ask (identity plus diagnosis); zero
 	// means DefaultTimeout. In Slack the Dispatcher bounds each question.
 	Timeout time.Duration
@@ -82,6 +91,14 @@ type outcome struct {
 	notice  *Message
 	report  *diagnose.Report
 	jobs    *explain.JobsResult
+	queues  *queueAnswer
+}
+
+// queueAnswer is the caller's queues, narrowed to the one asked about.
+type queueAnswer struct {
+	res explain.QueuesResult
+	// name and kind are the queue the user named, if any.
+	name, kind string
 }
 
 func noticeOutcome(verdict string, m Message) outcome { return outcome{verdict: verdict, notice: &m} }
@@ -104,6 +121,8 @@ func (a *Asker) Ask(ctx context.Context, user rbac.SlackUser, text string) Messa
 		return *o.notice
 	case o.jobs != nil:
 		return jobListMessage(*o.jobs)
+	case o.queues != nil:
+		return queueListMessage(*o.queues)
 	default:
 		// The terminal has no buttons: the whole report at once.
 		return blocks.Report(*o.report, a.Render)
@@ -199,11 +218,7 @@ func (a *Asker) ask(ctx context.Context, entry Entry, user rbac.SlackUser, text 
 	case IntentJobs:
 		return a.listJobs(q, req.JobsQuery())
 	case IntentQueues:
-		q.rec.Target = req.String()
-		if _, o := q.identity(); o != nil {
-			return *o
-		}
-		return q.done(noticeOutcome("unsupported", blocks.Notice("", "I cannot describe queues yet. Ask me about a job instead, e.g. `why is train-7 waiting?`")), nil)
+		return a.listQueues(q, req)
 	}
 	return a.explain(q, req.Question())
 }
@@ -253,6 +268,24 @@ func (a *Asker) listJobs(q *question, jq explain.JobsQuery) outcome {
 		return q.done(q.failure("your jobs", err), err)
 	}
 	return q.done(outcome{verdict: "jobs", jobs: &res}, nil)
+}
+
+func (a *Asker) listQueues(q *question, req Request) outcome {
+	q.rec.Target = req.String()
+	id, o := q.identity()
+	if o != nil {
+		return *o
+	}
+	if a.Queues == nil {
+		return q.done(noticeOutcome("unsupported", blocks.Notice("", "I cannot describe queues yet. Ask me about a job instead, e.g. `why is train-7 waiting?`")), nil)
+	}
+	q.stage = "listing your queues in the cluster"
+	res, err := a.Queues.Queues(q.ctx, id, explain.QueuesQuery{Namespace: req.Namespace})
+	q.rec.Namespaces, q.rec.NamespaceSource = res.Namespaces.Names, res.Namespaces.Source
+	if err != nil {
+		return q.done(q.failure("your queues", err), err)
+	}
+	return q.done(outcome{verdict: "queues", queues: &queueAnswer{res: res, name: req.Name, kind: req.Kind}}, nil)
 }
 
 func refusal(body string) Message {

@@ -1,7 +1,10 @@
 package bot
 
 import (
+	"fmt"
 	"regexp"
+	"strings"
+	"time"
 
 	"github.com/slack-go/slack"
 
@@ -67,4 +70,83 @@ func homeView(res *explain.JobsResult, notice *Message) slack.HomeTabViewRequest
 		bl = append(bl, notice.Blocks...)
 	}
 	return slack.HomeTabViewRequest{Type: slack.VTHomeTab, Blocks: slack.Blocks{BlockSet: blocks.Fit(bl, "")}}
+}
+
+// maxQueuesListed bounds the queues one answer lists.
+const maxQueuesListed = 20
+
+// queueListMessage is the answer to "my queues" (or "queue NAME"): each of
+// the caller's LocalQueues with its ClusterQueue, state, pending and
+// admitted Workloads, the longest wait and usage against nominal quota.
+// It stands in until package blocks renders queue lists.
+func queueListMessage(qa queueAnswer) Message {
+	var queues []diagnose.QueueSummary
+	for _, s := range qa.res.Queues {
+		switch {
+		case qa.name == "":
+		case qa.kind == "ClusterQueue" && s.ClusterQueue != qa.name:
+			continue
+		case qa.kind != "ClusterQueue" && s.Name != qa.name:
+			continue
+		}
+		queues = append(queues, s)
+	}
+	where := "in your namespaces"
+	if n := qa.res.Namespaces.Names; len(n) > 0 {
+		shown := make([]string, 0, min(len(n), 5))
+		for _, ns := range n[:min(len(n), 5)] {
+			shown = append(shown, blocks.Code(ns))
+		}
+		where = "in " + strings.Join(shown, ", ")
+		if len(n) > 5 {
+			where += fmt.Sprintf(" and %d more", len(n)-5)
+		}
+	}
+	if len(queues) == 0 {
+		text := "I found none of your queues " + where + "."
+		if qa.name != "" {
+			text = "I found no queue " + blocks.Code(qa.name) + " " + where + " (or you may not see it)."
+		}
+		return blocks.Notice("", text)
+	}
+	header := fmt.Sprintf("Your queues (%d)", len(queues))
+	bl := []slack.Block{
+		slack.NewHeaderBlock(slack.NewTextBlockObject(slack.PlainTextType, header, false, false)),
+		slack.NewContextBlock("", slack.NewTextBlockObject(slack.MarkdownType, strings.ToUpper(where[:1])+where[1:], false, true)),
+	}
+	for i, s := range queues {
+		if i == maxQueuesListed {
+			bl = append(bl, slack.NewContextBlock("", slack.NewTextBlockObject(slack.MarkdownType, fmt.Sprintf("… and %d more. Narrow the list: `/kueue queues -n NAMESPACE`.", len(queues)-maxQueuesListed), false, true)))
+			break
+		}
+		bl = append(bl, slack.NewSectionBlock(slack.NewTextBlockObject(slack.MarkdownType, queueLine(s), false, true), nil, nil))
+	}
+	return Message{Text: blocks.Escape(header), Blocks: blocks.Fit(bl, "kueuebot diagnose NAME -n NAMESPACE")}
+}
+
+// queueLine is one LocalQueue: name, ClusterQueue and state; counts and
+// the longest wait; usage per flavor and resource.
+func queueLine(s diagnose.QueueSummary) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "*%s* → %s · %s\n", blocks.Line(s.Namespace+"/"+s.Name), blocks.Code(s.ClusterQueue), blocks.Code(string(s.State)))
+	fmt.Fprintf(&b, "%d pending · %d admitted", s.Pending, s.Admitted)
+	if s.Reserved > 0 {
+		fmt.Fprintf(&b, " · %d holding quota", s.Reserved)
+	}
+	if s.OldestPending != "" {
+		fmt.Fprintf(&b, " · longest wait %s (%s)", s.OldestWait.Round(time.Second), blocks.Code(s.OldestPending))
+	}
+	for _, u := range s.Usage {
+		b.WriteString("\n• " + blocks.Code(u.Flavor) + " " + blocks.Line(string(u.Resource)) + ": " + blocks.Line(u.Used.String()))
+		if s.NominalKnown {
+			b.WriteString(" of " + blocks.Line(u.Nominal.String()))
+			if u.Percent >= 0 {
+				fmt.Fprintf(&b, " (%d%%)", u.Percent)
+			}
+		}
+	}
+	if !s.NominalKnown && len(s.Usage) > 0 {
+		b.WriteString("\n_I could not read the ClusterQueue's quota as you: usage only._")
+	}
+	return b.String()
 }

@@ -84,11 +84,7 @@ func (o *serveOptions) run(cmd *cobra.Command) error {
 		return err
 	}
 	asker := &bot.Asker{Resolve: resolver, Explain: ex, Log: log}
-	// The job list answers "my jobs" and the App Home tab once the
-	// Explainer provides it.
-	if jl, ok := any(ex).(bot.JobLister); ok {
-		asker.Jobs = jl
-	}
+	asker.Jobs, asker.Queues = ex, ex
 	handler := &bot.Bot{Asker: asker, Replier: &bot.SlackReplier{API: api}, Replies: bot.ReplyMode(cfg.Slack.Replies), Log: log}
 	disp := bot.NewDispatcher(handler, bot.DispatcherOptions{
 		Workers: cfg.Ops.Workers, QueueSize: cfg.Ops.QueueSize, Timeout: cfg.Ops.AnswerTimeout,
