@@ -91,6 +91,14 @@ type outcome struct {
 	notice  *Message
 	report  *diagnose.Report
 	jobs    *explain.JobsResult
+	queues  *queueAnswer
+}
+
+// queueAnswer is the caller's queues, narrowed to the one asked about.
+type queueAnswer struct {
+	res explain.QueuesResult
+	// name and kind are the queue the user named, if any.
+	name, kind string
 }
 
 func noticeOutcome(verdict string, m Message) outcome { return outcome{verdict: verdict, notice: &m} }
@@ -113,6 +121,8 @@ func (a *Asker) Ask(ctx context.Context, user rbac.SlackUser, text string) Messa
 		return *o.notice
 	case o.jobs != nil:
 		return jobListMessage(*o.jobs)
+	case o.queues != nil:
+		return queueListMessage(*o.queues)
 	default:
 		// The terminal has no buttons: the whole report at once.
 		return blocks.Report(*o.report, a.Render)
@@ -275,26 +285,7 @@ func (a *Asker) listQueues(q *question, req Request) outcome {
 	if err != nil {
 		return q.done(q.failure("your queues", err), err)
 	}
-	queues := res.Queues
-	if req.Name != "" && req.Kind != "ClusterQueue" {
-		// One LocalQueue asked about by name.
-		var one []diagnose.QueueSummary
-		for _, s := range queues {
-			if s.Name == req.Name {
-				one = append(one, s)
-			}
-		}
-		queues = one
-	} else if req.Name != "" {
-		var one []diagnose.QueueSummary
-		for _, s := range queues {
-			if s.ClusterQueue == req.Name {
-				one = append(one, s)
-			}
-		}
-		queues = one
-	}
-	return q.done(noticeOutcome("queues", blocks.QueueList(queues, res.Namespaces.Names)), nil)
+	return q.done(outcome{verdict: "queues", queues: &queueAnswer{res: res, name: req.Name, kind: req.Kind}}, nil)
 }
 
 func refusal(body string) Message {

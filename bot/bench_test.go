@@ -49,8 +49,7 @@ type burstResult struct {
 // the dump backend), and waits for every question's final answer.
 func burst(tb testing.TB, dump *fetch.Dump, users, perUser int, o DispatcherOptions) burstResult {
 	fs := slackfake.New(tb)
-	var idCfg config.Identity
-	idCfg = config.Default().Identity
+	idCfg := config.Default().Identity
 	for i := range users {
 		id := fmt.Sprintf("UBENCH%03d", i)
 		fs.SetUser(slack.User{ID: id, Name: fmt.Sprintf("user%d", i)})
@@ -140,7 +139,9 @@ func burst(tb testing.TB, dump *fetch.Dump, users, perUser int, o DispatcherOpti
 		tb.Errorf("%d of %d envelopes acked", len(r.ack), total)
 	}
 	cancel()
-	<-runErr
+	if err := <-runErr; err != nil {
+		tb.Errorf("Run: %v", err)
+	}
 	_ = disp.Shutdown(context.Background())
 	mfs, err := reg.Gather()
 	if err != nil {

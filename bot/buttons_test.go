@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 
+	"k8s.io/apimachinery/pkg/api/resource"
+
 	"github.com/kueuebot/kueuebot/bot/blocks"
 	"github.com/kueuebot/kueuebot/diagnose"
 	"github.com/kueuebot/kueuebot/explain"
@@ -39,11 +41,25 @@ func (f *fakeJobs) Calls() []rbac.Identity {
 	return append([]rbac.Identity(nil), f.calls...)
 }
 
+// fakeQueues summarises two LocalQueues for whoever asks.
+type fakeQueues struct{}
+
+func (fakeQueues) Queues(_ context.Context, id rbac.Identity, _ explain.QueuesQuery) (explain.QueuesResult, error) {
+	return explain.QueuesResult{
+		Queues: []diagnose.QueueSummary{
+			{Kind: diagnose.QueueKindLocal, Namespace: "team-a", Name: "gpu", ClusterQueue: "cq-gpu", State: diagnose.QueueActive, Pending: 3, Admitted: 1, NominalKnown: true,
+				Usage: []diagnose.ResourceUsage{{Flavor: "a100", Resource: "nvidia.com/gpu", Used: resource.MustParse("4"), Nominal: resource.MustParse("8"), Percent: 50}}},
+			{Kind: diagnose.QueueKindLocal, Namespace: "team-a", Name: "cpu <!here>", ClusterQueue: "cq-cpu", State: diagnose.QueueStopped},
+		},
+		Namespaces: rbac.Namespaces{Names: id.Namespaces},
+	}, nil
+}
+
 // TestButtons presses every button as Slack sends it and checks where the
 // answer goes and whom it is read as.
 func TestButtons(t *testing.T) {
 	jobs := &fakeJobs{}
-	h := startSocket(t, harnessOptions{jobs: jobs})
+	h := startSocket(t, harnessOptions{jobs: jobs, queues: fakeQueues{}})
 	fs := h.fs
 	press := func(env string, b slackfake.BlockAction) slackfake.Post {
 		t.Helper()
@@ -174,6 +190,26 @@ func TestButtons(t *testing.T) {
 		got := textOf(t, p.Blocks)
 		if p.Method != slackfake.MethodResponseURL || !strings.Contains(got, "train-8") || !strings.Contains(got, "value="+trainRef) {
 			t.Errorf("jobs delivered as %+v:\n%s", p, got)
+		}
+	})
+	t.Run("/kueue queues lists the caller's queues, escaped", func(t *testing.T) {
+		h.send(t, slackfake.SlashEnvelope("q1", slackfake.SlashCommand(alice.ID, "C1", "queues", fs.ResponseURL("q1"), "trig-q1")))
+		p := h.post(t)
+		got := textOf(t, p.Blocks)
+		for _, want := range []string{"Your queues", "team-a/gpu", "`cq-gpu`", "3 pending · 1 admitted", "4 / 8", "50%", "&lt;!here&gt;"} {
+			if !strings.Contains(got, want) {
+				t.Errorf("queues answer lacks %q:\n%s", want, got)
+			}
+		}
+		if p.Method != slackfake.MethodResponseURL || strings.Contains(got, "<!here>") {
+			t.Errorf("queues delivered as %+v", p)
+		}
+	})
+	t.Run("queue NAME narrows the list", func(t *testing.T) {
+		h.send(t, slackfake.SlashEnvelope("q2", slackfake.SlashCommand(alice.ID, "C1", "queues gpu", fs.ResponseURL("q2"), "trig-q2")))
+		got := textOf(t, h.post(t).Blocks)
+		if !strings.Contains(got, "team-a/gpu") || strings.Contains(got, "cq-cpu") {
+			t.Errorf("one queue asked, got:\n%s", got)
 		}
 	})
 }

@@ -188,6 +188,8 @@ func (b *Bot) render(o outcome, ev *Event, to Destination, detailed bool) Messag
 		return *o.notice
 	case o.jobs != nil:
 		return jobListMessage(*o.jobs)
+	case o.queues != nil:
+		return queueListMessage(*o.queues)
 	}
 	opts := answerOptions{Detailed: detailed, Shareable: b.ephemeralIn(ev, to), Render: b.Asker.Render}
 	if to == ToChannel {

@@ -67,6 +67,7 @@ type harnessOptions struct {
 	disp    DispatcherOptions
 	diag    *fakeDiagnoser
 	jobs    JobLister
+	queues  QueueLister
 	metrics *Metrics
 }
 
@@ -79,7 +80,7 @@ func startSocket(t *testing.T, o harnessOptions) *socketHarness {
 	}
 	res := testResolver()
 	api := NewSlackClient(SlackClientOptions{BotToken: "xoxb-test", AppToken: "xapp-test", APIURL: fs.APIURL(), Metrics: o.metrics})
-	b := &Bot{Asker: &Asker{Resolve: res, Explain: diag, Jobs: o.jobs}, Replier: &SlackReplier{API: api}, Replies: o.mode}
+	b := &Bot{Asker: &Asker{Resolve: res, Explain: diag, Jobs: o.jobs, Queues: o.queues}, Replier: &SlackReplier{API: api}, Replies: o.mode}
 	o.disp.Metrics = o.metrics
 	disp := NewDispatcher(b, o.disp)
 	ready := &Readiness{}

@@ -68,3 +68,21 @@ func homeView(res *explain.JobsResult, notice *Message) slack.HomeTabViewRequest
 	}
 	return slack.HomeTabViewRequest{Type: slack.VTHomeTab, Blocks: slack.Blocks{BlockSet: blocks.Fit(bl, "")}}
 }
+
+// queueListMessage is the answer to "my queues" (or "queue NAME"): the
+// caller's LocalQueues, narrowed to the one asked about, rendered by
+// blocks.QueueList.
+func queueListMessage(qa queueAnswer) Message {
+	var queues []diagnose.QueueSummary
+	for _, s := range qa.res.Queues {
+		switch {
+		case qa.name == "":
+		case qa.kind == "ClusterQueue" && s.ClusterQueue != qa.name:
+			continue
+		case qa.kind != "ClusterQueue" && s.Name != qa.name:
+			continue
+		}
+		queues = append(queues, s)
+	}
+	return blocks.QueueList(queues, qa.res.Namespaces.Names)
+}

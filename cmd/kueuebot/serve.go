@@ -83,12 +83,8 @@ func (o *serveOptions) run(cmd *cobra.Command) error {
 	if err != nil {
 		return err
 	}
-	asker := &bot.Asker{Resolve: resolver, Explain: ex, Jobs: ex, Queues: ex, Log: log}
-	// The job list answers "my jobs" and the App Home tab once the
-	// Explainer provides it.
-	if jl, ok := any(ex).(bot.JobLister); ok {
-		asker.Jobs = jl
-	}
+	asker := &bot.Asker{Resolve: resolver, Explain: ex, Log: log}
+	asker.Jobs, asker.Queues = ex, ex
 	handler := &bot.Bot{Asker: asker, Replier: &bot.SlackReplier{API: api}, Replies: bot.ReplyMode(cfg.Slack.Replies), Log: log}
 	var triage *bot.Triage
 	if t := cfg.Triage; len(t.Channels) > 0 {

@@ -41,7 +41,9 @@ func startSlackBot(t *testing.T, sb string) (*slackBot, *bot.Asker) {
 	go func() { errc <- sm.Run(ctx) }()
 	t.Cleanup(func() {
 		cancel()
-		<-errc
+		if err := <-errc; err != nil {
+			t.Errorf("Socket Mode: %v", err)
+		}
 		_ = disp.Shutdown(context.Background())
 	})
 	return &slackBot{fs: fs, conn: slackfake.Receive(t, fs.Conns, "the Socket Mode connection")}, asker
