@@ -145,6 +145,14 @@ func startKueue(ctx context.Context, state string, k kueueSettings, variant stri
 	if err := writeFile(k.ConfigPath, b, 0o644); err != nil {
 		return err
 	}
+	if k.Visibility {
+		// Kueue's private mount namespace binds its visibility certificates
+		// on the host's /visibility: make sure it is still there when Kueue
+		// restarts (another sandbox's down may have removed an empty one).
+		if err := os.MkdirAll("/visibility", 0o755); err != nil {
+			return fmt.Errorf("visibility needs an empty /visibility mount point: %w", err)
+		}
+	}
 	if _, err := start(state, "kueue", k.Bin, k.Args, k.Env); err != nil {
 		return err
 	}
