@@ -13,6 +13,9 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
+// tenYears in seconds (Kueue's backoff fields are int32 seconds).
+const tenYears = 10 * 365 * 24 * 3600
+
 // defaultVariant names Kueue's default sandbox configuration.
 const defaultVariant = "default"
 
@@ -24,9 +27,10 @@ var kueueVariants = map[string]map[string]any{
 	// an admitted Job never get ready unless a scenario writes their status (WaitingForPodsReady).
 	"pods-ready-blocking": {"waitForPodsReady": map[string]any{"timeout": "10m", "blockAdmission": true}},
 	// Admitted Workloads whose Pods are not ready in 5 s are evicted and requeued after a backoff
-	// of an hour (Requeuing/PodsReadyTimeout stays put).
+	// of ten years: the state stays put, and a dump replayed later still shows the backoff running
+	// (with an hour, the committed dump's backoff would be over by the time tests replay it).
 	"pods-ready-timeout": {"waitForPodsReady": map[string]any{"timeout": "5s", "blockAdmission": false,
-		"requeuingStrategy": map[string]any{"timestamp": "Eviction", "backoffLimitCount": 5, "backoffBaseSeconds": 3600, "backoffMaxSeconds": 3600}}},
+		"requeuingStrategy": map[string]any{"timestamp": "Eviction", "backoffLimitCount": 5, "backoffBaseSeconds": tenYears, "backoffMaxSeconds": tenYears}}},
 	// The first PodsReady timeout (3 s) deactivates the Workload (Deactivated/RequeuingLimitExceeded).
 	"pods-ready-limit": {"waitForPodsReady": map[string]any{"timeout": "3s", "blockAdmission": false,
 		"requeuingStrategy": map[string]any{"timestamp": "Eviction", "backoffLimitCount": 0}}},
