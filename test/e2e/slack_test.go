@@ -13,6 +13,7 @@ import (
 
 	"github.com/kueuebot/kueuebot/bot"
 	"github.com/kueuebot/kueuebot/bot/blocks"
+	"github.com/kueuebot/kueuebot/explain"
 	"github.com/kueuebot/kueuebot/internal/slackfake"
 	"github.com/kueuebot/kueuebot/rbac"
 )
@@ -26,12 +27,14 @@ type slackBot struct {
 	n    int
 }
 
-func startSlackBot(t *testing.T, sb string) (*slackBot, *bot.Asker) {
+func startSlackBot(t *testing.T, sb string) *slackBot {
 	t.Helper()
 	asker := newBot(t, sb)
-	if jl, ok := asker.Explain.(bot.JobLister); ok {
-		asker.Jobs = jl
+	ex, ok := asker.Explain.(*explain.Explainer)
+	if !ok {
+		t.Fatalf("newBot's Explain is %T", asker.Explain)
 	}
+	asker.Jobs, asker.Queues = ex, ex
 	fs := slackfake.New(t)
 	api := bot.NewSlackClient(bot.SlackClientOptions{BotToken: "xoxb-e2e", AppToken: "xapp-e2e", APIURL: fs.APIURL()})
 	disp := bot.NewDispatcher(&bot.Bot{Asker: asker, Replier: &bot.SlackReplier{API: api}}, bot.DispatcherOptions{})
@@ -46,7 +49,7 @@ func startSlackBot(t *testing.T, sb string) (*slackBot, *bot.Asker) {
 		}
 		_ = disp.Shutdown(context.Background())
 	})
-	return &slackBot{fs: fs, conn: slackfake.Receive(t, fs.Conns, "the Socket Mode connection")}, asker
+	return &slackBot{fs: fs, conn: slackfake.Receive(t, fs.Conns, "the Socket Mode connection")}
 }
 
 // ask sends one envelope and returns the bot's answer (its text and the
@@ -75,13 +78,13 @@ type window struct {
 
 // TestSlackEntryPointsReadAsTheCaller drives every way to ask through the
 // Slack pipeline against the sandbox: a mention, /kueue, the Refresh
-// button and "my jobs" from alice are answered from reads the API server's
+// button and "my jobs" (/kueue jobs) from alice are answered from reads the API server's
 // audit log shows made as alice (impersonated, with her Slack user ID); the
 // same from carol, who is not mapped, are refused and cause no request at
 // all.
 func TestSlackEntryPointsReadAsTheCaller(t *testing.T) {
 	sb := sandbox(t)
-	s, asker := startSlackBot(t, sb)
+	s := startSlackBot(t, sb)
 	start := time.Now().Add(-time.Second)
 	const question = "why is sample-job -n sc-sample-job waiting?"
 
@@ -113,12 +116,7 @@ func TestSlackEntryPointsReadAsTheCaller(t *testing.T) {
 	if !refresh.ReplaceOriginal {
 		t.Errorf("Refresh did not replace the ephemeral answer: %+v", refresh)
 	}
-	_, canList := asker.Explain.(bot.JobLister)
-	if canList {
-		step("my jobs", slackfake.SlashEnvelope(s.id("s"), slackfake.SlashCommand("U0000ALICE", "C1", "jobs", s.fs.ResponseURL("s2"), s.id("trig"))), "sample-job")
-	} else {
-		t.Log("the Explainer lists no jobs yet: \"my jobs\" is answered with a notice and reads nothing")
-	}
+	step("my jobs", slackfake.SlashEnvelope(s.id("s"), slackfake.SlashCommand("U0000ALICE", "C1", "jobs -n sc-sample-job", s.fs.ResponseURL("s2"), s.id("trig"))), "sc-sample-job/Job/sample-job")
 
 	// carol: every entry point refused, nothing read.
 	for _, env := range []map[string]any{
