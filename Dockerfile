@@ -1,14 +1,21 @@
-# kueuebot container image: a static binary on distroless, non-root.
-#   docker build -t kueuebot:latest --build-arg VERSION=$(git describe --always) .
+# kueuebot's container image, for those with Docker: the same image make image
+# builds without a daemon (hack/image; a test there reads this file). The
+# build stage writes the image's whole file system with hack/image's rootfs
+# command (the static binary for the target platform, built with CGO off,
+# -trimpath and the version in ldflags; a CA bundle; passwd and group
+# entries); the image copies it onto an empty base and runs as 65532.
+#   docker build -t kueuebot:dev --build-arg VERSION=$(git describe --tags --always --dirty) .
 FROM golang:1.26 AS build
 ARG VERSION=dev
+ARG TARGETOS=linux
+ARG TARGETARCH=amd64
 WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
-RUN CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.version=${VERSION}" -o /out/kueuebot ./cmd/kueuebot
+RUN cd hack/image && go run ./cmd/rootfs -repo /src -version "${VERSION}" -platform "${TARGETOS}/${TARGETARCH}" -o /rootfs
 
-FROM gcr.io/distroless/static-debian12:nonroot
-COPY --from=build /out/kueuebot /kueuebot
+FROM scratch
+COPY --from=build /rootfs/ /
 USER 65532:65532
 ENTRYPOINT ["/kueuebot"]

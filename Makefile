@@ -5,6 +5,9 @@ BIN := bin/kueuebot
 GOLANGCI_LINT_VERSION := v2.15.0
 GOLANGCI_LINT := $(CURDIR)/bin/golangci-lint-$(GOLANGCI_LINT_VERSION)
 
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+IMAGE_PLATFORMS ?= linux/amd64,linux/arm64
+
 .DEFAULT_GOAL := help
 
 .PHONY: help
@@ -39,10 +42,37 @@ lint: $(GOLANGCI_LINT) ## golangci-lint (installed through the Go toolchain, pin
 	$(GOLANGCI_LINT) run ./...
 
 .PHONY: verify
-verify: ## gofmt, go vet, go mod tidy check.
+verify: ## gofmt, go vet, go mod tidy check (the product's module and the install and image modules).
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo 'gofmt: files above need formatting'; exit 1; }
 	$(GO) vet ./...
 	$(GO) mod tidy -diff
+	cd test/install && $(GO) vet ./... && $(GO) mod tidy -diff
+	cd hack/image && $(GO) vet ./... && $(GO) mod tidy -diff
+
+.PHONY: image
+image: ## Build the container image without a daemon: an OCI layout in dist/image (VERSION, IMAGE_PLATFORMS).
+	cd hack/image && $(GO) run . build -version $(VERSION) -platform $(IMAGE_PLATFORMS) -o $(CURDIR)/dist/image
+
+.PHONY: image-push
+image-push: ## Push dist/image to IMAGE=registry/repository:tag with your docker login credentials.
+	@test -n "$(IMAGE)" || { echo 'image-push: set IMAGE=registry/repository:tag'; exit 2; }
+	cd hack/image && $(GO) run . push -layout $(CURDIR)/dist/image $(IMAGE)
+
+.PHONY: chart
+chart: ## Lint the Helm chart and package it into dist/ (kueuebot-<version>.tgz).
+	cd test/install && $(GO) run ./cmd/chart -o $(CURDIR)/dist
+
+.PHONY: manifests
+manifests: ## Regenerate deploy/manifests (the kustomize base) from the Helm chart's default values.
+	cd test/install && $(GO) run ./cmd/manifests
+
+.PHONY: krew
+krew: ## Build the kubectl plugin's release archives and krew manifest into dist/krew (VERSION=vX.Y.Z).
+	cd hack/image && $(GO) run . krew -version $(VERSION) -o $(CURDIR)/dist/krew
+
+.PHONY: docs
+docs: ## Regenerate docs/config.md (the configuration reference) and the chart schema's config part from the config package.
+	$(GO) run ./hack/configdoc -config config -o docs/config.md -schema deploy/helm/kueuebot/values.schema.json
 
 .PHONY: demo
 demo: ## Chat with the bot in the terminal, on the embedded real-Kueue dumps (no cluster needed).

@@ -36,8 +36,8 @@ func TestAsk(t *testing.T) {
 		},
 		{
 			name: "unparsable",
-			user: alice, text: "why is my job waiting?",
-			want: "I could not find a job name in that. Try `why is train-7 waiting?` or `diagnose jobset/train-7 -n team-a`, or `help`.\n",
+			user: alice, text: "why is statefulset/web waiting?",
+			want: "I cannot look at a StatefulSet. Ask about one of its Pods, e.g. `pod/NAME`: Kueue manages a StatefulSet through its Pods. I know these kinds: " + kindWords() + ".\n",
 		},
 		{
 			name: "unknown user refused politely",
@@ -99,14 +99,14 @@ func TestAsk(t *testing.T) {
 			user: alice, text: "train-7",
 			diag:         &fakeDiagnoser{block: true},
 			timeout:      10 * time.Millisecond,
-			want:         "Looking at `train-7` took too long. The cluster may be busy; please try again in a minute.\n",
+			want:         "I gave up looking at `train-7` in the cluster: it took too long. The cluster or Slack may be busy; please try again in a minute.\n",
 			wantResolve:  true,
 			wantDiagnose: []diagnoseCall{{ID: aliceID, Req: Request{Intent: IntentDiagnose, Name: "train-7"}}},
 		},
 		{
-			name: "queues not yet",
+			name: "queues without a lister",
 			user: alice, text: "queue team-a",
-			want:        "I cannot describe queues yet. Ask me about a job instead, e.g. `why is train-7 waiting?`\n",
+			want:        "I cannot list queues here. Ask me about a job instead, e.g. `why is train-7 waiting?`\n",
 			wantResolve: true,
 		},
 		{
@@ -126,7 +126,7 @@ func TestAsk(t *testing.T) {
 			if diag == nil {
 				diag = &fakeDiagnoser{reports: map[string]diagnose.Report{"train-7": waitingReport()}}
 			}
-			a := &Asker{Resolve: res, Diagnose: diag, Timeout: tt.timeout}
+			a := &Asker{Resolve: res, Explain: diag, Timeout: tt.timeout}
 			m := a.Ask(t.Context(), tt.user, tt.text)
 
 			if v := blocks.Check(m.Blocks); len(v) > 0 {
@@ -157,8 +157,8 @@ func TestAsk(t *testing.T) {
 // user message from the resolver is escaped mrkdwn.
 func TestAskEscapesRefusalInBlocks(t *testing.T) {
 	a := &Asker{
-		Resolve:  &fakeResolver{err: &userError{msg: "No <!here> for <@U1> & co", internal: "x"}},
-		Diagnose: &fakeDiagnoser{},
+		Resolve: &fakeResolver{err: &userError{msg: "No <!here> for <@U1> & co", internal: "x"}},
+		Explain: &fakeDiagnoser{},
 	}
 	m := a.Ask(t.Context(), alice, "train-7")
 	s, ok := m.Blocks[1].(*slack.SectionBlock)

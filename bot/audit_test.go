@@ -10,6 +10,7 @@ import (
 
 	"github.com/kueuebot/kueuebot/deploy/examples"
 	"github.com/kueuebot/kueuebot/diagnose/fetch"
+	"github.com/kueuebot/kueuebot/explain"
 	"github.com/kueuebot/kueuebot/rbac"
 )
 
@@ -31,9 +32,9 @@ func TestAuditLine(t *testing.T) {
 	}
 	var buf bytes.Buffer
 	a := &Asker{
-		Resolve:  staticResolver{rbac.Identity{User: "alice", Groups: []string{"team-a"}, Namespaces: []string{"team-a"}}},
-		Diagnose: &DumpDiagnoser{Dump: dump},
-		Log:      slog.New(slog.NewJSONHandler(&buf, nil)),
+		Resolve: staticResolver{rbac.Identity{User: "alice", Groups: []string{"team-a"}, Namespaces: []string{"team-a"}}},
+		Explain: &explain.Explainer{Reader: &explain.DumpReader{Dump: dump}},
+		Log:     slog.New(slog.NewJSONHandler(&buf, nil)),
 	}
 	a.Ask(t.Context(), rbac.SlackUser{ID: "U0000ALICE", TeamID: "T0000ACME1"}, "why is my job sample-job waiting?")
 	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")

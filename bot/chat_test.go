@@ -25,8 +25,8 @@ func checkGolden(t *testing.T, name string, got []byte) {
 func testAsker() (*Asker, *fakeDiagnoser) {
 	d := &fakeDiagnoser{reports: map[string]diagnose.Report{"train-7": waitingReport()}}
 	return &Asker{
-		Resolve:  &fakeResolver{ids: map[string]rbac.Identity{alice.ID: aliceID}},
-		Diagnose: d,
+		Resolve: &fakeResolver{ids: map[string]rbac.Identity{alice.ID: aliceID}},
+		Explain: d,
 	}, d
 }
 
@@ -59,7 +59,7 @@ func TestChatInteractive(t *testing.T) {
 		t.Fatalf("Chat: %v", err)
 	}
 	want := "kueuebot chat: ask why a job is waiting. Type help for examples, quit to leave.\n" +
-		"you> you> I cannot describe queues yet. Ask me about a job instead, e.g. `why is train-7 waiting?`\n\n" +
+		"you> you> I cannot list queues here. Ask me about a job instead, e.g. `why is train-7 waiting?`\n\n" +
 		"you> "
 	if diff := cmp.Diff(want, out.String()); diff != "" {
 		t.Errorf("output (-want +got):\n%s", diff)

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"time"
 
 	"github.com/kueuebot/kueuebot/diagnose"
+	"github.com/kueuebot/kueuebot/explain"
 	"github.com/kueuebot/kueuebot/internal/slackfake"
 	"github.com/kueuebot/kueuebot/rbac"
 )
@@ -46,35 +48,57 @@ type diagnoseCall struct {
 }
 
 // fakeDiagnoser answers from reports by request name, or fails with err.
-// block makes it wait for the context to end.
+// block makes it wait for the context to end; gate, when set, makes it
+// wait for a value (or the context); delay makes it sleep first; a
+// question about panicOn panics.
 type fakeDiagnoser struct {
 	reports map[string]diagnose.Report
 	err     error
 	block   bool
+	gate    chan struct{}
+	delay   time.Duration
+	panicOn string
 
 	mu    sync.Mutex
 	calls []diagnoseCall
 }
 
-func (f *fakeDiagnoser) Diagnose(ctx context.Context, id rbac.Identity, req Request) (diagnose.Report, error) {
+func (f *fakeDiagnoser) Explain(ctx context.Context, id rbac.Identity, q explain.Question) (explain.Result, error) {
 	f.mu.Lock()
-	f.calls = append(f.calls, diagnoseCall{ID: id, Req: req})
+	f.calls = append(f.calls, diagnoseCall{ID: id, Req: Request{Intent: IntentDiagnose, Kind: q.Kind, Name: q.Name, Namespace: q.Namespace}})
 	f.mu.Unlock()
 	if f.block {
 		<-ctx.Done()
-		return diagnose.Report{}, ctx.Err()
+		return explain.Result{}, ctx.Err()
+	}
+	if q.Name == f.panicOn && f.panicOn != "" {
+		panic("boom: " + q.Name)
+	}
+	if f.gate != nil {
+		select {
+		case <-f.gate:
+		case <-ctx.Done():
+			return explain.Result{}, ctx.Err()
+		}
+	}
+	if f.delay > 0 {
+		select {
+		case <-time.After(f.delay):
+		case <-ctx.Done():
+			return explain.Result{}, ctx.Err()
+		}
 	}
 	if f.err != nil {
-		return diagnose.Report{}, f.err
+		return explain.Result{}, f.err
 	}
-	r, ok := f.reports[req.Name]
+	r, ok := f.reports[q.Name]
 	if !ok {
-		return diagnose.Report{
-			Verdict: diagnose.Verdict{Stage: diagnose.StageResolve, Code: diagnose.CodeNotFound, Headline: "I cannot find " + req.Name + ", or you may not see it"},
-			Target:  diagnose.TargetInfo{Kind: req.Kind, Namespace: req.Namespace, Name: req.Name},
-		}, nil
+		return explain.Result{Report: diagnose.Report{
+			Verdict: diagnose.Verdict{Stage: diagnose.StageResolve, Code: diagnose.CodeNotFound, Headline: "I cannot find " + q.Name + ", or you may not see it"},
+			Target:  diagnose.TargetInfo{Kind: q.Kind, Namespace: q.Namespace, Name: q.Name},
+		}}, nil
 	}
-	return r, nil
+	return explain.Result{Report: r}, nil
 }
 
 var errInternal = errors.New("dial tcp 10.0.0.7:6443: connect: connection refused (token sk-secret)")

@@ -2,6 +2,7 @@ package bot
 
 import (
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/slack-go/slack/slackevents"
@@ -17,13 +18,13 @@ func (r *recordingInvalidator) InvalidateUser(u string) { r.users = append(r.use
 // effect before the cache TTL ends.
 func TestMembershipEventsInvalidate(t *testing.T) {
 	inv := &recordingInvalidator{}
-	s := &SocketMode{Invalidate: inv}
+	d := &Decoder{Invalidate: inv}
 	events := []slackevents.EventsAPIEvent{
 		{InnerEvent: slackevents.EventsAPIInnerEvent{Data: &slackevents.SubteamMembersChangedEvent{SubteamID: "S00MLTEAM", AddedUsers: []string{"U1"}, RemovedUsers: []string{"U2"}}}},
 		{InnerEvent: slackevents.EventsAPIInnerEvent{Data: &slackevents.UserChangeEvent{User: slackevents.User{ID: "U3", Deleted: true}}}},
 	}
 	for _, ev := range events {
-		if _, ok := s.fromEvent(ev); ok {
+		if _, ok := d.EventsAPI(ev, time.Time{}); ok {
 			t.Fatalf("a membership event must not become a question: %T", ev.InnerEvent.Data)
 		}
 	}

@@ -14,7 +14,9 @@ import (
 
 // TestManifest: the app manifest shipped in deploy/slack parses strictly
 // into slack-go's Manifest, and declares exactly the events and scopes the
-// bot handles, with Socket Mode on and the /kueue command.
+// bot handles, with Socket Mode on, the /kueue command, interactivity (the
+// buttons and the shortcut), the message shortcut the decoder answers and
+// the Home tab.
 func TestManifest(t *testing.T) {
 	data, err := os.ReadFile("../deploy/slack/manifest.yaml")
 	if err != nil {
@@ -45,5 +47,17 @@ func TestManifest(t *testing.T) {
 	}
 	if len(m.Features.SlashCommands) != 1 || m.Features.SlashCommands[0].Command != "/kueue" {
 		t.Errorf("want the /kueue slash command, got %+v", m.Features.SlashCommands)
+	}
+	if m.Settings.Interactivity == nil || !m.Settings.Interactivity.IsEnabled {
+		t.Error("interactivity must be on: buttons, the picker and the shortcut need it")
+	}
+	if len(m.Features.Shortcuts) != 1 || m.Features.Shortcuts[0].CallbackID != ShortcutWhy || m.Features.Shortcuts[0].Type != slack.MessageShortcut {
+		t.Errorf("want the message shortcut %s, got %+v", ShortcutWhy, m.Features.Shortcuts)
+	}
+	if !m.Features.AppHome.HomeTabEnabled || !slices.Contains(m.Settings.EventSubscriptions.BotEvents, "app_home_opened") {
+		t.Error("the Home tab must be enabled and app_home_opened subscribed")
+	}
+	if !m.Features.AppHome.MessagesTabEnabled {
+		t.Error("the Messages tab must be on: direct messages and the DM fallback use it")
 	}
 }

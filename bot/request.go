@@ -1,7 +1,9 @@
 package bot
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -9,29 +11,48 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/kueuebot/kueuebot/diagnose"
+	"github.com/kueuebot/kueuebot/explain"
 )
 
 // Intent is what the user wants from the bot.
 type Intent string
 
 const (
-	// IntentDiagnose: explain why one job (or Workload) waits.
+	// IntentDiagnose: explain why one job (or Workload) waits. The default
+	// whenever a job is named.
 	IntentDiagnose Intent = "Diagnose"
+	// IntentJobs: list the caller's jobs that are not running. Asked with
+	// "my jobs", "list my jobs", "/kueue jobs", or any question about jobs
+	// that names none ("why is my job waiting?").
+	IntentJobs Intent = "Jobs"
+	// IntentQueues: the caller's LocalQueues with pending, admitted and
+	// usage against quota. "my queues", "/kueue queues"; "queue team-a"
+	// names one (Request.Name).
+	IntentQueues Intent = "Queues"
 	// IntentHelp: show what to type.
 	IntentHelp Intent = "Help"
-	// IntentQueue: describe a LocalQueue or ClusterQueue (Kind says which).
-	IntentQueue Intent = "Queue"
 )
 
 // Request is a parsed question.
 type Request struct {
 	Intent Intent `json:"intent"`
-	// Kind is a Kubernetes kind ("Job", "JobSet", "RayJob", "Workload",
-	// "LocalQueue", "ClusterQueue", ...). Empty means the user did not say;
-	// the Diagnoser decides (usually: look the name up across job kinds).
+	// Kind is the Kubernetes kind the user named: a job kind ("Job",
+	// "JobSet", "RayJob", "Workload", ... as diagnose/fetch spells them)
+	// for IntentDiagnose, "LocalQueue" or "ClusterQueue" for IntentQueues
+	// when a queue is named. Empty means the user did not say (every
+	// supported job kind is tried).
 	Kind string `json:"kind,omitempty"`
-	// Name is a valid DNS-1123 subdomain; empty only for IntentHelp.
+	// Name is a valid DNS-1123 subdomain: for IntentDiagnose the job (the
+	// best guess when Candidates has several), for IntentQueues the queue
+	// asked about (empty: all of the caller's queues). Empty otherwise.
 	Name string `json:"name,omitempty"`
+	// Candidates are, when the question could name several jobs, every
+	// valid name in it, best guess first (Candidates[0] == Name): a name
+	// written as kind/name or namespace/name, then one following a job
+	// word ("job train-7", "作业sample-job"), then names with a digit, '-'
+	// or '.', then plain words, each in the order typed. Nil when the name
+	// is certain. Explain resolves them among the caller's jobs.
+	Candidates []string `json:"candidates,omitempty"`
 	// Namespace is a valid DNS-1123 label, or empty when the user did not
 	// say (then the caller's default namespaces apply).
 	Namespace string `json:"namespace,omitempty"`
@@ -42,15 +63,41 @@ func (r Request) Target() diagnose.Target {
 	return diagnose.Target{Kind: r.Kind, Namespace: r.Namespace, Name: r.Name}
 }
 
-// String renders the request the way a user would type it with the CLI,
-// e.g. "jobset/train-7 -n team-a".
+// Question returns the explain.Question an IntentDiagnose request asks.
+func (r Request) Question() explain.Question {
+	return explain.Question{Kind: r.Kind, Name: r.Name, Namespace: r.Namespace, Candidates: slices.Clone(r.Candidates)}
+}
+
+// JobsQuery returns the explain.JobsQuery an IntentJobs request asks.
+func (r Request) JobsQuery() explain.JobsQuery {
+	return explain.JobsQuery{Namespace: r.Namespace}
+}
+
+// String renders the request the way a user would type it, e.g.
+// "jobset/train-7 -n team-a", "jobs -n team-a", "queues team-a", "help".
 func (r Request) String() string {
 	var b strings.Builder
-	if r.Kind != "" {
-		b.WriteString(strings.ToLower(r.Kind))
-		b.WriteString("/")
+	switch r.Intent {
+	case IntentHelp:
+		return "help"
+	case IntentJobs:
+		b.WriteString("jobs")
+	case IntentQueues:
+		b.WriteString("queues")
+		if r.Name != "" {
+			b.WriteString(" ")
+			if r.Kind == "ClusterQueue" {
+				b.WriteString("clusterqueue/")
+			}
+			b.WriteString(r.Name)
+		}
+	default:
+		if r.Kind != "" {
+			b.WriteString(strings.ToLower(r.Kind))
+			b.WriteString("/")
+		}
+		b.WriteString(r.Name)
 	}
-	b.WriteString(r.Name)
 	if r.Namespace != "" {
 		b.WriteString(" -n ")
 		b.WriteString(r.Namespace)
@@ -67,7 +114,7 @@ type ParseError struct {
 // Error implements error.
 func (e *ParseError) Error() string { return e.msg }
 
-// UserMessage is the text to show the user.
+// UserMessage is the text to show the user (mrkdwn, already escaped).
 func (e *ParseError) UserMessage() string { return e.msg }
 
 func parseErrorf(format string, args ...any) *ParseError {
@@ -80,54 +127,163 @@ const MaxQuestionLen = 500
 // example is the question every error message suggests.
 const example = "`why is train-7 waiting?` or `diagnose jobset/train-7 -n team-a`"
 
-// ParseRequest turns free text from a mention, DM or slash command into a
-// Request. It accepts sentences ("why is my job train-7 waiting?"),
-// kind/name forms ("jobset/foo"), namespace/name forms ("team-a/foo"), a
-// kind word before the name ("rayjob my-ray"), and namespaces as flags
-// ("-n team-a", "--namespace=team-a") or words ("in ns team-b",
-// "in team-b"). Slack markup (mentions, links, backticks) is stripped first.
-// Errors are *ParseError values whose message says what to type.
+// ParseRequest turns free text from a mention, a DM or a message shortcut
+// into a Request, whatever language surrounds the job's name. It accepts
+// sentences ("why is my job train-7 waiting?", "pourquoi mon job
+// sample-job est en attente ?", "sample-job はなぜ待っているの？",
+// "为什么sample-job在等待？"), kind/name forms ("jobset/foo"),
+// namespace/name forms ("team-a/foo"), a kind word before the name ("rayjob
+// my-ray"), and namespaces as flags ("-n team-a", "--namespace=team-a") or
+// words ("in ns team-b", "in team-b", "dans team-b", "命名空间 team-b").
+// A question that names no job asks for the caller's jobs ("my jobs",
+// "私のジョブ", "我的作业"), queues ("my queues", "キュー", "队列") or help
+// ("help", "aide", "ヘルプ", "帮助"). Text starting with "/kueue" is read as
+// the slash command (ParseCommand). Slack markup (mentions, links,
+// backticks) is stripped and full-width characters folded first. Errors
+// are *ParseError values whose message says what to type.
 func ParseRequest(text string) (Request, error) {
-	if utf8.RuneCountInString(text) > MaxQuestionLen {
-		return Request{}, parseErrorf("That question is too long for me (over %d characters). Ask about one job, e.g. %s.", MaxQuestionLen, example)
+	toks, err := words0(text)
+	if err != nil {
+		return Request{}, err
 	}
-	if !utf8.ValidString(text) {
-		return Request{}, parseErrorf("I could not read that text. Ask about one job, e.g. %s.", example)
-	}
-	toks := tokenize(StripSlackMarkup(text))
-	if len(toks) > 0 && (toks[0] == "/kueue" || toks[0] == "/kueuebot") {
-		toks = toks[1:]
+	if len(toks) > 0 && (toks[0].low == "/kueue" || toks[0].low == "/kueuebot") {
+		return parseCommand(toks[1:])
 	}
 	p := parser{toks: toks}
 	return p.parse()
 }
 
+// ParseCommand parses the text of a /kueue slash command (what follows the
+// command): "why JOB" (why is the default verb: "/kueue train-7" asks why),
+// "jobs [-n NS]", "queues [QUEUE] [-n NS]" and "help"; empty text is help.
+// Anything else is read as a question (ParseRequest), so "/kueue pourquoi
+// sample-job ?" works too.
+func ParseCommand(text string) (Request, error) {
+	toks, err := words0(text)
+	if err != nil {
+		return Request{}, err
+	}
+	return parseCommand(toks)
+}
+
+// MaxShortcutLen caps the message a shortcut reads, in characters.
+const MaxShortcutLen = 4000
+
+// ParseShortcut finds the job a message names, for the message shortcut
+// "Why is this job waiting?": any message, in any language, up to
+// MaxShortcutLen characters (a CI notice, a colleague's question). The
+// result is always IntentDiagnose; a message that names no job is a
+// *ParseError.
+func ParseShortcut(text string) (Request, error) {
+	if utf8.RuneCountInString(text) > MaxShortcutLen {
+		return Request{}, parseErrorf("That message is too long for me (over %d characters). Ask me about the job instead, e.g. %s.", MaxShortcutLen, example)
+	}
+	if !utf8.ValidString(text) {
+		return Request{}, parseErrorf("I could not read that message. Ask me about the job instead, e.g. %s.", example)
+	}
+	p := parser{toks: tokenize(normalize(StripSlackMarkup(text)))}
+	r, err := p.parse()
+	if err != nil {
+		return Request{}, err
+	}
+	if r.Intent != IntentDiagnose {
+		return Request{}, parseErrorf("I could not find a job name in that message. Ask me about the job instead, e.g. %s.", example)
+	}
+	return r, nil
+}
+
+// words0 checks and tokenizes a question.
+func words0(text string) ([]token, error) {
+	if utf8.RuneCountInString(text) > MaxQuestionLen {
+		return nil, parseErrorf("That question is too long for me (over %d characters). Ask about one job, e.g. %s.", MaxQuestionLen, example)
+	}
+	if !utf8.ValidString(text) {
+		return nil, parseErrorf("I could not read that text. Ask about one job, e.g. %s.", example)
+	}
+	return tokenize(normalize(StripSlackMarkup(text))), nil
+}
+
+func parseCommand(toks []token) (Request, error) {
+	if len(toks) == 0 {
+		return Request{Intent: IntentHelp}, nil
+	}
+	switch toks[0].low {
+	case "why", "diagnose", "explain":
+		p := parser{toks: toks[1:]}
+		r, err := p.parse()
+		if err != nil {
+			return Request{}, err
+		}
+		if r.Intent != IntentDiagnose {
+			return Request{}, parseErrorf("Which job? Type e.g. `/kueue why train-7` or `/kueue why jobset/train-7 -n team-a`. `/kueue jobs` lists your jobs.")
+		}
+		return r, nil
+	case "jobs", "list", "ls":
+		p := parser{toks: toks[1:]}
+		return p.parseArgs(IntentJobs)
+	case "queues", "queue":
+		p := parser{toks: toks[1:]}
+		return p.parseArgs(IntentQueues)
+	case "help":
+		return Request{Intent: IntentHelp}, nil
+	}
+	p := parser{toks: toks}
+	return p.parse()
+}
+
+// Candidate ranks: how surely a word is the job's name.
+const (
+	// tierWord: a plain word.
+	tierWord = iota + 1
+	// tierShaped: it has a digit, '-' or '.', as Kubernetes names often do.
+	tierShaped
+	// tierAfterJob: it follows a job or kind word ("job train-7",
+	// "jobset train-7", "作业sample-job").
+	tierAfterJob
+	// tierExplicit: written as kind/name or namespace/name.
+	tierExplicit
+)
+
+// candidate is a word that may be the job's name.
+type candidate struct {
+	name  string
+	tier  int
+	pos   int
+	valid bool
+}
+
 type parser struct {
-	toks []string
+	toks []token
 	i    int
 
-	req       Request
-	nsSet     bool
-	kindSet   bool
-	names     []string
-	sawQueue  bool
-	queueKind string
+	req     Request
+	nsSet   bool
+	kindSet bool
+	cands   []candidate
+
+	// unsupported is a kind kueuebot does not read that the question
+	// named a job of ("statefulset web").
+	unsupported string
+	queueWord   bool
+	queueName   string
+	queueKind   string
+	sawJob      bool
+	sawList     bool
+	sawHelp     bool
+	sawTopic    bool
 }
 
-func (p *parser) next() (string, bool) {
+// peekName returns the next token when it may be a name (not a keyword,
+// not a flag, not inside CJK text).
+func (p *parser) peekName() (token, bool) {
 	if p.i >= len(p.toks) {
-		return "", false
+		return token{}, false
 	}
 	t := p.toks[p.i]
-	p.i++
-	return t, true
-}
-
-func (p *parser) peek() (string, bool) {
-	if p.i >= len(p.toks) {
-		return "", false
+	if t.cjk || strings.HasPrefix(t.text, "-") || classify(t) != className {
+		return token{}, false
 	}
-	return p.toks[p.i], true
+	return t, true
 }
 
 func (p *parser) setNamespace(ns string) error {
@@ -152,84 +308,140 @@ func (p *parser) setKind(k string) error {
 	return nil
 }
 
-func (p *parser) addName(n string) {
-	for _, have := range p.names {
-		if have == n {
+func (p *parser) addCand(name string, tier, pos int) {
+	for i, c := range p.cands {
+		if c.name == name {
+			p.cands[i].tier = max(c.tier, tier)
 			return
 		}
 	}
-	p.names = append(p.names, n)
+	p.cands = append(p.cands, candidate{name: name, tier: tier, pos: pos, valid: len(validation.IsDNS1123Subdomain(name)) == 0})
+}
+
+// option handles the tokens that set the namespace: -n NS, --namespace=NS,
+// -nNS, "namespace NS", "ns NS", "in NS", "in ns NS", "命名空间 NS". It
+// reports whether tk was one of them.
+func (p *parser) option(tk token) (bool, error) {
+	low := tk.low
+	switch {
+	case tk.cjk && classify(tk) != classNamespace:
+		return false, nil
+	case low == "-n" || low == "--namespace" || low == "-namespace":
+		var ns string
+		if p.i < len(p.toks) {
+			ns = p.toks[p.i].text
+			p.i++
+		}
+		return true, p.setNamespace(ns)
+	case strings.HasPrefix(low, "--namespace="), strings.HasPrefix(low, "-n="):
+		return true, p.setNamespace(tk.text[strings.IndexByte(tk.text, '=')+1:])
+	case strings.HasPrefix(tk.text, "-n") && len(tk.text) > 2 && !strings.HasPrefix(tk.text, "--"):
+		return true, p.setNamespace(tk.text[2:])
+	case strings.HasPrefix(tk.text, "-"):
+		return true, parseErrorf("I do not know the option %s. The only option is `-n NAMESPACE`, e.g. `diagnose train-7 -n team-a`.", quote(tk.text))
+	}
+	switch classify(tk) {
+	case classNamespace:
+		// "namespace team-a", "in ns team-a", "命名空间 team-a"
+		if nt, ok := p.peekName(); ok {
+			p.i++
+			return true, p.setNamespace(nt.text)
+		}
+		return true, nil
+	case classIn:
+		return true, p.parseIn()
+	}
+	return false, nil
+}
+
+// parseIn handles "in ns X", "in namespace X", "in X" and "in the queue".
+func (p *parser) parseIn() error {
+	if p.i >= len(p.toks) {
+		return nil
+	}
+	nt := p.toks[p.i]
+	if classify(nt) == classNamespace && !nt.cjk {
+		p.i++
+		var ns string
+		if p.i < len(p.toks) {
+			ns = p.toks[p.i].text
+			p.i++
+		}
+		return p.setNamespace(ns)
+	}
+	if t, ok := p.peekName(); ok && !strings.Contains(t.text, "/") {
+		p.i++
+		return p.setNamespace(t.text)
+	}
+	return nil
 }
 
 func (p *parser) parse() (Request, error) {
-	if len(p.toks) == 0 {
-		return Request{Intent: IntentHelp}, nil
-	}
-	if isHelpWord(strings.ToLower(p.toks[0])) || p.allFiller() {
-		return Request{Intent: IntentHelp}, nil
-	}
-	first := true
-	for {
-		tok, ok := p.next()
-		if !ok {
-			break
+	for p.i < len(p.toks) {
+		pos := p.i
+		tk := p.toks[p.i]
+		p.i++
+		c := classify(tk)
+		if c == classHelp {
+			// "help" alone is help; "can you help with train-7?" asks about
+			// train-7.
+			p.sawHelp = true
+			continue
 		}
-		low := strings.ToLower(tok)
-		isFirst := first
-		first = false
-		switch {
-		case low == "-n" || low == "--namespace" || low == "-namespace":
-			ns, _ := p.next()
-			if err := p.setNamespace(ns); err != nil {
+		if ok, err := p.option(tk); ok || err != nil {
+			if err != nil {
 				return Request{}, err
 			}
-		case strings.HasPrefix(low, "--namespace="), strings.HasPrefix(low, "-n="):
-			if err := p.setNamespace(tok[strings.IndexByte(tok, '=')+1:]); err != nil {
-				return Request{}, err
-			}
-		case strings.HasPrefix(tok, "-n") && len(tok) > 2 && !strings.HasPrefix(tok, "--"):
-			if err := p.setNamespace(tok[2:]); err != nil {
-				return Request{}, err
-			}
-		case strings.HasPrefix(tok, "-"):
-			return Request{}, parseErrorf("I do not know the option %s. The only option is `-n NAMESPACE`, e.g. `diagnose train-7 -n team-a`.", quote(tok))
-		case low == "namespace" || low == "ns":
-			// "namespace team-a", "in ns team-a"
-			if nt, ok := p.peek(); ok && !isFiller(strings.ToLower(nt)) {
+			continue
+		}
+		switch c {
+		case classQueue:
+			p.queueWord = true
+			// A queue word is a command when nothing else was named yet
+			// ("queue team-a", "what about queue team-a"), a noun otherwise
+			// ("train-7 is stuck in the queue").
+			if nt, ok := p.peekName(); ok && len(p.cands) == 0 && !p.kindSet && p.queueName == "" {
 				p.i++
-				if err := p.setNamespace(nt); err != nil {
+				p.queueName = nt.text
+				p.queueKind = queueKinds[tk.low]
+				if tk.cjk {
+					p.queueKind = "LocalQueue"
+				}
+			}
+		case classKind:
+			p.sawJob = true
+			nt, ok := p.peekName()
+			// Short names ("po", "wl", "aw") are kinds in a sentence only
+			// before a name-shaped word: "aw man, train-7 is stuck".
+			if ok && (len(tk.low) > 3 || shapeTier(nt.text) == tierShaped) {
+				p.i++
+				if err := p.setKind(jobKinds[tk.low]); err != nil {
+					return Request{}, err
+				}
+				if err := p.addRef(nt, tierAfterJob, pos+1); err != nil {
 					return Request{}, err
 				}
 			}
-		case low == "in":
-			if err := p.parseIn(); err != nil {
-				return Request{}, err
-			}
-		case queueKinds[low] != "" && (isFirst || !p.sawQueue && p.queueFollows()):
-			p.sawQueue = true
-			p.queueKind = queueKinds[low]
-			if nt, ok := p.peek(); ok && !isFiller(strings.ToLower(nt)) && !strings.HasPrefix(nt, "-") {
+		case classJob:
+			p.sawJob = true
+			if nt, ok := p.peekName(); ok {
 				p.i++
-				p.addName(nt)
-			}
-		case queueKinds[low] != "":
-			// A queue word used as a noun: "stuck in the queue".
-		case jobKinds[low] != "" || genericJobWords[low]:
-			if k := jobKinds[low]; k != "" {
-				if err := p.setKind(k); err != nil {
+				if err := p.addRef(nt, tierAfterJob, pos+1); err != nil {
 					return Request{}, err
 				}
 			}
-			if nt, ok := p.peek(); ok && !isFiller(strings.ToLower(nt)) && !strings.HasPrefix(nt, "-") && strings.ToLower(nt) != "in" {
+		case classUnsupported:
+			if _, ok := p.peekName(); ok {
 				p.i++
-				if err := p.addRef(nt); err != nil {
-					return Request{}, err
-				}
+				p.unsupported = unsupportedKinds[tk.low]
 			}
-		case isFiller(low):
-			// skip
+		case classList:
+			p.sawList = true
+		case classTopic:
+			p.sawTopic = true
+		case classFiller, classGreeting:
 		default:
-			if err := p.addRef(tok); err != nil {
+			if err := p.addRef(tk, shapeTier(tk.text), pos); err != nil {
 				return Request{}, err
 			}
 		}
@@ -237,121 +449,200 @@ func (p *parser) parse() (Request, error) {
 	return p.finish()
 }
 
-// allFiller reports whether the question names nothing ("hi", "hey
-// there?").
-func (p *parser) allFiller() bool {
-	for _, t := range p.toks {
-		if !isFiller(strings.ToLower(t)) {
-			return false
-		}
+// shapeTier ranks a plain word: tierShaped when it has a digit, '-' or '.'.
+func shapeTier(s string) int {
+	if strings.ContainsFunc(s, func(r rune) bool { return unicode.IsDigit(r) || r == '-' || r == '.' }) {
+		return tierShaped
 	}
-	return true
+	return tierWord
 }
 
-// queueFollows reports whether a queue word is used as a command ("what
-// about queue team-a") rather than as a plain noun ("stuck in the queue").
-// A queue word followed by a non-filler name counts as a command only when
-// no other name was given before it.
-func (p *parser) queueFollows() bool {
-	nt, ok := p.peek()
-	return ok && len(p.names) == 0 && !p.kindSet && !isFiller(strings.ToLower(nt)) && !strings.HasPrefix(nt, "-")
-}
-
-// parseIn handles "in ns X", "in namespace X", "in X" and "in the queue".
-func (p *parser) parseIn() error {
-	nt, ok := p.peek()
-	if !ok {
-		return nil
+// addRef handles a name, "kind/name", "namespace/name", "kind/namespace/name"
+// and "namespace/Kind/name" (the form kueuebot's buttons carry).
+func (p *parser) addRef(tk token, tier, pos int) error {
+	parts := strings.Split(tk.text, "/")
+	if slices.Contains(parts, "") && len(parts) > 1 {
+		return parseErrorf("I do not understand %s. Write `kind/name` or `namespace/name`, e.g. `jobset/train-7` or `team-a/train-7`.", quote(tk.text))
 	}
-	low := strings.ToLower(nt)
-	switch {
-	case low == "ns" || low == "namespace":
-		p.i++
-		ns, _ := p.next()
-		return p.setNamespace(ns)
-	case isFiller(low) || queueKinds[low] != "" || jobKinds[low] != "":
-		return nil
-	default:
-		p.i++
-		return p.setNamespace(nt)
-	}
-}
-
-// addRef handles a name, "kind/name", "namespace/name" or
-// "kind/namespace/name".
-func (p *parser) addRef(tok string) error {
-	parts := strings.Split(tok, "/")
 	switch len(parts) {
 	case 1:
-		p.addName(tok)
+		p.addCand(tk.text, tier, pos)
 		return nil
 	case 2:
-		if k := kindOf(parts[0]); k != "" {
-			if qk := queueKinds[strings.ToLower(parts[0])]; qk != "" {
-				p.sawQueue, p.queueKind = true, qk
-			} else if err := p.setKind(k); err != nil {
+		kind, queue, unsupported := kindOf(parts[0])
+		switch {
+		case unsupported != "":
+			return unsupportedError(unsupported)
+		case queue:
+			p.queueWord, p.queueName, p.queueKind = true, parts[1], kind
+			return nil
+		case kind != "":
+			if err := p.setKind(kind); err != nil {
 				return err
 			}
-			p.addName(parts[1])
-			return nil
+		default:
+			if err := p.setNamespace(parts[0]); err != nil {
+				return err
+			}
 		}
-		if err := p.setNamespace(parts[0]); err != nil {
-			return err
-		}
-		p.addName(parts[1])
+		p.addCand(parts[1], tierExplicit, pos)
 		return nil
 	case 3:
-		k := kindOf(parts[0])
-		if k == "" || queueKinds[strings.ToLower(parts[0])] != "" {
+		kind, queue, unsupported := kindOf(parts[0])
+		ns := parts[1]
+		if kind == "" && !queue && unsupported == "" {
+			// namespace/Kind/name
+			kind, queue, unsupported = kindOf(parts[1])
+			ns = parts[0]
+		}
+		switch {
+		case unsupported != "":
+			return unsupportedError(unsupported)
+		case kind == "":
 			break
+		case queue:
+			p.queueWord, p.queueName, p.queueKind = true, parts[2], kind
+			return p.setNamespace(ns)
+		default:
+			if err := p.setKind(kind); err != nil {
+				return err
+			}
+			if err := p.setNamespace(ns); err != nil {
+				return err
+			}
+			p.addCand(parts[2], tierExplicit, pos)
+			return nil
 		}
-		if err := p.setKind(k); err != nil {
-			return err
-		}
-		if err := p.setNamespace(parts[1]); err != nil {
-			return err
-		}
-		p.addName(parts[2])
-		return nil
 	}
-	return parseErrorf("I do not understand %s. Write `kind/name` or `namespace/name`, e.g. `jobset/train-7` or `team-a/train-7`.", quote(tok))
+	return parseErrorf("I do not understand %s. Write `kind/name` or `namespace/name`, e.g. `jobset/train-7` or `team-a/train-7`.", quote(tk.text))
+}
+
+// unsupportedError answers a question about a kind kueuebot does not read.
+func unsupportedError(kind string) *ParseError {
+	hint := "Ask about one of its Pods, e.g. `pod/NAME`: Kueue manages a " + kind + " through its Pods."
+	switch kind {
+	case "CronJob":
+		hint = "Ask about a Job it created, e.g. `job/NAME-28911230` (`kubectl get jobs` lists them)."
+	case "SparkApplication":
+		hint = "Ask about its driver Pod, e.g. `pod/NAME-driver`."
+	}
+	return parseErrorf("I cannot look at a %s. %s I know these kinds: %s.", kind, hint, kindWords())
+}
+
+// parseArgs reads the arguments of "/kueue jobs" and "/kueue queues": the
+// namespace options, and one bare word: the namespace for jobs, the queue
+// for queues.
+func (p *parser) parseArgs(intent Intent) (Request, error) {
+	var bare []string
+	for p.i < len(p.toks) {
+		tk := p.toks[p.i]
+		p.i++
+		if ok, err := p.option(tk); ok || err != nil {
+			if err != nil {
+				return Request{}, err
+			}
+			continue
+		}
+		// Filler and keywords ("/kueue jobs for me", "/kueue queues in
+		// team-a") are skipped; names are kept.
+		if classify(tk) == className && !tk.cjk {
+			bare = append(bare, tk.text)
+		}
+	}
+	verb := "/kueue " + strings.ToLower(string(intent))
+	if len(bare) > 1 {
+		return Request{}, parseErrorf("%s takes one name at most, e.g. `%s team-a`.", verb, verb)
+	}
+	p.req.Intent = intent
+	if len(bare) == 1 {
+		if intent == IntentJobs {
+			if err := p.setNamespace(bare[0]); err != nil {
+				return Request{}, err
+			}
+		} else {
+			kind, name := "LocalQueue", bare[0]
+			if k, n, ok := strings.Cut(bare[0], "/"); ok {
+				kq, queue, _ := kindOf(k)
+				if !queue {
+					return Request{}, parseErrorf("%s takes a queue name, e.g. `/kueue queues team-a` or `/kueue queues clusterqueue/cq-gpu`.", verb)
+				}
+				kind, name = kq, n
+			}
+			if err := validateQueueName(name); err != nil {
+				return Request{}, err
+			}
+			p.req.Kind, p.req.Name = kind, name
+		}
+	}
+	return p.req, nil
 }
 
 func (p *parser) finish() (Request, error) {
-	if p.sawQueue {
-		p.req.Intent = IntentQueue
+	if p.queueName != "" {
+		for _, c := range p.cands {
+			if c.tier >= tierShaped {
+				return Request{}, parseErrorf("Ask about a queue or about a job, not both. E.g. `queue team-a` or %s.", example)
+			}
+		}
 		if p.kindSet {
 			return Request{}, parseErrorf("Ask about a queue or about a job, not both. E.g. `queue team-a` or %s.", example)
 		}
-		p.req.Kind = p.queueKind
-	} else {
-		p.req.Intent = IntentDiagnose
-	}
-	switch len(p.names) {
-	case 0:
-		if p.sawQueue {
-			return Request{}, parseErrorf("Which queue? Type e.g. `queue team-a` or `clusterqueue cq-gpu`.")
+		if err := validateQueueName(p.queueName); err != nil {
+			return Request{}, err
 		}
-		return Request{}, parseErrorf("I could not find a job name in that. Try %s, or `help`.", example)
-	case 1:
-	default:
-		shown := make([]string, 0, 3)
-		for _, n := range p.names[:min(3, len(p.names))] {
-			shown = append(shown, quote(n))
+		return Request{Intent: IntentQueues, Kind: p.queueKind, Name: p.queueName, Namespace: p.req.Namespace}, nil
+	}
+	if len(p.cands) == 0 {
+		switch {
+		case p.unsupported != "":
+			return Request{}, unsupportedError(p.unsupported)
+		case p.sawHelp:
+			return Request{Intent: IntentHelp}, nil
+		case p.queueWord && !p.sawJob:
+			return Request{Intent: IntentQueues, Namespace: p.req.Namespace}, nil
+		case p.sawJob || p.sawList || p.sawTopic || p.nsSet || p.kindSet:
+			return Request{Intent: IntentJobs, Namespace: p.req.Namespace}, nil
 		}
-		return Request{}, parseErrorf("I am not sure which job you mean (%s). Ask about one job, e.g. %s. If the job's name is a common word, write `job/NAME`.", strings.Join(shown, ", "), example)
+		// Only greetings and filler words: "hi", "thanks!", "こんにちは".
+		return Request{Intent: IntentHelp}, nil
 	}
-	name := p.names[0]
-	if err := validateName(name); err != nil {
-		return Request{}, err
+	ranked := slices.Clone(p.cands)
+	slices.SortStableFunc(ranked, func(a, b candidate) int { return cmp.Compare(b.tier, a.tier) })
+	var valid []candidate
+	var badBest *candidate
+	for i, c := range ranked {
+		if c.valid {
+			valid = append(valid, c)
+		} else if badBest == nil {
+			badBest = &ranked[i]
+		}
 	}
-	p.req.Name = name
+	// An invalid word that looks more like the name than every valid one
+	// is a typo to point out ("Train-7"), not a word to skip.
+	if len(valid) == 0 || badBest != nil && badBest.tier > valid[0].tier {
+		return Request{}, validateName(badBest.name)
+	}
+	p.req.Intent = IntentDiagnose
+	p.req.Name = valid[0].name
+	certain := valid[0].tier >= tierAfterJob && (len(valid) == 1 || valid[1].tier < valid[0].tier)
+	if !certain && len(valid) > 1 {
+		for _, c := range valid {
+			p.req.Candidates = append(p.req.Candidates, c.name)
+		}
+	}
 	return p.req, nil
 }
 
 func validateName(n string) error {
 	if errs := validation.IsDNS1123Subdomain(n); len(errs) > 0 {
 		return parseErrorf("%s is not a valid Kubernetes name: names use lowercase letters, digits, `-` and `.`, and start and end with a letter or digit.%s Try %s.", quote(n), didYouMean(n, validation.IsDNS1123Subdomain), example)
+	}
+	return nil
+}
+
+func validateQueueName(n string) error {
+	if errs := validation.IsDNS1123Subdomain(n); len(errs) > 0 {
+		return parseErrorf("%s is not a valid queue name: names use lowercase letters, digits, `-` and `.`.%s E.g. `queue team-a`.", quote(n), didYouMean(n, validation.IsDNS1123Subdomain))
 	}
 	return nil
 }

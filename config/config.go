@@ -24,6 +24,8 @@ type Config struct {
 	Kube     Kube     `mapstructure:"kube"`
 	Identity Identity `mapstructure:"identity"`
 	Digest   Digest   `mapstructure:"digest"`
+	Triage   Triage   `mapstructure:"triage"`
+	Ops      Ops      `mapstructure:"ops"`
 }
 
 // Slack mode values.
@@ -47,9 +49,22 @@ type Slack struct {
 	// ListenAddr is where HTTP mode listens, e.g. ":3000".
 	ListenAddr string `mapstructure:"listenAddr"`
 	// APIURL overrides the Slack Web API base URL (for a proxy or a test
-	// stand-in); empty means Slack's own.
+	// stand-in); empty means Slack's own. It must be https unless it is a
+	// loopback address: tokens travel in every call.
 	APIURL string `mapstructure:"apiURL"`
+	// Replies says who sees answers to questions asked in channels:
+	// "ephemeral" (default: the asker only, who can share them) or
+	// "thread" (everyone, in the thread). DMs are always normal messages.
+	Replies string `mapstructure:"replies"`
 }
+
+// Slack replies values.
+const (
+	// RepliesEphemeral shows answers in channels to the asker only.
+	RepliesEphemeral = "ephemeral"
+	// RepliesThread posts answers in the thread, for the whole channel.
+	RepliesThread = "thread"
+)
 
 // ClusterScopedReads says whose identity reads cluster-scoped quota
 // objects (ClusterQueues, ResourceFlavors, Cohorts).
@@ -80,7 +95,26 @@ type Kube struct {
 	// DiscoveryConcurrency caps concurrent access reviews during namespace
 	// discovery.
 	DiscoveryConcurrency int `mapstructure:"discoveryConcurrency"`
+	// KueueConfig lets the bot read Kueue's own Configuration (opt-in).
+	KueueConfig KueueConfig `mapstructure:"kueueConfig"`
 }
+
+// KueueConfig locates Kueue's manager ConfigMap. When ConfigMap is set, the
+// bot reads it with its own identity (a Role in Namespace allows get on that
+// one ConfigMap) for a job that has no Workload, to say for certain that
+// Kueue does not manage it: its integration is not enabled, or its namespace
+// is outside managedJobsNamespaceSelector. Off when ConfigMap is empty.
+type KueueConfig struct {
+	// Namespace is Kueue's namespace.
+	Namespace string `mapstructure:"namespace"`
+	// ConfigMap is the manager ConfigMap's name; empty turns the read off.
+	ConfigMap string `mapstructure:"configMap"`
+	// Key is the ConfigMap key holding the Configuration.
+	Key string `mapstructure:"key"`
+}
+
+// Enabled reports whether the bot reads Kueue's Configuration.
+func (k KueueConfig) Enabled() bool { return k.ConfigMap != "" }
 
 // Identity configures how a Slack user becomes a Kubernetes identity.
 // Everything is keyed on immutable Slack IDs, never on display names.
@@ -198,12 +232,13 @@ func Example() []byte { return bytes.Clone(example) }
 // Default returns the configuration with every default applied.
 func Default() *Config {
 	return &Config{
-		Slack: Slack{Mode: ModeSocket, ListenAddr: ":3000"},
+		Slack: Slack{Mode: ModeSocket, ListenAddr: ":3000", Replies: RepliesEphemeral},
 		Kube: Kube{
 			RequestTimeout:       10 * time.Second,
 			ClusterScopedReads:   ClusterScopedCaller,
 			MaxNamespaces:        10,
 			DiscoveryConcurrency: 4,
+			KueueConfig:          KueueConfig{Namespace: "kueue-system", Key: "controller_manager_config.yaml"},
 		},
 		Identity: Identity{
 			Users: []UserMapping{},
@@ -220,6 +255,11 @@ func Default() *Config {
 			CacheTTL:       5 * time.Minute,
 		},
 		Digest: Digest{Channels: []DigestChannel{}},
+		Triage: Triage{Channels: []string{}, Patterns: DefaultTriagePatterns(), Detail: TriageSummary, Window: DefaultTriageWindow},
+		Ops: Ops{
+			ListenAddr: DefaultOpsListenAddr, ShutdownGrace: DefaultShutdownGrace,
+			Workers: DefaultWorkers, QueueSize: DefaultQueueSize, AnswerTimeout: DefaultAnswerTimeout,
+		},
 	}
 }
 
@@ -296,7 +336,7 @@ func setDefaults(v *viper.Viper, prefix string, val reflect.Value) error {
 			v.SetDefault(key, "")
 			continue
 		}
-		if fv.Kind() == reflect.Slice && fv.Type().Elem().Kind() == reflect.String {
+		if fv.Kind() == reflect.Slice && fv.Type().Elem().Kind() == reflect.String && fv.Len() == 0 {
 			v.SetDefault(key, []string{})
 			continue
 		}

@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"net"
 	"net/url"
 	"regexp"
 	"slices"
@@ -36,6 +37,8 @@ func (c *Config) Validate() error {
 	c.validateKube(&errs)
 	c.validateIdentity(&errs)
 	c.validateDigest(&errs)
+	c.validateTriage(&errs)
+	c.validateOps(&errs)
 	return errs.err()
 }
 
@@ -74,10 +77,29 @@ func (c *Config) validateSlack(errs *errList, require bool) {
 		errs.addf("slack.mode", "got %q, want %q or %q", s.Mode, ModeSocket, ModeHTTP)
 	}
 	if s.APIURL != "" {
-		if u, err := url.Parse(s.APIURL); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || !strings.HasSuffix(u.Path, "/") {
+		u, err := url.Parse(s.APIURL)
+		switch {
+		case err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || !strings.HasSuffix(u.Path, "/"):
 			errs.addf("slack.apiURL", "got %q, want an http(s) URL ending in \"/\", e.g. \"https://slack.com/api/\"", s.APIURL)
+		case u.Scheme == "http" && !isLoopback(u.Hostname()):
+			errs.addf("slack.apiURL", "got %q: use https (the tokens travel in every call); plain http is accepted only for a loopback address such as 127.0.0.1", s.APIURL)
 		}
 	}
+	switch {
+	case require: // checked by Validate already
+	case s.Replies == RepliesEphemeral, s.Replies == RepliesThread:
+	default:
+		errs.addf("slack.replies", "got %q, want %q (answers in channels only for the asker, who can share them) or %q (in the thread, for everyone)", s.Replies, RepliesEphemeral, RepliesThread)
+	}
+}
+
+// isLoopback reports whether host is localhost or a loopback IP.
+func isLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 func (c *Config) validateKube(errs *errList) {
@@ -96,6 +118,17 @@ func (c *Config) validateKube(errs *errList) {
 	}
 	if k.DiscoveryConcurrency < 1 || k.DiscoveryConcurrency > 64 {
 		errs.addf("kube.discoveryConcurrency", "got %d, want 1..64", k.DiscoveryConcurrency)
+	}
+	if kc := k.KueueConfig; kc.Enabled() {
+		if !reNamespace.MatchString(kc.Namespace) {
+			errs.addf("kube.kueueConfig.namespace", "got %q, want Kueue's namespace, e.g. \"kueue-system\"", kc.Namespace)
+		}
+		if !reDomain.MatchString(kc.ConfigMap) && !reNamespace.MatchString(kc.ConfigMap) {
+			errs.addf("kube.kueueConfig.configMap", "got %q, want a ConfigMap name, e.g. \"kueue-manager-config\" (empty turns the read off)", kc.ConfigMap)
+		}
+		if kc.Key == "" {
+			errs.addf("kube.kueueConfig.key", "required when kube.kueueConfig.configMap is set, e.g. \"controller_manager_config.yaml\"")
+		}
 	}
 }
 

@@ -81,6 +81,7 @@ func Analyze(s *Snapshot) Report {
 		}
 	}
 	r.Verdict.Stage = StageOf(r.Verdict.Code)
+	a.partialRead()
 	a.evidence()
 	sortGaps(r.Gaps)
 	return r
@@ -122,11 +123,30 @@ func (a *analysis) fillTarget() {
 	if a.s.ClusterQueue != nil {
 		a.r.Queue.Cohort = string(a.s.ClusterQueue.Spec.CohortName)
 	}
-	if p := a.s.Position; p != nil {
+	if p := a.s.Position; p != nil && p.Tied == 0 {
+		// A tied position is not definite: the report states none, the
+		// text gives the range.
 		lq, cq := p.InLocalQueue, p.InClusterQueue
 		a.r.Queue.PositionInLocalQueue = &lq
 		a.r.Queue.PositionInClusterQueue = &cq
 	}
+}
+
+// partialRead says when the cluster failed reads the answer would have
+// used: the verdict then rests on what could be read, and the analyzers
+// have treated what is missing as unknown, never as absent. (Kueue's
+// visibility API is optional and has its own gap text.)
+func (a *analysis) partialRead() {
+	var failed []string
+	for _, g := range a.r.Gaps {
+		if (g.Reason == GapUnavailable || g.Reason == GapTimeout) && g.Kind != "PendingWorkloads" {
+			failed = append(failed, strings.TrimSpace(g.Kind+" "+g.Name))
+		}
+	}
+	if len(failed) == 0 {
+		return
+	}
+	a.finding("PartialRead", SeverityWarning, "The cluster did not answer every read (%s). This answer rests only on what I could read; nothing missing was taken as absent. Ask again in a minute for the full picture.", strings.Join(failed, ", "))
 }
 
 func (a *analysis) set(code Code, cause Cause, headline, detail string) bool {
@@ -193,11 +213,16 @@ func (a *analysis) resolve() bool {
 		a.set(CodeNotManagedByKueue, CauseNoQueueName,
 			fmt.Sprintf("%s is not managed by Kueue: it has no %s label.", a.jobRef(), QueueNameLabel),
 			"Kueue only queues jobs that name a LocalQueue. Without the label the job runs (or waits) as plain Kubernetes decides, outside any quota.")
-		if len(a.s.NamespaceLocalQueues) > 0 {
+		switch {
+		case len(a.s.NamespaceLocalQueues) > 0 && a.job.suspendedForKueue():
 			lq := a.s.NamespaceLocalQueues[0].Name
 			a.remedy("AddQueueName", WhoYou, fmt.Sprintf("kubectl label %s %s %s=%s", a.jobRef(), a.nsFlag(), QueueNameLabel, lq),
 				"Add the queue-name label (LocalQueues in %s: %s). Kueue only picks up jobs labelled at creation, so recreate the job with the label if relabelling has no effect.", a.ns, lqNames(a.s.NamespaceLocalQueues))
-		} else {
+		case len(a.s.NamespaceLocalQueues) > 0:
+			// Kueue refuses a new queue name on a job that is not suspended.
+			a.remedy("AddQueueName", WhoYou, "",
+				"Recreate the job with the label %s=<LocalQueue> (LocalQueues in %s: %s); Kueue does not accept the label on a job that already runs.", QueueNameLabel, a.ns, lqNames(a.s.NamespaceLocalQueues))
+		default:
 			a.remedy("AddQueueName", WhoYou, "",
 				"Recreate the job with the label %s=<your LocalQueue> (ask your platform team which LocalQueue %s uses).", QueueNameLabel, a.ns)
 		}
@@ -206,18 +231,7 @@ func (a *analysis) resolve() bool {
 		}
 		return true
 	}
-	detail := fmt.Sprintf("The job names LocalQueue %q, but Kueue has not created a Workload for it.", a.job.queueName())
-	if hasGap(a.s, "Workload", "") {
-		detail = fmt.Sprintf("The job names LocalQueue %q, but I could not read its Workload (see the gaps below).", a.job.queueName())
-	}
-	if susp, ok := a.job.suspended(); ok && !susp {
-		detail += " The job is not suspended; if it still has active pods, Kueue waits for them to stop before creating the Workload."
-	}
-	a.set(CodeWorkloadMissing, CauseNone, fmt.Sprintf("Kueue has not picked up %s yet.", a.jobRef()), detail+
-		" Usually Kueue's controller is down, this job kind's integration is not enabled, or the namespace is excluded by managedJobsNamespaceSelector.")
-	a.remedy("CheckKueue", WhoPlatform, "kubectl -n kueue-system logs deploy/kueue-controller-manager --since=15m | grep "+a.r.Target.Name,
-		"Check that the Kueue controller runs and that the %s integration is enabled for namespace %s.", a.r.Target.Kind, a.ns)
-	return true
+	return a.workloadMissing()
 }
 
 func (a *analysis) finished() bool {
@@ -499,8 +513,8 @@ func (a *analysis) localQueueMissing(name string) {
 	detail := fmt.Sprintf("The job's %s label says %q, but there is no LocalQueue of that name in namespace %s.", QueueNameLabel, name, a.ns)
 	if best := closest(name, a.s.NamespaceLocalQueues); best != "" {
 		detail += fmt.Sprintf(" Did you mean %q?", best)
-		a.remedy("FixQueueName", WhoYou, fmt.Sprintf("kubectl label %s %s %s=%s --overwrite", a.jobRef(), a.nsFlag(), QueueNameLabel, best),
-			"Point the job at LocalQueue %s (allowed while the job is suspended, which it is until admitted).", best)
+		a.remedy("FixQueueName", WhoYou, a.relabelCommand(best),
+			"Point the job at LocalQueue %s (Kueue allows it while the job is suspended, which it is until admitted).", best)
 	} else if len(a.s.NamespaceLocalQueues) > 0 {
 		a.remedy("FixQueueName", WhoYou, "", "Relabel the job with one of the LocalQueues in %s: %s.", a.ns, lqNames(a.s.NamespaceLocalQueues))
 	} else {
@@ -571,6 +585,14 @@ func (a *analysis) requeue() bool {
 			return false
 		}
 		detail := ev.Message + "."
+		if cause == CausePreempted {
+			if who := a.preemptorText(); who != "" {
+				detail = strings.TrimPrefix(who, " ")
+				if pc := a.cond(kueue.WorkloadPreempted); pc != nil {
+					detail += " Kueue's reason: " + preemptionReason(pc.Reason) + "."
+				}
+			}
+		}
 		if a.quota != nil && a.quota.level == fitLater {
 			detail += " It is back in the queue and waits for quota: " + a.shortfallText(true)
 			a.waitRemedies(CauseQuotaInUse)
@@ -599,6 +621,22 @@ func (a *analysis) requeue() bool {
 		return a.set(CodeRequeuing, cause, head, detail)
 	}
 	return false
+}
+
+// preemptionReason says in words why Kueue preempted
+// (pkg/scheduler/preemption HumanReadablePreemptionReasons).
+func preemptionReason(reason string) string {
+	switch reason {
+	case kueue.InClusterQueueReason:
+		return "prioritization in the ClusterQueue"
+	case kueue.InCohortReclamationReason:
+		return "reclamation within the cohort"
+	case kueue.InCohortFairSharingReason:
+		return "fair sharing within the cohort"
+	case kueue.InCohortReclaimWhileBorrowingReason:
+		return "reclamation within the cohort while borrowing"
+	}
+	return reason
 }
 
 func (a *analysis) preemptionRemedies() {
@@ -676,7 +714,10 @@ func (a *analysis) order() bool {
 	}
 	detail := "Kueue has not evaluated this Workload yet; it is queued."
 	if p := a.s.Position; p != nil {
-		detail = fmt.Sprintf("It is number %d in LocalQueue %s and number %d in ClusterQueue %s (counting from 1).", p.InLocalQueue+1, a.r.Queue.LocalQueue, p.InClusterQueue+1, a.r.Queue.ClusterQueue)
+		detail = fmt.Sprintf("It is %s in LocalQueue %s and %s in ClusterQueue %s (counting from 1).", ordinal(p.InLocalQueue, p.Tied), a.r.Queue.LocalQueue, ordinal(p.InClusterQueue, p.Tied), a.r.Queue.ClusterQueue)
+		if p.Tied > 0 {
+			detail += fmt.Sprintf(" %d other workload(s) have the same priority and were created in the same second; Kueue's order between them is not in their objects.", p.Tied)
+		}
 	}
 	if n := len(a.s.QueueAhead); n > 0 {
 		head := a.s.QueueAhead[0]
@@ -687,6 +728,15 @@ func (a *analysis) order() bool {
 	}
 	a.remedy("Wait", WhoYou, "", "Wait a little: Kueue evaluates queued workloads in order.")
 	return a.set(CodePendingEvaluation, CauseNotYetEvaluated, fmt.Sprintf("%s is queued and waits for Kueue to evaluate it.", a.jobRef()), detail)
+}
+
+// ordinal is "number 3" for a 0-based position, or "number 3 to 5" when
+// tied others may come before it.
+func ordinal(pos, tied int32) string {
+	if tied == 0 {
+		return fmt.Sprintf("number %d", pos+1)
+	}
+	return fmt.Sprintf("number %d to %d", pos+1, pos+1+tied)
 }
 
 func capitalize(s string) string {

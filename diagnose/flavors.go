@@ -9,6 +9,7 @@ import (
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 )
@@ -29,25 +30,17 @@ func flavorEligibility(ps *kueue.PodSet, rf *kueue.ResourceFlavor, groupKeys map
 	if rf == nil {
 		return &ineligibility{cause: CauseFlavorNotFound, reason: "the ResourceFlavor does not exist"}
 	}
+	// As Kueue's flavor assigner: NoSchedule and NoExecute taints of the
+	// flavor against the pod's and the flavor's tolerations.
 	tols := append(append([]corev1.Toleration(nil), ps.Template.Spec.Tolerations...), rf.Spec.Tolerations...)
-	for i := range rf.Spec.NodeTaints {
-		taint := rf.Spec.NodeTaints[i]
-		if taint.Effect != corev1.TaintEffectNoSchedule && taint.Effect != corev1.TaintEffectNoExecute {
-			continue
-		}
-		tolerated := false
-		for j := range tols {
-			if tols[j].ToleratesTaint(logr.Discard(), &taint, false) {
-				tolerated = true
-				break
-			}
-		}
-		if !tolerated {
-			return &ineligibility{
-				cause:  CauseUntoleratedTaint,
-				reason: fmt.Sprintf("its nodes carry the taint %s that the pods do not tolerate", taintString(taint)),
-				fix:    tolerationYAML(taint),
-			}
+	taint, untolerated := corev1helpers.FindMatchingUntoleratedTaint(logr.Discard(), rf.Spec.NodeTaints, tols, func(t *corev1.Taint) bool {
+		return t.Effect == corev1.TaintEffectNoSchedule || t.Effect == corev1.TaintEffectNoExecute
+	}, true)
+	if untolerated {
+		return &ineligibility{
+			cause:  CauseUntoleratedTaint,
+			reason: fmt.Sprintf("its nodes carry the taint %s that the pods do not tolerate", taintString(taint)),
+			fix:    tolerationYAML(taint),
 		}
 	}
 	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Labels: rf.Spec.NodeLabels}}

@@ -2,11 +2,11 @@ package diagnose
 
 import (
 	"sort"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+	"sigs.k8s.io/kueue/pkg/resources"
 )
 
 // fr is a (flavor, resource) pair.
@@ -16,27 +16,13 @@ type fr struct {
 }
 
 // value converts a quantity to Kueue's internal units: millicores for cpu,
-// base units for everything else (pkg/resources/requests.go ResourceValue).
-func value(r corev1.ResourceName, q resource.Quantity) int64 {
-	if r == corev1.ResourceCPU {
-		return q.MilliValue()
-	}
-	return q.Value()
-}
+// base units for everything else.
+func value(r corev1.ResourceName, q resource.Quantity) int64 { return resources.ResourceValue(r, q) }
 
-// quantity converts Kueue units back to a Quantity in the usual format.
+// quantity converts Kueue units back to a Quantity, formatted as Kueue
+// formats it (binary for memory, ephemeral storage and hugepages).
 func quantity(r corev1.ResourceName, v int64) resource.Quantity {
-	if r == corev1.ResourceCPU {
-		q := resource.NewMilliQuantity(v, resource.DecimalSI)
-		return *q
-	}
-	name := string(r)
-	if strings.Contains(name, "memory") || strings.Contains(name, "storage") || strings.HasPrefix(name, "hugepages-") {
-		q := resource.NewQuantity(v, resource.BinarySI)
-		return *q
-	}
-	q := resource.NewQuantity(v, resource.DecimalSI)
-	return *q
+	return resources.ResourceQuantity(r, v)
 }
 
 func qptr(q resource.Quantity) *resource.Quantity { return &q }
@@ -105,14 +91,14 @@ func (n *qnode) usage(k fr) int64 {
 	return u
 }
 
-// available is what node n may take now; noBorrowLimit ignores n's own
-// borrowing limit (to tell "borrowing limited" from "in use").
-func (n *qnode) available(k fr, noBorrowLimit bool) int64 {
+// available is what node n may take now, within every borrowing and
+// lending limit of the tree.
+func (n *qnode) available(k fr) int64 {
 	if n.parent == nil {
 		return n.subtree(k) - n.usage(k)
 	}
-	fromParent := n.parent.available(k, false)
-	if b, ok := n.borrow[k]; ok && !noBorrowLimit {
+	fromParent := n.parent.available(k)
+	if b, ok := n.borrow[k]; ok {
 		stored := n.subtree(k) - n.local(k)
 		usedInParent := max(0, n.usage(k)-n.local(k))
 		fromParent = min(fromParent, stored-usedInParent+b)
@@ -134,6 +120,8 @@ func (n *qnode) potential(k fr) int64 {
 // quotaTree is the quota model of one ClusterQueue and its cohort tree.
 type quotaTree struct {
 	cq *qnode
+	// nodes are every ClusterQueue and Cohort of the tree, the CQ first.
+	nodes []*qnode
 	// partial is set when cohort members could not be read, so borrowable
 	// quota is unknown (figures are then the ClusterQueue's own).
 	partial bool
@@ -158,6 +146,7 @@ func buildQuotaTree(s *Snapshot, self map[fr]int64) *quotaTree {
 		return n
 	}
 	t.cq = mk(cq)
+	t.nodes = append(t.nodes, t.cq)
 	for k, v := range self {
 		t.cq.use[k] = max(0, t.cq.use[k]-v)
 	}
@@ -166,7 +155,9 @@ func buildQuotaTree(s *Snapshot, self map[fr]int64) *quotaTree {
 	if cohortName == "" {
 		return t
 	}
-	if len(s.CohortClusterQueues) == 0 && hasGap(s, "ClusterQueue", "") {
+	// Without the other members, or without the Cohort objects (their own
+	// quota and limits), what may be borrowed is unknown, not zero.
+	if (len(s.CohortClusterQueues) == 0 && hasGap(s, "ClusterQueue", "")) || hasGap(s, "Cohort", "") {
 		t.partial = true
 	}
 	cohorts := map[string]*qnode{}
@@ -180,6 +171,7 @@ func buildQuotaTree(s *Snapshot, self map[fr]int64) *quotaTree {
 		}
 		n := newNode(name, true)
 		cohorts[name] = n
+		t.nodes = append(t.nodes, n)
 		if o := cohortObj[name]; o != nil {
 			n.addGroups(o.Spec.ResourceGroups)
 		}
@@ -245,6 +237,7 @@ func buildQuotaTree(s *Snapshot, self map[fr]int64) *quotaTree {
 		}
 		n := mk(m)
 		cqNodes[m.Name] = n
+		t.nodes = append(t.nodes, n)
 		attach(n, string(m.Spec.CohortName))
 	}
 	return t
@@ -258,4 +251,124 @@ func hasGap(s *Snapshot, kind, name string) bool {
 		}
 	}
 	return false
+}
+
+// quotaLimit is one borrowingLimit or lendingLimit of a ClusterQueue or
+// Cohort for one flavor and resource.
+type quotaLimit struct {
+	node    *qnode
+	lending bool
+	value   int64
+}
+
+// limitsHolding returns the limits that keep capacity that lies idle in the
+// cohort tree from the ClusterQueue, when without them need of k would be
+// available: the CQ's and its ancestors' borrowingLimits, and the
+// lendingLimits of everything else (what a lender keeps for itself). When
+// one limit alone holds it back, only those that do are returned; else all
+// that raise what is available. Nil means the capacity is really taken.
+func (t *quotaTree) limitsHolding(k fr, need int64) []quotaLimit {
+	if t.cq.parent == nil || t.cq.available(k) >= need {
+		return nil
+	}
+	var cands []quotaLimit
+	onPath := map[*qnode]bool{}
+	for n := t.cq; n != nil; n = n.parent {
+		onPath[n] = true
+		if b, ok := n.borrow[k]; ok && n.parent != nil {
+			cands = append(cands, quotaLimit{node: n, value: b})
+		}
+	}
+	for _, n := range t.nodes {
+		if l, ok := n.lend[k]; ok && !onPath[n] {
+			cands = append(cands, quotaLimit{node: n, lending: true, value: l})
+		}
+	}
+	without := func(ls []quotaLimit) int64 {
+		for _, l := range ls {
+			l.drop(k)
+		}
+		defer func() {
+			for _, l := range ls {
+				l.restore(k)
+			}
+		}()
+		return t.cq.available(k)
+	}
+	if len(cands) == 0 || without(cands) < need {
+		return nil
+	}
+	base := t.cq.available(k)
+	var alone, raising []quotaLimit
+	for _, c := range cands {
+		switch got := without([]quotaLimit{c}); {
+		case got >= need:
+			alone = append(alone, c)
+		case got > base:
+			raising = append(raising, c)
+		}
+	}
+	switch {
+	case len(alone) > 0:
+		return alone
+	case len(raising) > 0:
+		return raising
+	}
+	return cands
+}
+
+func (l quotaLimit) drop(k fr) {
+	if l.lending {
+		delete(l.node.lend, k)
+	} else {
+		delete(l.node.borrow, k)
+	}
+}
+
+func (l quotaLimit) restore(k fr) {
+	if l.lending {
+		l.node.lend[k] = l.value
+	} else {
+		l.node.borrow[k] = l.value
+	}
+}
+
+// raised returns how far the limit must rise for need of k to be
+// available, with the other limits as they are; ok is false when raising it
+// alone is not enough.
+func (t *quotaTree) raised(l quotaLimit, k fr, need int64) (int64, bool) {
+	short := need - t.cq.available(k)
+	if short <= 0 {
+		return l.value, true
+	}
+	defer l.restore(k)
+	for _, v := range []int64{l.value + short} {
+		m := l.node.borrow
+		if l.lending {
+			m = l.node.lend
+		}
+		m[k] = v
+		if t.cq.available(k) >= need {
+			return v, true
+		}
+	}
+	return 0, false
+}
+
+// holders lists the ClusterQueues of the tree that hold k now, the
+// ClusterQueue itself first, then by what they hold.
+func (t *quotaTree) holders(k fr) []*qnode {
+	var out []*qnode
+	for _, n := range t.nodes {
+		if !n.isCohort && n.use[k] > 0 {
+			out = append(out, n)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if (out[i] == t.cq) != (out[j] == t.cq) {
+			return out[i] == t.cq
+		}
+		return out[i].use[k] > out[j].use[k]
+	})
+	return out
 }

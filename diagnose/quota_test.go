@@ -1,6 +1,8 @@
 package diagnose
 
 import (
+	"fmt"
+	"slices"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -31,6 +33,11 @@ func testCQ(name, cohort string, nominal, used string, opts ...cqOpt) kueue.Clus
 	return cq
 }
 
+func ptrQ(q string) *resource.Quantity {
+	x := resource.MustParse(q)
+	return &x
+}
+
 func borrowing(q string) cqOpt {
 	return func(cq *kueue.ClusterQueue) {
 		x := resource.MustParse(q)
@@ -50,21 +57,34 @@ func lending(q string) cqOpt {
 func TestQuotaTree(t *testing.T) {
 	k := fr{"f", corev1.ResourceCPU}
 	tests := []struct {
-		name            string
-		cq              kueue.ClusterQueue
-		members         []kueue.ClusterQueue
-		cohorts         []kueue.Cohort
-		wantAvail       int64 // millicores
-		wantMax         int64
-		wantAvailNoBorr int64
+		name      string
+		cq        kueue.ClusterQueue
+		members   []kueue.ClusterQueue
+		cohorts   []kueue.Cohort
+		wantAvail int64 // millicores
+		wantMax   int64
+		// need is asked of limitsHolding, which must name wantLimits.
+		need       int64
+		wantLimits []string
 	}{
-		{name: "no cohort", cq: testCQ("a", "", "2", "500m"), wantAvail: 1500, wantMax: 2000, wantAvailNoBorr: 1500},
+		{name: "no cohort", cq: testCQ("a", "", "2", "500m"), wantAvail: 1500, wantMax: 2000, need: 2000},
 		{name: "flat cohort, unlimited borrowing", cq: testCQ("a", "c", "2", "2"), members: []kueue.ClusterQueue{testCQ("b", "c", "6", "1")},
-			wantAvail: 5000, wantMax: 8000, wantAvailNoBorr: 5000},
+			wantAvail: 5000, wantMax: 8000, need: 6000},
 		{name: "borrowing limit caps", cq: testCQ("a", "c", "2", "2", borrowing("1")), members: []kueue.ClusterQueue{testCQ("b", "c", "6", "0")},
-			wantAvail: 1000, wantMax: 3000, wantAvailNoBorr: 6000},
+			wantAvail: 1000, wantMax: 3000, need: 2000, wantLimits: []string{"a borrowingLimit 1000"}},
 		{name: "lending limit keeps part private", cq: testCQ("a", "c", "2", "2"), members: []kueue.ClusterQueue{testCQ("b", "c", "6", "1", lending("4"))},
-			wantAvail: 4000, wantMax: 6000, wantAvailNoBorr: 4000},
+			wantAvail: 4000, wantMax: 6000, need: 5000, wantLimits: []string{"b lendingLimit 4000"}},
+		{name: "a cohort's own borrowing limit", cq: testCQ("a", "child", "2", "2"),
+			members: []kueue.ClusterQueue{testCQ("b", "root", "4", "0")},
+			cohorts: []kueue.Cohort{
+				{ObjectMeta: metav1.ObjectMeta{Name: "child"}, Spec: kueue.CohortSpec{ParentName: "root", ResourceGroups: []kueue.ResourceGroup{{
+					CoveredResources: []corev1.ResourceName{corev1.ResourceCPU},
+					Flavors: []kueue.FlavorQuotas{{Name: "f", Resources: []kueue.ResourceQuota{{
+						Name: corev1.ResourceCPU, NominalQuota: resource.MustParse("0"), BorrowingLimit: ptrQ("1")}}}},
+				}}}},
+				{ObjectMeta: metav1.ObjectMeta{Name: "root"}},
+			},
+			wantAvail: 1000, wantMax: 3000, need: 2000, wantLimits: []string{"child borrowingLimit 1000"}},
 		{name: "hierarchy: cohort nominal adds a shared pool", cq: testCQ("a", "child", "2", "0"),
 			members: []kueue.ClusterQueue{testCQ("b", "root", "4", "4")},
 			cohorts: []kueue.Cohort{
@@ -74,20 +94,31 @@ func TestQuotaTree(t *testing.T) {
 					Flavors:          []kueue.FlavorQuotas{{Name: "f", Resources: []kueue.ResourceQuota{{Name: corev1.ResourceCPU, NominalQuota: resource.MustParse("3")}}}},
 				}}}},
 			},
-			wantAvail: 5000, wantMax: 9000, wantAvailNoBorr: 5000},
+			wantAvail: 5000, wantMax: 9000, need: 6000},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := &Snapshot{ClusterQueue: &tt.cq, CohortClusterQueues: tt.members, Cohorts: tt.cohorts}
 			tree := buildQuotaTree(s, nil)
-			if got := tree.cq.available(k, false); got != tt.wantAvail {
+			if got := tree.cq.available(k); got != tt.wantAvail {
 				t.Errorf("available = %d, want %d", got, tt.wantAvail)
 			}
 			if got := tree.cq.potential(k); got != tt.wantMax {
 				t.Errorf("potential = %d, want %d", got, tt.wantMax)
 			}
-			if got := tree.cq.available(k, true); got != tt.wantAvailNoBorr {
-				t.Errorf("available ignoring borrowing limit = %d, want %d", got, tt.wantAvailNoBorr)
+			var got []string
+			for _, l := range tree.limitsHolding(k, tt.need) {
+				kind := "borrowingLimit"
+				if l.lending {
+					kind = "lendingLimit"
+				}
+				got = append(got, fmt.Sprintf("%s %s %d", l.node.name, kind, l.value))
+			}
+			if !slices.Equal(got, tt.wantLimits) {
+				t.Errorf("limits holding %d = %v, want %v", tt.need, got, tt.wantLimits)
+			}
+			if got := tree.cq.available(k); got != tt.wantAvail {
+				t.Errorf("limitsHolding changed the tree: available = %d, want %d", got, tt.wantAvail)
 			}
 		})
 	}

@@ -2,6 +2,8 @@ package diagnose
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 
 	corev1 "k8s.io/api/core/v1"
@@ -21,16 +23,25 @@ const (
 // flavorFit is the evaluation of one pod set in one flavor of one resource
 // group.
 type flavorFit struct {
-	flavor     string
-	level      fitLevel
-	inel       *ineligibility
-	borrowOnly bool // does not fit now only because of the borrowing limit
+	flavor string
+	level  fitLevel
+	inel   *ineligibility
+	// borrowOnly: it does not fit now only because borrowing or lending
+	// limits keep idle capacity of the cohort out; limits names them per
+	// resource.
+	borrowOnly bool
+	limits     map[corev1.ResourceName][]quotaLimit
 	// maxNow and maxEver are how many pods of the pod set would fit now and
 	// ever in this flavor (-1 when unbounded).
 	maxNow, maxEver int64
 	// short is, per resource, how much is missing now / ever.
 	shortNow, shortEver map[corev1.ResourceName]int64
+	// needNow is, per resource short now, what must be available (the
+	// pod set plus what earlier pod sets were assumed to take).
+	needNow map[corev1.ResourceName]int64
 }
+
+func (f flavorFit) neededNow(r corev1.ResourceName) int64 { return f.needNow[r] }
 
 // podSetFit is the evaluation of one pod set.
 type podSetFit struct {
@@ -69,163 +80,212 @@ func (o *quotaOutcome) notCovered() []corev1.ResourceName {
 
 // evaluateQuota compares the Workload's requests with every flavor of its
 // ClusterQueue, as Kueue's flavor assigner would, but over all flavors.
+// It is split as the assigner is: per pod set (podSet), per resource group
+// (group: every flavor's fit, then the choice), per flavor (flavor: its
+// eligibility and one QuotaRow per resource).
 func evaluateQuota(s *Snapshot, wl *kueue.Workload) *quotaOutcome {
 	cq := s.ClusterQueue
-	reqs := workloadRequests(wl)
-	coversPods := false
-	for _, g := range cq.Spec.ResourceGroups {
-		for _, r := range g.CoveredResources {
-			if r == corev1.ResourcePods {
-				coversPods = true
-			}
-		}
+	e := &quotaEval{
+		cq:              cq,
+		rfs:             map[string]*kueue.ResourceFlavor{},
+		flavorsReadable: !hasGap(s, "ResourceFlavor", ""),
+		missing:         map[string]bool{},
+		assumed:         map[fr]int64{},
 	}
-	self := map[fr]int64{}
-	if wl.Status.Admission != nil && wl.Status.Admission.ClusterQueue == kueue.ClusterQueueReference(cq.Name) {
-		for _, a := range wl.Status.Admission.PodSetAssignments {
-			for r, q := range a.ResourceUsage {
-				if f, ok := a.Flavors[r]; ok {
-					self[fr{string(f), r}] += value(r, q)
-				}
-			}
-		}
-	}
-	out := &quotaOutcome{tree: buildQuotaTree(s, self), level: fitNow}
-	rfs := map[string]*kueue.ResourceFlavor{}
 	for i := range s.ResourceFlavors {
-		rfs[s.ResourceFlavors[i].Name] = &s.ResourceFlavors[i]
+		e.rfs[s.ResourceFlavors[i].Name] = &s.ResourceFlavors[i]
 	}
-	flavorsReadable := !hasGap(s, "ResourceFlavor", "")
-	missing := map[string]bool{}
-	assumed := map[fr]int64{}
-	for _, req := range reqs {
-		if coversPods && req.count > 0 {
-			req.total[corev1.ResourcePods] = int64(req.count)
-			req.perPod[corev1.ResourcePods] = 1
+	for _, g := range cq.Spec.ResourceGroups {
+		if slices.Contains(g.CoveredResources, corev1.ResourcePods) {
+			e.coversPods = true
 		}
-		pf := podSetFit{req: req, level: fitNow}
-		byGroup := map[int][]corev1.ResourceName{}
-		for _, r := range req.resources() {
-			gi := groupOf(cq, r)
-			if gi < 0 {
-				pf.notCovered = append(pf.notCovered, r)
-				continue
+	}
+	e.out = &quotaOutcome{tree: buildQuotaTree(s, ownUsage(cq, wl)), level: fitNow}
+	for _, req := range workloadRequests(wl) {
+		pf := e.podSet(req)
+		e.out.level = min(e.out.level, pf.level)
+		e.out.podSets = append(e.out.podSets, pf)
+	}
+	e.out.missingFlavors = sortedKeys(e.missing)
+	return e.out
+}
+
+// ownUsage is what the Workload's own admission to cq holds, which its
+// evaluation must not count against it.
+func ownUsage(cq *kueue.ClusterQueue, wl *kueue.Workload) map[fr]int64 {
+	self := map[fr]int64{}
+	if wl.Status.Admission == nil || wl.Status.Admission.ClusterQueue != kueue.ClusterQueueReference(cq.Name) {
+		return self
+	}
+	for _, a := range wl.Status.Admission.PodSetAssignments {
+		for r, q := range a.ResourceUsage {
+			if f, ok := a.Flavors[r]; ok {
+				self[fr{string(f), r}] += value(r, q)
 			}
-			byGroup[gi] = append(byGroup[gi], r)
 		}
-		gis := make([]int, 0, len(byGroup))
-		for gi := range byGroup {
-			gis = append(gis, gi)
+	}
+	return self
+}
+
+// quotaEval is one evaluateQuota in progress.
+type quotaEval struct {
+	cq              *kueue.ClusterQueue
+	rfs             map[string]*kueue.ResourceFlavor
+	flavorsReadable bool
+	coversPods      bool
+	out             *quotaOutcome
+	// missing collects flavors the ClusterQueue names that do not exist.
+	missing map[string]bool
+	// assumed is what earlier pod sets took in the flavors chosen for them.
+	assumed map[fr]int64
+}
+
+// podSet evaluates one pod set: its resources by resource group, a flavor
+// chosen in each group, and what that choice takes from later pod sets.
+func (e *quotaEval) podSet(req podSetRequest) podSetFit {
+	if e.coversPods && req.count > 0 {
+		req.total[corev1.ResourcePods] = int64(req.count)
+		req.perPod[corev1.ResourcePods] = 1
+	}
+	pf := podSetFit{req: req, level: fitNow}
+	byGroup := map[int][]corev1.ResourceName{}
+	for _, r := range req.resources() {
+		gi := groupOf(e.cq, r)
+		if gi < 0 {
+			pf.notCovered = append(pf.notCovered, r)
+			continue
 		}
-		sort.Ints(gis)
-		for _, gi := range gis {
-			g := cq.Spec.ResourceGroups[gi]
-			keys := map[string]bool{}
-			for _, f := range g.Flavors {
-				if rf := rfs[string(f.Name)]; rf != nil {
-					for k := range rf.Spec.NodeLabels {
-						keys[k] = true
-					}
-				}
+		byGroup[gi] = append(byGroup[gi], r)
+	}
+	for _, gi := range slices.Sorted(maps.Keys(byGroup)) {
+		gf := e.group(e.cq.Spec.ResourceGroups[gi], req, byGroup[gi])
+		if gf.chosen < 0 {
+			pf.level = fitIneligible
+		} else {
+			chosen := gf.flavors[gf.chosen]
+			pf.level = min(pf.level, chosen.level)
+			for _, r := range byGroup[gi] {
+				e.assumed[fr{chosen.flavor, r}] += req.total[r]
 			}
-			gf := groupFit{chosen: -1}
-			for _, f := range g.Flavors {
-				name := string(f.Name)
-				rf := rfs[name]
-				var inel *ineligibility
-				if rf == nil && flavorsReadable {
-					missing[name] = true
-					inel = &ineligibility{cause: CauseFlavorNotFound, reason: fmt.Sprintf("ResourceFlavor %s does not exist", name)}
-				} else if rf != nil {
-					inel = flavorEligibility(req.spec, rf, keys)
-				}
-				ff := flavorFit{flavor: name, inel: inel, level: fitNow, maxNow: -1, maxEver: -1,
-					shortNow: map[corev1.ResourceName]int64{}, shortEver: map[corev1.ResourceName]int64{}}
-				if inel != nil {
-					ff.level = fitIneligible
-				}
-				limitedByBorrow := false
-				fitsWithoutBorrowLimit := true
-				for _, r := range byGroup[gi] {
-					k := fr{name, r}
-					val := assumed[k] + req.total[r]
-					avail := max(0, out.tree.cq.available(k, false))
-					maxCap := out.tree.cq.potential(k)
-					row := QuotaRow{
-						PodSet: req.name, Flavor: name, Resource: string(r),
-						Requested:   quantity(r, req.total[r]),
-						Nominal:     quantity(r, out.tree.cq.nominal[k]),
-						Reserved:    quantity(r, out.tree.cq.use[k]),
-						Available:   quantity(r, avail),
-						MaxCapacity: quantity(r, maxCap),
-						FitsNow:     val <= avail,
-						FitsEver:    val <= maxCap,
-						Eligible:    inel == nil,
-						Partial:     out.tree.partial,
-					}
-					if b, ok := out.tree.cq.borrow[k]; ok {
-						row.BorrowingLimit = qptr(quantity(r, b))
-					}
-					if l, ok := out.tree.cq.lend[k]; ok {
-						row.LendingLimit = qptr(quantity(r, l))
-					}
-					if inel != nil {
-						row.Ineligible = inel.reason
-					}
-					if !row.FitsNow {
-						row.ShortBy = qptr(quantity(r, val-avail))
-						ff.shortNow[r] = val - avail
-					}
-					if !row.FitsEver {
-						ff.shortEver[r] = val - maxCap
-					}
-					out.rows = append(out.rows, row)
-					if per := req.perPod[r]; per > 0 {
-						ff.maxNow = minPods(ff.maxNow, (avail-assumed[k])/per)
-						ff.maxEver = minPods(ff.maxEver, (maxCap-assumed[k])/per)
-					}
-					if inel == nil {
-						switch {
-						case !row.FitsEver:
-							ff.level = min(ff.level, fitNever)
-						case !row.FitsNow:
-							ff.level = min(ff.level, fitLater)
-							if _, ok := out.tree.cq.borrow[k]; ok {
-								limitedByBorrow = true
-							}
-							if val > max(0, out.tree.cq.available(k, true)) {
-								fitsWithoutBorrowLimit = false
-							}
-						}
-					}
-				}
-				ff.borrowOnly = ff.level == fitLater && limitedByBorrow && fitsWithoutBorrowLimit
-				gf.flavors = append(gf.flavors, ff)
+		}
+		pf.groups = append(pf.groups, gf)
+	}
+	return pf
+}
+
+// group evaluates every flavor of one resource group for the pod set's
+// resources in it, then makes Kueue's choice.
+func (e *quotaEval) group(g kueue.ResourceGroup, req podSetRequest, res []corev1.ResourceName) groupFit {
+	// Node label keys any flavor of the group uses: the assigner matches
+	// the pods' node selector and affinity on these only.
+	keys := map[string]bool{}
+	for _, f := range g.Flavors {
+		if rf := e.rfs[string(f.Name)]; rf != nil {
+			for k := range rf.Spec.NodeLabels {
+				keys[k] = true
 			}
-			// Kueue's pick: the first flavor that fits now; otherwise the
-			// best level, first in order.
-			best := -1
-			for i, ff := range gf.flavors {
-				if best < 0 || ff.level > gf.flavors[best].level {
-					best = i
-				}
-			}
-			gf.chosen = best
-			if best >= 0 {
-				pf.level = min(pf.level, gf.flavors[best].level)
-				for _, r := range byGroup[gi] {
-					assumed[fr{gf.flavors[best].flavor, r}] += req.total[r]
-				}
+		}
+	}
+	gf := groupFit{chosen: -1}
+	for _, f := range g.Flavors {
+		ff, rows := e.flavor(string(f.Name), req, res, keys)
+		gf.flavors = append(gf.flavors, ff)
+		e.out.rows = append(e.out.rows, rows...)
+	}
+	gf.chosen = choose(gf.flavors)
+	return gf
+}
+
+// choose is Kueue's pick: the first flavor that fits now; otherwise the
+// best level, first in order; -1 when there is no flavor.
+func choose(flavors []flavorFit) int {
+	best := -1
+	for i, ff := range flavors {
+		if best < 0 || ff.level > flavors[best].level {
+			best = i
+		}
+	}
+	return best
+}
+
+// flavor evaluates one flavor for the pod set's resources of its group:
+// whether the flavor can take the pods at all, and per resource the quota
+// row, how many pods fit now and ever, and what is short.
+func (e *quotaEval) flavor(name string, req podSetRequest, res []corev1.ResourceName, keys map[string]bool) (flavorFit, []QuotaRow) {
+	t := e.out.tree
+	rf := e.rfs[name]
+	var inel *ineligibility
+	switch {
+	case rf == nil && e.flavorsReadable:
+		e.missing[name] = true
+		inel = &ineligibility{cause: CauseFlavorNotFound, reason: fmt.Sprintf("ResourceFlavor %s does not exist", name)}
+	case rf != nil:
+		inel = flavorEligibility(req.spec, rf, keys)
+	}
+	ff := flavorFit{flavor: name, inel: inel, level: fitNow, maxNow: -1, maxEver: -1,
+		shortNow: map[corev1.ResourceName]int64{}, shortEver: map[corev1.ResourceName]int64{}, needNow: map[corev1.ResourceName]int64{},
+		limits: map[corev1.ResourceName][]quotaLimit{}}
+	if inel != nil {
+		ff.level = fitIneligible
+	}
+	limitedOnly := true
+	rows := make([]QuotaRow, 0, len(res))
+	for _, r := range res {
+		k := fr{name, r}
+		val := e.assumed[k] + req.total[r]
+		avail := max(0, t.cq.available(k))
+		maxCap := t.cq.potential(k)
+		row := QuotaRow{
+			PodSet: req.name, Flavor: name, Resource: string(r),
+			Requested:   quantity(r, req.total[r]),
+			Nominal:     quantity(r, t.cq.nominal[k]),
+			Reserved:    quantity(r, t.cq.use[k]),
+			Available:   quantity(r, avail),
+			MaxCapacity: quantity(r, maxCap),
+			FitsNow:     val <= avail,
+			FitsEver:    val <= maxCap,
+			Eligible:    inel == nil,
+			Partial:     t.partial,
+		}
+		if b, ok := t.cq.borrow[k]; ok {
+			row.BorrowingLimit = qptr(quantity(r, b))
+		}
+		if l, ok := t.cq.lend[k]; ok {
+			row.LendingLimit = qptr(quantity(r, l))
+		}
+		if inel != nil {
+			row.Ineligible = inel.reason
+		}
+		if !row.FitsNow {
+			row.ShortBy = qptr(quantity(r, val-avail))
+			ff.shortNow[r] = val - avail
+			ff.needNow[r] = val
+		}
+		if !row.FitsEver {
+			ff.shortEver[r] = val - maxCap
+		}
+		rows = append(rows, row)
+		if per := req.perPod[r]; per > 0 {
+			ff.maxNow = minPods(ff.maxNow, (avail-e.assumed[k])/per)
+			ff.maxEver = minPods(ff.maxEver, (maxCap-e.assumed[k])/per)
+		}
+		if inel != nil {
+			continue
+		}
+		switch {
+		case !row.FitsEver:
+			ff.level = min(ff.level, fitNever)
+		case !row.FitsNow:
+			ff.level = min(ff.level, fitLater)
+			if ls := t.limitsHolding(k, val); len(ls) > 0 {
+				ff.limits[r] = ls
 			} else {
-				pf.level = fitIneligible
+				limitedOnly = false
 			}
-			pf.groups = append(pf.groups, gf)
 		}
-		out.level = min(out.level, pf.level)
-		out.podSets = append(out.podSets, pf)
 	}
-	out.missingFlavors = append(out.missingFlavors, sortedKeys(missing)...)
-	return out
+	ff.borrowOnly = ff.level == fitLater && limitedOnly && len(ff.limits) > 0
+	return ff, rows
 }
 
 func minPods(cur, n int64) int64 {

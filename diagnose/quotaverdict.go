@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -137,11 +138,14 @@ func (a *analysis) quotaVerdict() bool {
 		}
 		a.waitRemedies(cause)
 		head := fmt.Sprintf("%s waits for quota: other workloads in ClusterQueue %s hold what it needs.", a.jobRef(), cq.Name)
+		if a.cohortHolds() {
+			head = fmt.Sprintf("%s waits for quota: workloads of ClusterQueue %s and of its cohort %s hold what it needs.", a.jobRef(), cq.Name, cq.Spec.CohortName)
+		}
 		switch cause {
 		case CausePendingPreemption:
 			head = fmt.Sprintf("Kueue is preempting %d workload(s) to make room for %s.", a.msg.PendingPreemptions, a.jobRef())
 		case CauseBorrowingLimited:
-			head = fmt.Sprintf("%s waits for quota: ClusterQueue %s may not borrow more from its cohort.", a.jobRef(), cq.Name)
+			head = fmt.Sprintf("%s waits for quota: the cohort has idle quota, but %s keeps it out.", a.jobRef(), a.limitsText())
 		}
 		return a.set(CodeWaitingForQuota, cause, head, a.shortfallText(true))
 	case fitNow:
@@ -150,6 +154,77 @@ func (a *analysis) quotaVerdict() bool {
 		}
 		if a.msg.has(ReasonUnusedQuota) || a.msg.has(ReasonMaxCapacity) {
 			a.finding("StaleMessage", SeverityInfo, "Kueue's last message (%q) is older than the current quota: by my count the job fits now.", a.qr.Message)
+		}
+	}
+	return false
+}
+
+// holdingLimits lists, once each, the limits that keep idle quota from
+// the chosen flavors, with the resource they hold.
+func (a *analysis) holdingLimits() []heldBy {
+	var out []heldBy
+	seen := map[string]bool{}
+	for _, p := range a.quota.podSets {
+		for _, f := range p.chosen() {
+			for _, r := range sortedRes(f.shortNow) {
+				for _, l := range f.limits[r] {
+					key := fmt.Sprintf("%s/%v/%s/%s", l.node.name, l.lending, f.flavor, r)
+					if !seen[key] {
+						seen[key] = true
+						out = append(out, heldBy{limit: l, k: fr{f.flavor, r}, need: p.req.total[r], flavor: f})
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// heldBy is one limit that holds a pod set's request back.
+type heldBy struct {
+	limit  quotaLimit
+	k      fr
+	need   int64
+	flavor flavorFit
+}
+
+// text names the limit and its owner, e.g. "the borrowingLimit of
+// ClusterQueue team-a (1 cpu in flavor default)".
+func (h heldBy) text() string {
+	kind, owner := "borrowingLimit", "ClusterQueue"
+	if h.limit.lending {
+		kind = "lendingLimit"
+	}
+	if h.limit.node.isCohort {
+		owner = "Cohort"
+	}
+	return fmt.Sprintf("%s %s's %s (%s %s in flavor %s)", owner, h.limit.node.name, kind, fmtQ(h.k.resource, h.limit.value), h.k.resource, h.k.flavor)
+}
+
+func (a *analysis) limitsText() string {
+	var parts []string
+	for _, h := range a.holdingLimits() {
+		parts = append(parts, h.text())
+	}
+	if len(parts) == 0 {
+		return "a borrowing limit"
+	}
+	return strings.Join(parts, " and ")
+}
+
+// cohortHolds reports whether other ClusterQueues of the cohort hold some
+// of what the chosen flavors lack now.
+func (a *analysis) cohortHolds() bool {
+	t := a.quota.tree
+	for _, p := range a.quota.podSets {
+		for _, f := range p.chosen() {
+			for r := range f.shortNow {
+				for _, n := range t.holders(fr{f.flavor, r}) {
+					if n != t.cq {
+						return true
+					}
+				}
+			}
 		}
 	}
 	return false
@@ -267,7 +342,10 @@ func (a *analysis) shortfallText(now bool) string {
 				}
 				if now {
 					s += fmt.Sprintf(" in flavor %s, where %s %s is free now (nominal %s, %s reserved by other workloads%s); it is short by %s.",
-						f.flavor, fmtQ(r, max(0, t.available(k, false))), r, fmtQ(r, t.nominal[k]), fmtQ(r, t.use[k]), a.borrowText(k), fmtQ(r, short[r]))
+						f.flavor, fmtQ(r, max(0, t.available(k))), r, fmtQ(r, t.nominal[k]), fmtQ(r, t.use[k]), a.borrowText(k), fmtQ(r, short[r]))
+					if len(f.limits[r]) == 0 {
+						s += a.holdersText(k)
+					}
 				} else {
 					s += fmt.Sprintf(", but flavor %s of ClusterQueue %s can hold at most %s %s (nominal %s%s); %s more would be needed.",
 						f.flavor, a.s.ClusterQueue.Name, fmtQ(r, t.potential(k)), r, fmtQ(r, t.nominal[k]), a.borrowText(k), fmtQ(r, short[r]))
@@ -280,6 +358,31 @@ func (a *analysis) shortfallText(now bool) string {
 		return "The request does not fit."
 	}
 	return strings.Join(parts, " ")
+}
+
+// holdersText names the ClusterQueues of the cohort that hold k, when the
+// capacity is really taken.
+func (a *analysis) holdersText(k fr) string {
+	t := a.quota.tree
+	if t.cq.parent == nil {
+		return ""
+	}
+	var parts []string
+	for i, n := range t.holders(k) {
+		if i == 3 {
+			parts = append(parts, "…")
+			break
+		}
+		who := "ClusterQueue " + n.name
+		if n == t.cq {
+			who = "this ClusterQueue's other workloads"
+		}
+		parts = append(parts, fmt.Sprintf("%s (%s)", who, fmtQ(k.resource, n.use[k])))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" In cohort %s, %s %s is held by %s.", a.s.ClusterQueue.Spec.CohortName, k.flavor, k.resource, strings.Join(parts, ", "))
 }
 
 func (a *analysis) borrowText(k fr) string {
@@ -328,8 +431,7 @@ func (a *analysis) sizeRemedies(now bool) {
 				newNominal := a.quota.tree.cq.nominal[k] + f.shortEver[r]
 				cmd := ""
 				if gi >= 0 {
-					cmd = fmt.Sprintf("kubectl patch clusterqueue %s --type=json -p '[{\"op\":\"replace\",\"path\":\"/spec/resourceGroups/%d/flavors/%d/resources/%d/nominalQuota\",\"value\":\"%s\"}]'",
-						cq.Name, gi, fi, ri, fmtQ(r, newNominal))
+					cmd = raiseQuotaCommand(cq.Name, gi, fi, ri, f.flavor, r, exactQ(r, newNominal))
 				}
 				a.remedy("RaiseQuota", WhoPlatform, cmd, "Or ask the platform team to raise the nominal quota of %s in flavor %s of ClusterQueue %s by %s (from %s to %s).",
 					r, f.flavor, cq.Name, fmtQ(r, f.shortEver[r]), fmtQ(r, a.quota.tree.cq.nominal[k]), fmtQ(r, newNominal))
@@ -350,20 +452,52 @@ func (a *analysis) shrinkRemedy(p podSetFit, fits int64, now bool) {
 		a.remedy("ShrinkPods", WhoYou, "", "Even one pod of pod set %s does not fit %s: reduce the per-pod requests (%s).", p.req.name, when, perPodText(p.req))
 		return
 	}
-	par, isJob := a.job.parallelism()
-	if isJob && len(a.quota.podSets) == 1 && par == int64(p.req.count) {
-		a.remedy("Shrink", WhoYou, fmt.Sprintf("kubectl patch %s %s --type=merge -p '{\"spec\":{\"parallelism\":%d}}'", a.jobRef(), a.nsFlag(), fits),
-			"Run it smaller: parallelism %d fits %s, %d does not. (Kueue re-queues a suspended job with the new size.)", fits, when, p.req.count)
+	if minCount := p.req.spec.MinCount; minCount != nil && int64(*minCount) <= fits {
+		// Partial admission: Kueue itself admits it with fewer pods, down
+		// to minCount, once that many fit.
+		a.remedy("Shrink", WhoYou, "", "Nothing to change: with partial admission Kueue admits pod set %s with as few as %d pods once they fit; %d fit %s.", p.req.name, *minCount, fits, when)
+		return
+	}
+	if cmd, ok := a.shrinkCommand(p, fits); ok {
+		a.remedy("Shrink", WhoYou, cmd, "Run it smaller: parallelism %d fits %s, %d does not. (Kueue re-queues a suspended job with the new size.)", fits, when, p.req.count)
 		return
 	}
 	a.remedy("Shrink", WhoYou, "", "Run it smaller: %d pods of pod set %s fit %s, %d do not.", fits, p.req.name, when, p.req.count)
 }
 
+// shrinkCommand is the patch that sets a suspended batch Job's parallelism
+// to n as Kueue's and Kubernetes' validation accept it: a partial-admission
+// minimum (job-min-parallelism must stay below the pod count, and Kueue
+// fails a Workload whose minCount exceeds its count) is removed in the same
+// patch, and completions follow parallelism when Kueue keeps them equal.
+// ok is false when no patch is safe: another kind, several pod sets, a job
+// Kueue does not consider suspended, or a size that does not come from
+// parallelism alone.
+func (a *analysis) shrinkCommand(p podSetFit, n int64) (string, bool) {
+	par, isJob := a.job.parallelism()
+	if !isJob || len(a.quota.podSets) != 1 || par != int64(p.req.count) || !a.job.suspendedForKueue() {
+		return "", false
+	}
+	ann := a.job.u.GetAnnotations()
+	spec := fmt.Sprintf(`"parallelism":%d`, n)
+	if v, ok := ann[JobCompletionsEqualParallelismAnnotation]; ok {
+		if on, err := strconv.ParseBool(v); err != nil {
+			return "", false
+		} else if on {
+			spec += fmt.Sprintf(`,"completions":%d`, n)
+		}
+	}
+	meta := ""
+	if _, ok := ann[JobMinParallelismAnnotation]; ok {
+		meta = fmt.Sprintf(`"metadata":{"annotations":{%q:null}},`, JobMinParallelismAnnotation)
+	}
+	return fmt.Sprintf("kubectl patch %s %s --type=merge -p '{%s\"spec\":{%s}}'", a.jobRef(), a.nsFlag(), meta, spec), true
+}
+
 func (a *analysis) waitRemedies(cause Cause) {
-	cq := a.s.ClusterQueue
 	wait := "Wait: the job is admitted automatically when running workloads finish and free the quota."
 	if p := a.s.Position; p != nil {
-		wait = fmt.Sprintf("Wait: the job is number %d in ClusterQueue %s and is admitted automatically when quota frees up.", p.InClusterQueue+1, a.r.Queue.ClusterQueue)
+		wait = fmt.Sprintf("Wait: the job is %s in ClusterQueue %s and is admitted automatically when quota frees up.", ordinal(p.InClusterQueue, p.Tied), a.r.Queue.ClusterQueue)
 	}
 	if n := len(a.s.QueueAhead); n > 0 {
 		var ahead []string
@@ -383,15 +517,23 @@ func (a *analysis) waitRemedies(cause Cause) {
 	case CauseBorrowingLimited:
 		a.remedy("Wait", WhoYou, "", "%s", wait)
 		if a.quota != nil {
-			for _, p := range a.quota.podSets {
-				for _, f := range p.chosen() {
-					for _, r := range sortedRes(f.shortNow) {
-						k := fr{f.flavor, r}
-						if b, ok := a.quota.tree.cq.borrow[k]; ok {
-							a.remedy("RaiseBorrowingLimit", WhoPlatform, "", "Or ask the platform team to raise the borrowingLimit of %s in flavor %s of ClusterQueue %s by %s (from %s to %s); the cohort has room.",
-								r, f.flavor, cq.Name, fmtQ(r, f.shortNow[r]), fmtQ(r, b), fmtQ(r, b+f.shortNow[r]))
-						}
-					}
+			for _, h := range a.holdingLimits() {
+				kind := "borrowingLimit"
+				code := "RaiseBorrowingLimit"
+				if h.limit.lending {
+					kind, code = "lendingLimit", "RaiseLendingLimit"
+				}
+				owner := "ClusterQueue"
+				if h.limit.node.isCohort {
+					owner = "Cohort"
+				}
+				r := h.k.resource
+				if v, ok := a.quota.tree.raised(h.limit, h.k, h.flavor.neededNow(r)); ok {
+					a.remedy(code, WhoPlatform, "", "Or ask the platform team to raise the %s of %s in flavor %s of %s %s from %s to %s; the cohort has the idle quota.",
+						kind, r, h.k.flavor, owner, h.limit.node.name, fmtQ(r, h.limit.value), fmtQ(r, v))
+				} else {
+					a.remedy(code, WhoPlatform, "", "Or ask the platform team to raise the %s of %s in flavor %s of %s %s (now %s); the cohort has idle quota.",
+						kind, r, h.k.flavor, owner, h.limit.node.name, fmtQ(r, h.limit.value))
 				}
 			}
 		}
@@ -433,10 +575,7 @@ func (a *analysis) alternativeRemedies(want fitLevel) {
 			continue
 		}
 		suggested++
-		cmd := ""
-		if a.r.Target.Kind == "Job" {
-			cmd = fmt.Sprintf("kubectl label %s %s %s=%s --overwrite", a.jobRef(), a.nsFlag(), QueueNameLabel, alt.LocalQueue.Name)
-		}
+		cmd := a.relabelCommand(alt.LocalQueue.Name)
 		if o.level == fitNow {
 			a.remedy("UseOtherQueue", WhoYou, cmd, "LocalQueue %s (ClusterQueue %s) has room for this job now: move the job there if your team may use it (the label can change while the job is suspended).",
 				alt.LocalQueue.Name, cq.Name)
@@ -450,26 +589,63 @@ func (a *analysis) alternativeRemedies(want fitLevel) {
 func (a *analysis) flavorRemedies(cause Cause) {
 	switch cause {
 	case CauseUntoleratedTaint:
-		var tol []string
-		if a.quota != nil {
-			for _, rf := range a.s.ResourceFlavors {
-				for _, t := range rf.Spec.NodeTaints {
-					if t.Effect == corev1.TaintEffectNoSchedule || t.Effect == corev1.TaintEffectNoExecute {
-						tol = append(tol, tolerationYAML(t))
-					}
-				}
-			}
-		}
-		cmd := ""
-		if len(tol) > 0 && a.r.Target.Kind == "Job" {
-			cmd = fmt.Sprintf("kubectl patch %s %s --type=strategic -p '{\"spec\":{\"template\":{\"spec\":{\"tolerations\":[%s]}}}}'", a.jobRef(), a.nsFlag(), tol[0])
-		}
-		a.remedy("AddToleration", WhoYou, cmd, "Add a toleration for the flavor's taint to the pod template, if your pods may run on those nodes (allowed while the job is suspended).")
+		cmd := a.tolerationCommand()
+		a.remedy("AddToleration", WhoYou, cmd, "Add a toleration for the flavor's taint to the pod template, if your pods may run on those nodes (allowed while the job is suspended and has never started).")
 		a.remedy("FlavorToleration", WhoPlatform, "", "Or ask the platform team to add the toleration to the ResourceFlavor's spec.tolerations, or to add an untainted flavor.")
 	case CauseNodeAffinityMismatch:
 		a.remedy("FixNodeSelector", WhoYou, "", "Remove or change the pod template's nodeSelector / required node affinity so it matches a flavor's node labels (see the quota table for which flavors exist).")
 		a.remedy("AddFlavor", WhoPlatform, "", "Or ask the platform team for a flavor with the node labels you need.")
 	}
+}
+
+// raiseQuotaCommand is a JSON patch of one nominalQuota. Its test
+// operations make the API server refuse it if the indexes no longer name
+// that flavor and resource (the ClusterQueue changed since it was read).
+func raiseQuotaCommand(cq string, gi, fi, ri int, flavor string, r corev1.ResourceName, value string) string {
+	base := fmt.Sprintf("/spec/resourceGroups/%d/flavors/%d", gi, fi)
+	return fmt.Sprintf(`kubectl patch clusterqueue %s --type=json -p '[{"op":"test","path":"%s/name","value":%q},{"op":"test","path":"%s/resources/%d/name","value":%q},{"op":"replace","path":"%s/resources/%d/nominalQuota","value":%q}]'`,
+		cq, base, flavor, base, ri, string(r), base, ri, value)
+}
+
+// relabelCommand moves the job to LocalQueue lq. Kueue accepts a new
+// queue name only while the job is suspended (and not being stopped); the
+// command is given for batch Jobs, the kind the sandbox tests it with.
+func (a *analysis) relabelCommand(lq string) string {
+	if a.r.Target.Kind != "Job" || !a.job.suspendedForKueue() {
+		return ""
+	}
+	return fmt.Sprintf("kubectl label %s %s %s=%s --overwrite", a.jobRef(), a.nsFlag(), QueueNameLabel, lq)
+}
+
+// tolerationCommand adds, to a suspended batch Job that never started (the
+// only state in which Kubernetes lets its pod template's tolerations
+// change), the toleration that the one flavor ruled out only by its taint
+// needs. The pod spec's tolerations list is atomic, so a JSON patch appends
+// to it instead of a merge patch that would replace it. Empty when no such
+// flavor or job exists.
+func (a *analysis) tolerationCommand() string {
+	if a.quota == nil || a.r.Target.Kind != "Job" || len(a.quota.podSets) != 1 || !a.job.suspendedForKueue() || a.job.started() {
+		return ""
+	}
+	fix := ""
+	for _, g := range a.quota.podSets[0].groups {
+		for _, f := range g.flavors {
+			if f.inel == nil || f.inel.cause != CauseUntoleratedTaint || f.inel.fix == "" {
+				continue
+			}
+			if fix == "" {
+				fix = f.inel.fix
+			}
+			break // Kueue tries flavors in order: the first one is the one to open
+		}
+	}
+	if fix == "" {
+		return ""
+	}
+	if a.job.tolerations() > 0 {
+		return fmt.Sprintf(`kubectl patch %s %s --type=json -p '[{"op":"add","path":"/spec/template/spec/tolerations/-","value":%s}]'`, a.jobRef(), a.nsFlag(), fix)
+	}
+	return fmt.Sprintf(`kubectl patch %s %s --type=json -p '[{"op":"add","path":"/spec/template/spec/tolerations","value":[%s]}]'`, a.jobRef(), a.nsFlag(), fix)
 }
 
 func resourceIndex(cq *kueue.ClusterQueue, flavor string, r corev1.ResourceName) (int, int, int) {
@@ -488,7 +664,14 @@ func resourceIndex(cq *kueue.ClusterQueue, flavor string, r corev1.ResourceName)
 	return -1, -1, -1
 }
 
+// fmtQ is a quantity in Kueue's units for prose (FormatQuantity).
 func fmtQ(r corev1.ResourceName, v int64) string {
+	return FormatQuantity(quantity(r, v))
+}
+
+// exactQ is the quantity as an exact string for a command: Kueue's units
+// back to a Quantity (millicores for cpu), integers for everything else.
+func exactQ(r corev1.ResourceName, v int64) string {
 	q := quantity(r, v)
 	return q.String()
 }

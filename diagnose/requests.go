@@ -4,7 +4,9 @@ import (
 	"sort"
 
 	corev1 "k8s.io/api/core/v1"
+	resourcehelpers "k8s.io/component-helpers/resource"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+	"sigs.k8s.io/kueue/pkg/resources"
 )
 
 // podSetRequest is one pod set's request in Kueue units.
@@ -108,52 +110,41 @@ func toValues(rl corev1.ResourceList) map[corev1.ResourceName]int64 {
 	return out
 }
 
-// podRequests computes one pod's requests as Kueue does: limits stand in for
-// missing requests; the pod needs max(sum of app containers and sidecars,
-// largest init container plus preceding sidecars), plus overhead.
+// podRequests computes one pod's requests as Kueue does: limits stand in
+// for missing requests (pkg/workload UseLimitsAsMissingRequestsInPod), then
+// Kubernetes' own PodRequests: pod-level resources when set, else the
+// larger of the app containers plus sidecars and the largest init
+// container plus the sidecars before it, plus overhead.
 func podRequests(spec *corev1.PodSpec) map[corev1.ResourceName]int64 {
-	cont := func(c *corev1.Container) map[corev1.ResourceName]int64 {
-		out := map[corev1.ResourceName]int64{}
-		for r, q := range c.Resources.Limits {
-			out[r] = value(r, q)
-		}
-		for r, q := range c.Resources.Requests {
-			out[r] = value(r, q)
-		}
-		return out
+	s := spec.DeepCopy()
+	for i := range s.InitContainers {
+		limitsAsMissingRequests(&s.InitContainers[i].Resources)
 	}
-	sum := map[corev1.ResourceName]int64{}
-	for i := range spec.Containers {
-		for r, v := range cont(&spec.Containers[i]) {
-			sum[r] += v
+	for i := range s.Containers {
+		limitsAsMissingRequests(&s.Containers[i].Resources)
+	}
+	if s.Resources != nil {
+		limitsAsMissingRequests(s.Resources)
+	}
+	out := map[corev1.ResourceName]int64(resources.NewRequests(resourcehelpers.PodRequests(&corev1.Pod{Spec: *s}, resourcehelpers.PodResourcesOptions{})))
+	for r, v := range out {
+		if v == 0 {
+			delete(out, r)
 		}
 	}
-	sidecars := map[corev1.ResourceName]int64{}
-	initMax := map[corev1.ResourceName]int64{}
-	for i := range spec.InitContainers {
-		c := &spec.InitContainers[i]
-		req := cont(c)
-		if c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways {
-			for r, v := range req {
-				sum[r] += v
-				sidecars[r] += v
-			}
+	return out
+}
+
+// limitsAsMissingRequests copies each limit that has no request into the
+// requests, as the API server defaults them.
+func limitsAsMissingRequests(rr *corev1.ResourceRequirements) {
+	for r, q := range rr.Limits {
+		if _, ok := rr.Requests[r]; ok {
 			continue
 		}
-		for r, v := range req {
-			initMax[r] = max(initMax[r], v+sidecars[r])
+		if rr.Requests == nil {
+			rr.Requests = corev1.ResourceList{}
 		}
+		rr.Requests[r] = q
 	}
-	for r, v := range initMax {
-		sum[r] = max(sum[r], v)
-	}
-	for r, q := range spec.Overhead {
-		sum[r] += value(r, q)
-	}
-	for r, v := range sum {
-		if v == 0 {
-			delete(sum, r)
-		}
-	}
-	return sum
 }

@@ -26,6 +26,9 @@ func (a *analysis) admitted() bool {
 			"Kueue admitted the Workload; the job is still suspended, which is normal for a few seconds.")
 	}
 	pods := activePods(a.s.Pods)
+	if len(pods) == 0 && a.operatorSilent() {
+		return true
+	}
 	if len(pods) == 0 {
 		detail := "The job is admitted and unsuspended, but its controller has not created pods."
 		if ev := a.eventWith("FailedCreate"); ev != "" {

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 )
@@ -62,19 +63,43 @@ type Snapshot struct {
 	// ClusterQueues, read (when the caller may) for a Workload that does not
 	// fit, to suggest a queue with room.
 	AlternativeQueues []AlternativeQueue
+	// PriorityClass is the WorkloadPriorityClass named by the job's
+	// kueue.x-k8s.io/priority-class label, read only for a job without a
+	// Workload (a missing one keeps Kueue from creating it).
+	PriorityClass *kueue.WorkloadPriorityClass
+	// Preemptor is the Workload that preempted this one (PreemptorOf),
+	// when the caller can read it.
+	Preemptor *kueue.Workload
 	// Namespace is the job's namespace object, when readable (its labels
 	// decide the ClusterQueue's namespaceSelector).
 	Namespace *corev1.Namespace
-	// Pods are the job's Pods (only read once admitted).
+	// Pods are the job's Pods (read once admitted), or the Pods of a plain
+	// Pod's group when it has no Workload.
 	Pods []corev1.Pod
-	// Events are the events about the job, its Workload and its Pods.
+	// Events are the events about the job, its Workload and its Pods (once
+	// admitted), or about the job when it has no Workload.
 	Events []corev1.Event
+
+	// KueueConfig is what Kueue's own Configuration says about which jobs
+	// it manages, when the bot may read it (kube.kueueConfig); nil when
+	// not read. Read only for a job without a Workload.
+	KueueConfig *KueueConfig
 
 	// ClusterScopedByBot is true when the ClusterQueue, flavors and cohort
 	// were read with the bot's own identity on the caller's behalf.
 	ClusterScopedByBot bool
 	// Gaps are the reads that failed (forbidden, not found, timed out).
 	Gaps []Gap
+}
+
+// KueueConfig is the part of Kueue's Configuration that decides whether
+// Kueue manages a job at all, with Kueue's defaults applied.
+type KueueConfig struct {
+	// ManagedJobsNamespaceSelector selects the namespaces whose jobs Kueue
+	// manages.
+	ManagedJobsNamespaceSelector *metav1.LabelSelector `json:"managedJobsNamespaceSelector,omitempty"`
+	// Frameworks are the enabled integrations, e.g. "batch/job".
+	Frameworks []string `json:"frameworks"`
 }
 
 // AlternativeQueue is another LocalQueue of the job's namespace.
@@ -91,6 +116,12 @@ type AlternativeQueue struct {
 type Position struct {
 	InLocalQueue   int32 `json:"inLocalQueue"`
 	InClusterQueue int32 `json:"inClusterQueue"`
+	// Tied is how many other pending Workloads Kueue may order on either
+	// side of this one because what the objects show does not decide it
+	// (same priority, created in the same second). The position is then
+	// not definite: the fields above are the earliest it may be. Always 0
+	// from the visibility API, which reports Kueue's own order.
+	Tied int32 `json:"tied,omitempty"`
 }
 
 // QueuedWorkload is one pending Workload ahead in the queue.

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Everything CI runs: start the sandbox (a real kube-apiserver with RBAC and
 # the real Kueue on 127.0.0.1, built on first use), apply the scenarios, run
-# every test (unit and end-to-end) against it, and stop the sandbox whatever
-# happens. Usage: hack/check.sh  (or: make check)
+# every test (unit and end-to-end, in every module) against it, and stop the
+# sandbox whatever happens. Usage: hack/check.sh  (or: make check)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 GO=${GO:-go}
@@ -28,3 +28,11 @@ export KUEUEBOT_FRESH_DUMPS="$fresh"
 $GO test -race -count=1 ./...
 (cd deploy/sandbox && $GO test -count=1 ./...)
 echo "check: tests done after $(( $(date +%s) - start ))s"
+# What deploy/ ships, in modules of their own: the Helm chart and the
+# kustomize base rendered and applied to the sandbox, least privilege on its
+# API server (test/install); the daemonless image, the Dockerfile and the
+# krew manifest (hack/image).
+(cd test/install && $GO test -count=1 ./...)
+echo "check: install tests done after $(( $(date +%s) - start ))s"
+(cd hack/image && $GO test -count=1 ./...)
+echo "check: image tests done after $(( $(date +%s) - start ))s"

@@ -114,11 +114,15 @@ func ReaderClusterRole() *rbacv1.ClusterRole {
 	}
 }
 
-// BotServiceAccount is the bot's ServiceAccount in namespace ns.
+// BotServiceAccount is the bot's ServiceAccount in namespace ns. Its
+// token is not mounted by default: the bot's pod asks for it
+// (automountServiceAccountToken on the pod), no other pod gets it.
 func BotServiceAccount(ns string) *corev1.ServiceAccount {
+	automount := false
 	return &corev1.ServiceAccount{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ServiceAccount"},
-		ObjectMeta: metav1.ObjectMeta{Name: BotName, Namespace: ns, Labels: clone(labels)},
+		TypeMeta:                     metav1.TypeMeta{APIVersion: "v1", Kind: "ServiceAccount"},
+		ObjectMeta:                   metav1.ObjectMeta{Name: BotName, Namespace: ns, Labels: clone(labels)},
+		AutomountServiceAccountToken: &automount,
 	}
 }
 
@@ -167,4 +171,27 @@ func clone(m map[string]string) map[string]string {
 		out[k] = v
 	}
 	return out
+}
+
+// BotKueueConfigRole is, when kube.kueueConfig is on, the Role (in Kueue's
+// namespace) and RoleBinding that let the bot get Kueue's manager ConfigMap
+// and nothing else there; nil, nil when it is off.
+func BotKueueConfigRole(cfg *config.Config, ns string) (*rbacv1.Role, *rbacv1.RoleBinding) {
+	kc := cfg.Kube.KueueConfig
+	if !kc.Enabled() {
+		return nil, nil
+	}
+	name := BotName + "-kueue-config"
+	role := &rbacv1.Role{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "Role"},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: kc.Namespace, Labels: clone(labels)},
+		Rules:      []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get"}, ResourceNames: []string{kc.ConfigMap}}},
+	}
+	binding := &rbacv1.RoleBinding{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "RoleBinding"},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: kc.Namespace, Labels: clone(labels)},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: name},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: BotName, Namespace: ns}},
+	}
+	return role, binding
 }

@@ -181,8 +181,8 @@ func deployFiles(t *testing.T) map[string][]byte {
 	}
 	const regen = "Regenerate: go test ./rbac -run TestDeployYAML -update"
 	return map[string][]byte{
-		"bot.yaml": render("The bot's ServiceAccount, ClusterRole and binding, rendered by rbac.BotClusterRole\nfrom config/example.yaml. Render yours from your config; do not edit by hand.\n"+regen,
-			BotServiceAccount(DefaultNamespace), BotClusterRole(example), BotClusterRoleBinding(DefaultNamespace)),
+		"bot.yaml": render("The bot's ServiceAccount, ClusterRole and binding, and the Role for its Lease and\ndigest state (the example configures digests), rendered by rbac.BotObjects from\nconfig/example.yaml. Render yours from your config (kueuebot rbac --config FILE);\ndo not edit by hand.\n"+regen,
+			BotObjects(example, DefaultNamespace)...),
 		"reader.yaml": render("kueuebot-reader (rbac.ReaderClusterRole): bind it per namespace with a RoleBinding\nto let people read their jobs there through the bot. Read-only.\n"+regen,
 			ReaderClusterRole()),
 		"examples/bot-email-mode.yaml": render("The bot's ClusterRole when identity.email is enabled: Kubernetes user names come\nfrom Slack at run time, so impersonation of users and of the Slack-user-ID extra\ncannot be narrowed by resourceNames (see docs/security.md). Groups still are.\n"+regen,

@@ -29,18 +29,64 @@ const (
 	MaxTableCells = 20
 	// MaxFallbackText bounds the notification text.
 	MaxFallbackText = 3000
+	// MaxViewBlocks is the block limit of the Home tab and modals.
+	MaxViewBlocks = 100
+	// MaxSelectOptions, MaxOptionText and MaxOptionValue bound a
+	// static_select.
+	MaxSelectOptions = 100
+	MaxOptionText    = 75
+	MaxOptionValue   = 150
+	// MaxPlaceholderText bounds a select's placeholder.
+	MaxPlaceholderText = 150
+	// MaxBlockID bounds a block_id.
+	MaxBlockID = 255
+	// Confirmation dialog limits.
+	MaxConfirmTitle  = 100
+	MaxConfirmText   = 300
+	MaxConfirmButton = 30
 )
 
 func runeLen(s string) int { return utf8.RuneCountInString(s) }
 
-// Fit returns blocks that respect Slack's limits. Nothing fails: long texts
-// are truncated with "…"; surplus fields, context elements and cells are
-// dropped; buttons whose action_id or value would not fit are dropped
-// (a cut value would act on the wrong thing); a second table becomes a
-// preformatted section; surplus table rows and surplus blocks are replaced
-// by a note pointing at hint, e.g. "… 12 more rows, see `kueuebot diagnose
-// ... -o text`". The input is not modified.
+// limits are the limits of a whole surface.
+type limits struct {
+	blocks int
+	// text is the most text over all blocks; 0 means no limit.
+	text int
+}
+
+var (
+	messageLimits = limits{blocks: MaxBlocks, text: MaxTotalText}
+	viewLimits    = limits{blocks: MaxViewBlocks}
+)
+
+// reserve returns the limits left once tail is added.
+func (l limits) reserve(tail ...slack.Block) limits {
+	l.blocks -= len(tail)
+	if l.text > 0 {
+		l.text -= totalText(tail)
+	}
+	return l
+}
+
+// Fit returns blocks that respect Slack's limits for a message. Nothing
+// fails: long texts are truncated with "…"; surplus fields, context
+// elements, cells and select options are dropped; buttons and options
+// whose action_id or value would not fit are dropped (a cut value would act
+// on the wrong thing); a second table becomes a preformatted section;
+// surplus table rows and surplus blocks are replaced by a note pointing at
+// hint, e.g. "… 12 more rows, see `kueuebot diagnose ... -o text`". The
+// input is not modified.
 func Fit(in []slack.Block, hint string) []slack.Block {
+	return fitWith(in, hint, messageLimits)
+}
+
+// FitView is Fit for the Home tab and modals: up to MaxViewBlocks blocks.
+func FitView(in []slack.Block, hint string) []slack.Block {
+	return fitWith(in, hint, viewLimits)
+}
+
+func fitWith(in []slack.Block, hint string, lim limits) []slack.Block {
 	out := make([]slack.Block, 0, len(in))
 	tables := 0
 	for _, b := range in {
@@ -58,6 +104,9 @@ func Fit(in []slack.Block, hint string) []slack.Block {
 					break
 				}
 				c.Fields = append(c.Fields, fitText(f, MaxFieldText))
+			}
+			if b.Accessory != nil {
+				c.Accessory = fitAccessory(b.Accessory)
 			}
 			out = append(out, &c)
 		case *slack.ContextBlock:
@@ -92,7 +141,7 @@ func Fit(in []slack.Block, hint string) []slack.Block {
 			out = append(out, b)
 		}
 	}
-	return fitTotal(out, hint)
+	return fitTotal(out, hint, lim)
 }
 
 func fitText(t *slack.TextBlockObject, n int) *slack.TextBlockObject {
@@ -113,21 +162,70 @@ func fitActions(b *slack.ActionBlock) *slack.ActionBlock {
 		if len(kept) == MaxActionElements {
 			break
 		}
-		if btn, ok := e.(*slack.ButtonBlockElement); ok {
-			if runeLen(btn.ActionID) > MaxActionID || runeLen(btn.Value) > MaxButtonValue {
-				continue
-			}
-			c := *btn
-			c.Text = fitText(btn.Text, MaxButtonText)
-			e = &c
+		if e = fitElement(e); e != nil {
+			kept = append(kept, e)
 		}
-		kept = append(kept, e)
 	}
 	if len(kept) == 0 {
 		return nil
 	}
 	c := *b
 	c.Elements = &slack.BlockElements{ElementSet: kept}
+	return &c
+}
+
+// fitElement fits a button or a select, or returns nil when it cannot be
+// kept: an action_id or a button value that does not fit is dropped, not
+// cut. A select keeps the first MaxSelectOptions options whose value fits;
+// a static select left with none is dropped.
+func fitElement(e slack.BlockElement) slack.BlockElement {
+	switch e := e.(type) {
+	case *slack.ButtonBlockElement:
+		if runeLen(e.ActionID) > MaxActionID || runeLen(e.Value) > MaxButtonValue {
+			return nil
+		}
+		c := *e
+		c.Text = fitText(e.Text, MaxButtonText)
+		return &c
+	case *slack.SelectBlockElement:
+		if runeLen(e.ActionID) > MaxActionID {
+			return nil
+		}
+		c := *e
+		c.Placeholder = fitText(e.Placeholder, MaxPlaceholderText)
+		c.Options = nil
+		for _, o := range e.Options {
+			if len(c.Options) == MaxSelectOptions {
+				break
+			}
+			if o == nil || runeLen(o.Value) > MaxOptionValue {
+				continue
+			}
+			oc := *o
+			oc.Text = fitText(o.Text, MaxOptionText)
+			c.Options = append(c.Options, &oc)
+		}
+		if len(c.Options) == 0 && e.Type == slack.OptTypeStatic {
+			return nil
+		}
+		return &c
+	}
+	return e
+}
+
+// fitAccessory fits a section's button or select; one that cannot be kept
+// is dropped.
+func fitAccessory(a *slack.Accessory) *slack.Accessory {
+	c := *a
+	if a.ButtonElement != nil {
+		c.ButtonElement, _ = fitElement(a.ButtonElement).(*slack.ButtonBlockElement)
+	}
+	if a.SelectElement != nil {
+		c.SelectElement, _ = fitElement(a.SelectElement).(*slack.SelectBlockElement)
+	}
+	if c == (slack.Accessory{}) {
+		return nil
+	}
 	return &c
 }
 
@@ -181,10 +279,11 @@ func moreNote(n int, what, hint string) *slack.ContextBlock {
 	return slack.NewContextBlock("", mrkdwn(s))
 }
 
-// fitTotal drops blocks from the end until the message has at most
-// MaxBlocks blocks and MaxTotalText characters, and says what was dropped.
-func fitTotal(bl []slack.Block, hint string) []slack.Block {
-	if len(bl) <= MaxBlocks && totalText(bl) <= MaxTotalText {
+// fitTotal drops blocks from the end until the surface has at most
+// lim.blocks blocks and lim.text characters, and says what was dropped.
+func fitTotal(bl []slack.Block, hint string, lim limits) []slack.Block {
+	fits := func(n, text int) bool { return n <= lim.blocks && (lim.text == 0 || text <= lim.text) }
+	if fits(len(bl), totalText(bl)) {
 		return bl
 	}
 	for k := len(bl) - 1; k >= 0; k-- {
@@ -196,7 +295,7 @@ func fitTotal(bl []slack.Block, hint string) []slack.Block {
 			kept = kept[:len(kept)-1]
 		}
 		note := moreNote(len(bl)-len(kept), "block", hint)
-		if len(kept)+1 <= MaxBlocks && totalText(kept)+blockText(note) <= MaxTotalText {
+		if fits(len(kept)+1, totalText(kept)+blockText(note)) {
 			return append(append([]slack.Block{}, kept...), note)
 		}
 	}
@@ -229,6 +328,14 @@ func blockText(b slack.Block) int {
 		for _, f := range b.Fields {
 			n += textLen(f)
 		}
+		if a := b.Accessory; a != nil {
+			if a.ButtonElement != nil {
+				n += elementText(a.ButtonElement)
+			}
+			if a.SelectElement != nil {
+				n += elementText(a.SelectElement)
+			}
+		}
 	case *slack.ContextBlock:
 		for _, e := range b.ContextElements.Elements {
 			if t, ok := e.(*slack.TextBlockObject); ok {
@@ -238,9 +345,7 @@ func blockText(b slack.Block) int {
 	case *slack.ActionBlock:
 		if b.Elements != nil {
 			for _, e := range b.Elements.ElementSet {
-				if btn, ok := e.(*slack.ButtonBlockElement); ok {
-					n += textLen(btn.Text)
-				}
+				n += elementText(e)
 			}
 		}
 	case *slack.TableBlock:
@@ -253,19 +358,52 @@ func blockText(b slack.Block) int {
 	return n
 }
 
-// Check lists every limit the blocks break; empty means Slack should accept
-// them. Fit's output always passes.
-func Check(bl []slack.Block) []string {
+// elementText counts the text of a button or a select.
+func elementText(e slack.BlockElement) int {
+	switch e := e.(type) {
+	case *slack.ButtonBlockElement:
+		return textLen(e.Text)
+	case *slack.SelectBlockElement:
+		n := textLen(e.Placeholder)
+		for _, o := range e.Options {
+			if o != nil {
+				n += textLen(o.Text)
+			}
+		}
+		return n
+	}
+	return 0
+}
+
+// Check lists every limit the blocks of a message break; empty means Slack
+// should accept them. Fit's output always passes.
+func Check(bl []slack.Block) []string { return check(bl, messageLimits) }
+
+// CheckView is Check for the Home tab and modals. FitView's output always
+// passes.
+func CheckView(bl []slack.Block) []string { return check(bl, viewLimits) }
+
+func check(bl []slack.Block, lim limits) []string {
 	var v []string
 	add := func(format string, args ...any) { v = append(v, fmt.Sprintf(format, args...)) }
-	if len(bl) > MaxBlocks {
-		add("%d blocks, max %d", len(bl), MaxBlocks)
+	if len(bl) > lim.blocks {
+		add("%d blocks, max %d", len(bl), lim.blocks)
 	}
-	if n := totalText(bl); n > MaxTotalText {
-		add("%d characters of text, max %d", n, MaxTotalText)
+	if n := totalText(bl); lim.text > 0 && n > lim.text {
+		add("%d characters of text, max %d", n, lim.text)
 	}
+	blockIDs := map[string]bool{}
 	tables := 0
 	for i, b := range bl {
+		if id := blockID(b); id != "" {
+			if blockIDs[id] {
+				add("block %d: block_id %q used twice", i, id)
+			}
+			blockIDs[id] = true
+			if runeLen(id) > MaxBlockID {
+				add("block %d: block_id %d, max %d", i, runeLen(id), MaxBlockID)
+			}
+		}
 		switch b := b.(type) {
 		case *slack.HeaderBlock:
 			if b.Text == nil || b.Text.Type != slack.PlainTextType {
@@ -289,6 +427,14 @@ func Check(bl []slack.Block) []string {
 					add("block %d: field %d text %d, max %d", i, j, n, MaxFieldText)
 				}
 			}
+			if a := b.Accessory; a != nil {
+				if a.ButtonElement != nil {
+					v = append(v, checkElement(i, a.ButtonElement)...)
+				}
+				if a.SelectElement != nil {
+					v = append(v, checkElement(i, a.SelectElement)...)
+				}
+			}
 		case *slack.ContextBlock:
 			if n := len(b.ContextElements.Elements); n > MaxContextElements || n == 0 {
 				add("block %d: %d context elements, want 1 to %d", i, n, MaxContextElements)
@@ -302,23 +448,18 @@ func Check(bl []slack.Block) []string {
 			if b.Elements == nil {
 				continue
 			}
-			if n := len(b.Elements.ElementSet); n > MaxActionElements {
-				add("block %d: %d action elements, max %d", i, n, MaxActionElements)
+			if n := len(b.Elements.ElementSet); n > MaxActionElements || n == 0 {
+				add("block %d: %d action elements, want 1 to %d", i, n, MaxActionElements)
 			}
+			ids := map[string]bool{}
 			for _, e := range b.Elements.ElementSet {
-				btn, ok := e.(*slack.ButtonBlockElement)
-				if !ok {
-					continue
+				if id := elementActionID(e); id != "" {
+					if ids[id] {
+						add("block %d: action_id %q used twice", i, id)
+					}
+					ids[id] = true
 				}
-				if textLen(btn.Text) > MaxButtonText {
-					add("block %d: button text %d, max %d", i, textLen(btn.Text), MaxButtonText)
-				}
-				if runeLen(btn.ActionID) > MaxActionID {
-					add("block %d: action_id %d, max %d", i, runeLen(btn.ActionID), MaxActionID)
-				}
-				if runeLen(btn.Value) > MaxButtonValue {
-					add("block %d: button value %d, max %d", i, runeLen(btn.Value), MaxButtonValue)
-				}
+				v = append(v, checkElement(i, e)...)
 			}
 		case *slack.TableBlock:
 			tables++
@@ -336,6 +477,105 @@ func Check(bl []slack.Block) []string {
 		}
 	}
 	return v
+}
+
+// checkElement lists the limits a button or select of block i breaks.
+func checkElement(i int, e slack.BlockElement) []string {
+	var v []string
+	add := func(format string, args ...any) { v = append(v, fmt.Sprintf(format, args...)) }
+	switch e := e.(type) {
+	case *slack.ButtonBlockElement:
+		if e.Text == nil || e.Text.Type != slack.PlainTextType {
+			add("block %d: button text must be plain_text", i)
+		}
+		if textLen(e.Text) > MaxButtonText {
+			add("block %d: button text %d, max %d", i, textLen(e.Text), MaxButtonText)
+		}
+		if runeLen(e.ActionID) > MaxActionID {
+			add("block %d: action_id %d, max %d", i, runeLen(e.ActionID), MaxActionID)
+		}
+		if runeLen(e.Value) > MaxButtonValue {
+			add("block %d: button value %d, max %d", i, runeLen(e.Value), MaxButtonValue)
+		}
+		if c := e.Confirm; c != nil {
+			for _, t := range []struct {
+				what string
+				obj  *slack.TextBlockObject
+				max  int
+			}{{"title", c.Title, MaxConfirmTitle}, {"text", c.Text, MaxConfirmText}, {"confirm", c.Confirm, MaxConfirmButton}, {"deny", c.Deny, MaxConfirmButton}} {
+				if t.obj == nil && t.what != "deny" {
+					add("block %d: confirm dialog without %s", i, t.what)
+				}
+				if textLen(t.obj) > t.max {
+					add("block %d: confirm %s %d, max %d", i, t.what, textLen(t.obj), t.max)
+				}
+			}
+		}
+	case *slack.SelectBlockElement:
+		if runeLen(e.ActionID) > MaxActionID {
+			add("block %d: action_id %d, max %d", i, runeLen(e.ActionID), MaxActionID)
+		}
+		if e.Placeholder != nil && e.Placeholder.Type != slack.PlainTextType {
+			add("block %d: placeholder must be plain_text", i)
+		}
+		if textLen(e.Placeholder) > MaxPlaceholderText {
+			add("block %d: placeholder %d, max %d", i, textLen(e.Placeholder), MaxPlaceholderText)
+		}
+		if e.Type == slack.OptTypeStatic && (len(e.Options) == 0 || len(e.Options) > MaxSelectOptions) {
+			add("block %d: %d select options, want 1 to %d", i, len(e.Options), MaxSelectOptions)
+		}
+		values := map[string]bool{}
+		for j, o := range e.Options {
+			if o == nil || o.Text == nil {
+				add("block %d: option %d has no text", i, j)
+				continue
+			}
+			if o.Text.Type != slack.PlainTextType {
+				add("block %d: option %d text must be plain_text", i, j)
+			}
+			if textLen(o.Text) > MaxOptionText {
+				add("block %d: option %d text %d, max %d", i, j, textLen(o.Text), MaxOptionText)
+			}
+			if runeLen(o.Value) > MaxOptionValue {
+				add("block %d: option %d value %d, max %d", i, j, runeLen(o.Value), MaxOptionValue)
+			}
+			if values[o.Value] {
+				add("block %d: option value %q used twice", i, o.Value)
+			}
+			values[o.Value] = true
+		}
+	}
+	return v
+}
+
+// elementActionID is the action_id of a button or select.
+func elementActionID(e slack.BlockElement) string {
+	switch e := e.(type) {
+	case *slack.ButtonBlockElement:
+		return e.ActionID
+	case *slack.SelectBlockElement:
+		return e.ActionID
+	}
+	return ""
+}
+
+// blockID is the block_id of the block types kueuebot sends.
+func blockID(b slack.Block) string {
+	switch b := b.(type) {
+	case *slack.HeaderBlock:
+		return b.BlockID
+	case *slack.SectionBlock:
+		return b.BlockID
+	case *slack.ContextBlock:
+		return b.BlockID
+	case *slack.ActionBlock:
+		return b.BlockID
+	case *slack.DividerBlock:
+		return b.BlockID
+	case *slack.TableBlock:
+		return b.BlockID
+	}
+	return ""
 }
 
 // cellText is the text a table cell shows.

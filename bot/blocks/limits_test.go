@@ -229,3 +229,106 @@ func TestReportHuge(t *testing.T) {
 		})
 	}
 }
+
+func selectOf(n int, text func(i int) string, value func(i int) string) *slack.SelectBlockElement {
+	opts := make([]*slack.OptionBlockObject, n)
+	for i := range n {
+		opts[i] = slack.NewOptionBlockObject(value(i), plain(text(i)), nil)
+	}
+	return slack.NewOptionsSelectBlockElement(slack.OptTypeStatic, plain("Pick"), "pick", opts...)
+}
+
+func TestFitSelect(t *testing.T) {
+	sel := selectOf(140,
+		func(i int) string { return strings.Repeat("t", 70+i%10) },
+		func(i int) string {
+			if i%4 == 0 {
+				return strings.Repeat("v", MaxOptionValue+1) // dropped, not cut
+			}
+			return fmt.Sprintf("v%d", i)
+		})
+	in := []slack.Block{
+		slack.NewActionBlock("a", sel),
+		slack.NewSectionBlock(mrkdwn("x"), nil, slack.NewAccessory(selectOf(101, func(int) string { return "o" }, func(i int) string { return fmt.Sprint(i) }))),
+		slack.NewSectionBlock(mrkdwn("y"), nil, slack.NewAccessory(button(strings.Repeat("b", 80), "id", "v"))),
+		slack.NewSectionBlock(mrkdwn("z"), nil, slack.NewAccessory(button("b", "id", strings.Repeat("v", MaxButtonValue+1)))),
+	}
+	if v := Check(in); len(v) == 0 {
+		t.Fatal("Check passes blocks that break the limits")
+	}
+	out := Fit(in, "")
+	if v := Check(out); len(v) > 0 {
+		t.Errorf("Check(Fit): %v", v)
+	}
+	got := out[0].(*slack.ActionBlock).Elements.ElementSet[0].(*slack.SelectBlockElement)
+	if len(got.Options) != MaxSelectOptions {
+		t.Errorf("%d options kept, want %d", len(got.Options), MaxSelectOptions)
+	}
+	for _, o := range got.Options {
+		if runeLen(o.Value) > MaxOptionValue || runeLen(o.Text.Text) > MaxOptionText {
+			t.Errorf("option %q/%q not fit", o.Value, o.Text.Text)
+		}
+	}
+	if got.Options[0].Value != "v1" {
+		t.Errorf("first option %q, want v1 (v0's value does not fit)", got.Options[0].Value)
+	}
+	if a := out[2].(*slack.SectionBlock).Accessory; a == nil || runeLen(a.ButtonElement.Text.Text) > MaxButtonText {
+		t.Error("accessory button text not fit")
+	}
+	if a := out[3].(*slack.SectionBlock).Accessory; a != nil {
+		t.Error("an accessory whose value does not fit must be dropped")
+	}
+	// The input is not modified.
+	if len(sel.Options) != 140 {
+		t.Error("Fit modified its input")
+	}
+}
+
+func TestCheckElements(t *testing.T) {
+	dup := slack.NewActionBlock("a", button("x", "same", "1"), button("y", "same", "2"))
+	mrkdwnButton := slack.NewButtonBlockElement("b", "v", mrkdwn("x"))
+	longConfirm := button("x", "c", "v")
+	longConfirm.Confirm = slack.NewConfirmationBlockObject(plain(strings.Repeat("t", 101)), plain("ok"), plain("yes"), plain("no"))
+	dupValues := selectOf(2, func(int) string { return "o" }, func(int) string { return "same" })
+	tests := []struct {
+		name string
+		in   []slack.Block
+		want string
+	}{
+		{"duplicate action ids", []slack.Block{dup}, `action_id "same" used twice`},
+		{"duplicate block ids", []slack.Block{slack.NewActionBlock("a", button("x", "1", "")), slack.NewActionBlock("a", button("y", "2", ""))}, `block_id "a" used twice`},
+		{"mrkdwn button", []slack.Block{slack.NewActionBlock("", mrkdwnButton)}, "button text must be plain_text"},
+		{"long confirm title", []slack.Block{slack.NewActionBlock("", longConfirm)}, "confirm title 101"},
+		{"duplicate option values", []slack.Block{slack.NewActionBlock("", dupValues)}, `option value "same" used twice`},
+		{"empty static select", []slack.Block{slack.NewActionBlock("", selectOf(0, nil, nil))}, "0 select options"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v := Check(tt.in)
+			if !strings.Contains(strings.Join(v, "\n"), tt.want) {
+				t.Errorf("Check = %v, want %q", v, tt.want)
+			}
+		})
+	}
+}
+
+func TestFitView(t *testing.T) {
+	var in []slack.Block
+	for i := range 150 {
+		in = append(in, slack.NewSectionBlock(mrkdwn(fmt.Sprintf("job %d %s", i, strings.Repeat("x", 200))), nil, nil))
+	}
+	if v := CheckView(in); len(v) == 0 {
+		t.Fatal("CheckView passes 150 blocks")
+	}
+	out := FitView(in, "hint")
+	if len(out) != MaxViewBlocks || len(CheckView(out)) > 0 {
+		t.Errorf("FitView: %d blocks, %v", len(out), CheckView(out))
+	}
+	if !strings.Contains(Text(out[len(out)-1:]), "51 more blocks") {
+		t.Errorf("last block %q does not count what was cut", Text(out[len(out)-1:]))
+	}
+	// Messages stay at 50 blocks and 12k characters.
+	if got := Fit(in, ""); len(got) > MaxBlocks || totalText(got) > MaxTotalText {
+		t.Errorf("Fit: %d blocks, %d characters", len(got), totalText(got))
+	}
+}

@@ -41,22 +41,32 @@ var severityIcon = map[diagnose.Severity]string{
 // detail, the quota comparison, findings, remedies, gaps and evidence. The
 // result is already Fit to Slack's limits.
 func Report(r diagnose.Report, opts Options) Message {
-	hint := opts.MoreHint
-	if hint == "" {
-		hint = MoreHint(r.Target)
+	hint := hintOf(r, opts)
+	return Message{Text: fallbackText(r, headline(r.Verdict)), Blocks: Fit(reportBlocks(r, opts, true), hint)}
+}
+
+// hintOf is the command shown when something had to be cut.
+func hintOf(r diagnose.Report, opts Options) string {
+	if opts.MoreHint != "" {
+		return opts.MoreHint
 	}
-	headline := headline(r.Verdict)
+	return MoreHint(r.Target)
+}
+
+// reportBlocks are the blocks of a report, before Fit. Without details,
+// the quota, gaps and evidence are left out.
+func reportBlocks(r diagnose.Report, opts Options, details bool) []slack.Block {
 	var bl []slack.Block
-	header := headline
+	header := headline(r.Verdict)
 	if icon := stageIcon[r.Verdict.Stage]; icon != "" {
-		header = icon + " " + headline
+		header = icon + " " + header
 	}
 	bl = append(bl, slack.NewHeaderBlock(plain(truncate(header, MaxHeaderText))))
 	bl = append(bl, contextLine(r))
 	if d := strings.TrimSpace(r.Verdict.Detail); d != "" {
 		bl = append(bl, slack.NewSectionBlock(mrkdwn(truncate(Paragraph(d), MaxSectionText)), nil, nil))
 	}
-	if len(r.Quota) > 0 {
+	if details && len(r.Quota) > 0 {
 		bl = append(bl, slack.NewDividerBlock())
 		bl = append(bl, quotaBlocks(r, opts)...)
 	}
@@ -84,6 +94,9 @@ func Report(r diagnose.Report, opts Options) Message {
 		bl = append(bl, slack.NewDividerBlock())
 		bl = append(bl, packSections("*What to do*", items)...)
 	}
+	if !details {
+		return bl
+	}
 	if len(r.Gaps) > 0 {
 		items := make([]string, 0, len(r.Gaps))
 		for _, g := range r.Gaps {
@@ -100,7 +113,7 @@ func Report(r diagnose.Report, opts Options) Message {
 		bl = append(bl, slack.NewDividerBlock())
 		bl = append(bl, packSections("*Evidence*", items)...)
 	}
-	return Message{Text: fallbackText(r, headline), Blocks: Fit(bl, hint)}
+	return bl
 }
 
 // MoreHint is the CLI command that prints the full report for a target.
@@ -217,7 +230,7 @@ func whoText(w diagnose.Who) string {
 var gapReasonText = map[diagnose.GapReason]string{
 	diagnose.GapForbidden:   "you may not read it; ask your platform team to check it for you or to grant read access",
 	diagnose.GapNotFound:    "it does not exist, or you cannot see it",
-	diagnose.GapUnavailable: "the API did not answer (is Kueue's visibility API enabled?); ask your platform team",
+	diagnose.GapUnavailable: "the cluster did not answer, or does not serve that API (such as Kueue's visibility API); try again in a minute, or ask your platform team",
 	diagnose.GapTimeout:     "the read timed out; try again in a minute",
 	diagnose.GapInvalid:     "it was read but could not be understood; ask your platform team",
 }
@@ -336,19 +349,19 @@ func fits(q diagnose.QuotaRow) string {
 	case !q.FitsEver:
 		return "never"
 	case q.ShortBy != nil:
-		return "not now, short " + q.ShortBy.String()
+		return "not now, short " + diagnose.FormatQuantity(*q.ShortBy)
 	default:
 		return "not now"
 	}
 }
 
-func qty(q resource.Quantity) string { return q.String() }
+func qty(q resource.Quantity) string { return diagnose.FormatQuantity(q) }
 
 func optQty(q *resource.Quantity, absent string) string {
 	if q == nil {
 		return absent
 	}
-	return q.String()
+	return diagnose.FormatQuantity(*q)
 }
 
 func orNone(s string) string {

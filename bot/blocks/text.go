@@ -45,6 +45,14 @@ func blockToText(b slack.Block) string {
 		if len(b.Fields) > 0 {
 			parts = append(parts, fieldsText(b.Fields))
 		}
+		if a := b.Accessory; a != nil {
+			if a.ButtonElement != nil {
+				parts = append(parts, elementLabel(a.ButtonElement))
+			}
+			if a.SelectElement != nil {
+				parts = append(parts, elementLabel(a.SelectElement))
+			}
+		}
 		return strings.Join(parts, "\n")
 	case *slack.ContextBlock:
 		var els []string
@@ -84,13 +92,34 @@ func blockToText(b slack.Block) string {
 		}
 		var labels []string
 		for _, e := range b.Elements.ElementSet {
-			if btn, ok := e.(*slack.ButtonBlockElement); ok && btn.Text != nil {
-				labels = append(labels, "["+textObject(btn.Text)+"]")
+			if l := elementLabel(e); l != "" {
+				labels = append(labels, l)
 			}
 		}
 		return strings.Join(labels, " ")
 	}
 	return fmt.Sprintf("[%s block]", b.BlockType())
+}
+
+// elementLabel renders a button as [label] and a select as
+// [placeholder ▾ N choices].
+func elementLabel(e slack.BlockElement) string {
+	switch e := e.(type) {
+	case *slack.ButtonBlockElement:
+		if e.Text != nil {
+			return "[" + textObject(e.Text) + "]"
+		}
+	case *slack.SelectBlockElement:
+		label := "choose"
+		if e.Placeholder != nil {
+			label = textObject(e.Placeholder)
+		}
+		if len(e.Options) == 0 {
+			return "[" + label + " ▾]"
+		}
+		return fmt.Sprintf("[%s ▾ %d choices]", label, len(e.Options))
+	}
+	return ""
 }
 
 // textObject renders a text object: plain text as is, mrkdwn decoded.

@@ -6,16 +6,20 @@ import (
 	"errors"
 	"log/slog"
 	"os"
+	"time"
 
 	"github.com/slack-go/slack"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/transport"
 	kueueclient "sigs.k8s.io/kueue/client-go/clientset/versioned"
 
 	"github.com/kueuebot/kueuebot/bot"
 	"github.com/kueuebot/kueuebot/config"
 	"github.com/kueuebot/kueuebot/deploy/examples"
 	"github.com/kueuebot/kueuebot/diagnose/fetch"
+	"github.com/kueuebot/kueuebot/explain"
 	"github.com/kueuebot/kueuebot/rbac"
 )
 
@@ -85,7 +89,7 @@ func (o *chatOptions) run(cmd *cobra.Command) error {
 		return usagef("use either --kubeconfig or --from-file")
 	}
 	live := o.kubeconfig != ""
-	diag, err := newDiagnoser(cfg, live, o.kubeconfig, o.context, o.fromFiles)
+	ex, err := newExplainer(cfg, live, o.kubeconfig, o.context, o.fromFiles, nil)
 	if err != nil {
 		return err
 	}
@@ -93,7 +97,7 @@ func (o *chatOptions) run(cmd *cobra.Command) error {
 	if o.verbose {
 		log = slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil))
 	}
-	asker := &bot.Asker{Resolve: resolver, Diagnose: diag, Log: log}
+	asker := &bot.Asker{Resolve: resolver, Explain: ex, Jobs: ex, Queues: ex, Log: log}
 	interactive := false
 	if f, ok := cmd.InOrStdin().(*os.File); ok {
 		interactive = term.IsTerminal(int(f.Fd()))
@@ -133,11 +137,12 @@ func (d *directory) GetUserGroupMembersContext(context.Context, string, ...slack
 	return nil, nil
 }
 
-// newDiagnoser builds the Diagnoser the bot answers with: live, reading the
+// newExplainer builds the Explainer the bot answers with: live, reading the
 // cluster as each asking user through impersonation (the bot's own
 // credentials from kubeconfig, or in-cluster), or from dumps (the given
-// files, else the embedded examples).
-func newDiagnoser(cfg *config.Config, live bool, kubeconfig, kubeContext string, fromFiles []string) (bot.Diagnoser, error) {
+// files, else the embedded examples). wrap, when set, wraps the transport
+// of every Kubernetes request (metrics).
+func newExplainer(cfg *config.Config, live bool, kubeconfig, kubeContext string, fromFiles []string, wrap transport.WrapperFunc) (*explain.Explainer, error) {
 	if !live {
 		var dump *fetch.Dump
 		var err error
@@ -149,24 +154,35 @@ func newDiagnoser(cfg *config.Config, live bool, kubeconfig, kubeContext string,
 		if err != nil {
 			return nil, err
 		}
-		return &bot.DumpDiagnoser{Dump: dump}, nil
+		return &explain.Explainer{Reader: &explain.DumpReader{Dump: dump}}, nil
 	}
 	dopts := &diagnoseOptions{kubeconfig: kubeconfig, context: kubeContext}
 	base, _, err := dopts.restConfig()
 	if err != nil {
 		return nil, err
 	}
+	if wrap != nil {
+		base.Wrap(wrap)
+	}
 	botKueue, err := kueueclient.NewForConfig(base)
 	if err != nil {
 		return nil, err
 	}
-	kd := &bot.KubeDiagnoser{
-		Base:       base,
-		Namespaces: &rbac.NamespaceFinder{Bot: botKueue, Max: cfg.Kube.MaxNamespaces, Concurrency: cfg.Kube.DiscoveryConcurrency},
-		Timeout:    cfg.Kube.RequestTimeout,
+	kr := &explain.KubeReader{
+		Base:    base,
+		Finder:  &rbac.NamespaceFinder{Bot: botKueue, Max: cfg.Kube.MaxNamespaces, Concurrency: cfg.Kube.DiscoveryConcurrency},
+		Timeout: cfg.Kube.RequestTimeout,
+		TTL:     cfg.Identity.CacheTTL,
 	}
 	if cfg.Kube.ClusterScopedReads == config.ClusterScopedBot {
-		kd.ClusterScoped = botKueue
+		kr.ClusterScoped = botKueue
 	}
-	return kd, nil
+	if kc := cfg.Kube.KueueConfig; kc.Enabled() {
+		botKube, err := kubernetes.NewForConfig(base)
+		if err != nil {
+			return nil, err
+		}
+		kr.KueueConfig = fetch.KueueConfigMap(botKube, kc.Namespace, kc.ConfigMap, kc.Key, 5*time.Minute)
+	}
+	return &explain.Explainer{Reader: kr}, nil
 }

@@ -3,18 +3,21 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/kueue/client-go/clientset/versioned"
 
-	"github.com/kueuebot/kueuebot/diagnose"
 	"github.com/kueuebot/kueuebot/diagnose/fetch"
 	"github.com/kueuebot/kueuebot/diagnose/render"
+	"github.com/kueuebot/kueuebot/explain"
+	"github.com/kueuebot/kueuebot/rbac"
 )
 
 type diagnoseOptions struct {
@@ -25,7 +28,42 @@ type diagnoseOptions struct {
 	asGroups   []string
 	fromFiles  []string
 	output     string
-	timeout    time.Duration
+	timeout    time.Duration // from --request-timeout, set by restConfig
+
+	clusterFlags   *genericclioptions.ConfigFlags
+	requestTimeout string
+}
+
+// kindSentence lists the kinds diagnose accepts, from fetch's registry (the
+// one list of kinds; the README carries the same sentence, checked by a test).
+func kindSentence() string {
+	var names []string
+	for _, k := range fetch.Kinds() {
+		names = append(names, k.Kind)
+	}
+	names[0] += " (default)"
+	last := len(names) - 1
+	names[last] = "or " + names[last]
+	return "KIND is " + wrap(strings.Join(names, ", ")+".", len("KIND is "), 78)
+}
+
+// wrap breaks s into lines of at most width characters, the first line
+// starting after offset characters.
+func wrap(s string, offset, width int) string {
+	var b strings.Builder
+	col := offset
+	for i, word := range strings.Fields(s) {
+		if i > 0 && col+1+len(word) > width {
+			b.WriteString("\n")
+			col = 0
+		} else if i > 0 {
+			b.WriteString(" ")
+			col++
+		}
+		b.WriteString(word)
+		col += len(word)
+	}
+	return b.String()
 }
 
 func newDiagnoseCmd() *cobra.Command {
@@ -36,8 +74,7 @@ func newDiagnoseCmd() *cobra.Command {
 		Long: `Explain why one job is not running: the admission verdict, the quota
 comparison and what to do.
 
-KIND is Job (default), JobSet, RayJob, RayCluster, PyTorchJob, TFJob, MPIJob,
-TrainJob, LeaderWorkerSet, AppWrapper, Pod or Workload.
+` + kindSentence() + `
 
 Reads the cluster from the kubeconfig (as --as, if given), or a dump written
 by 'kubectl get -o yaml' with --from-file (repeatable; files or folders).`,
@@ -55,15 +92,30 @@ by 'kubectl get -o yaml' with --from-file (repeatable; files or folders).`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&o.namespace, "namespace", "n", "", "namespace of the job (default: the kubeconfig context's namespace, or \"default\")")
-	f.StringVar(&o.kubeconfig, "kubeconfig", "", "path to the kubeconfig file")
-	f.StringVar(&o.context, "context", "", "kubeconfig context to use")
-	f.StringVar(&o.as, "as", "", "user to impersonate for every read")
-	f.StringArrayVar(&o.asGroups, "as-group", nil, "group to impersonate (repeatable)")
+	o.addClusterFlags(f)
 	f.StringArrayVar(&o.fromFiles, "from-file", nil, "diagnose from a YAML dump instead of a cluster (repeatable; file or folder)")
 	f.StringVarP(&o.output, "output", "o", "text", "output format: text, markdown or json")
-	f.DurationVar(&o.timeout, "request-timeout", fetch.DefaultTimeout, "timeout of each API request")
 	return cmd
+}
+
+// addClusterFlags adds kubectl's own cluster flags (--kubeconfig,
+// --context, --as, --as-group, -n/--namespace, --request-timeout) from
+// genericclioptions.ConfigFlags, so they parse and load exactly as in
+// kubectl; the values land in o's fields.
+func (o *diagnoseOptions) addClusterFlags(f *pflag.FlagSet) {
+	o.requestTimeout = fetch.DefaultTimeout.String()
+	o.clusterFlags = &genericclioptions.ConfigFlags{
+		KubeConfig:       &o.kubeconfig,
+		Context:          &o.context,
+		Impersonate:      &o.as,
+		ImpersonateGroup: &o.asGroups,
+		Namespace:        &o.namespace,
+		Timeout:          &o.requestTimeout,
+	}
+	o.clusterFlags.AddFlags(f)
+	// kubectl's "0" means no client timeout; the diagnosis still bounds
+	// each request, by the default.
+	f.Lookup("request-timeout").Usage += fmt.Sprintf(" For a diagnosis, 0 means the default, %s.", fetch.DefaultTimeout)
 }
 
 func (o *diagnoseOptions) run(ctx context.Context, cmd *cobra.Command, arg string) error {
@@ -71,66 +123,67 @@ func (o *diagnoseOptions) run(ctx context.Context, cmd *cobra.Command, arg strin
 	if err != nil {
 		return usageError{err}
 	}
-	var snap *diagnose.Snapshot
+	var reader explain.Reader
+	ns := o.namespace
 	if len(o.fromFiles) > 0 {
 		if o.kubeconfig != "" || o.context != "" || o.as != "" || len(o.asGroups) > 0 {
 			return usagef("--from-file reads no cluster: drop --kubeconfig, --context, --as and --as-group")
 		}
-		ns := o.namespace
 		if ns == "" {
 			ns = "default"
 		}
-		target, err := fetch.ParseTarget(arg, ns)
-		if err != nil {
+		if _, err := fetch.ParseTarget(arg, ns); err != nil {
 			return usageError{err}
 		}
-		snap, err = fetch.FromFiles(o.fromFiles, target, time.Now())
+		dump, err := fetch.LoadFiles(o.fromFiles)
 		if err != nil {
 			return fmt.Errorf("cannot read the dump: %w", err)
 		}
+		reader = &explain.DumpReader{Dump: dump, Unrestricted: true}
 	} else {
-		cfg, ns, err := o.restConfig()
+		cfg, kubeNS, err := o.restConfig()
 		if err != nil {
 			return err
 		}
-		target, err := fetch.ParseTarget(arg, ns)
-		if err != nil {
+		ns = kubeNS
+		if _, err := fetch.ParseTarget(arg, ns); err != nil {
 			return usageError{err}
 		}
 		f, err := newFetcher(cfg, o.timeout)
 		if err != nil {
 			return err
 		}
-		snap, err = f.Fetch(ctx, target)
-		if err != nil {
-			return fmt.Errorf("cannot diagnose %s/%s: %w", target.Namespace, target.Name, err)
-		}
+		reader = &explain.ClientReader{Fetcher: f, Default: ns}
 	}
-	r := diagnose.Analyze(snap)
-	return render.Write(cmd.OutOrStdout(), format, &r)
+	target, err := fetch.ParseTarget(arg, ns)
+	if err != nil {
+		return usageError{err}
+	}
+	q := explain.Question{Kind: target.Kind, Name: target.Name, Namespace: target.Namespace}
+	res, err := (&explain.Explainer{Reader: reader}).Explain(ctx, rbac.Identity{}, q)
+	if err != nil {
+		return fmt.Errorf("cannot diagnose %s/%s: %w", target.Namespace, target.Name, err)
+	}
+	return render.Write(cmd.OutOrStdout(), format, &res.Report)
 }
 
-// restConfig loads the kubeconfig like kubectl does and applies the
-// impersonation flags.
+// restConfig loads the kubeconfig as kubectl does (KUBECONFIG, --kubeconfig,
+// --context, --as, --as-group, -n, --request-timeout through
+// genericclioptions.ConfigFlags) and sets o.timeout from --request-timeout.
 func (o *diagnoseOptions) restConfig() (*rest.Config, string, error) {
-	rules := clientcmd.NewDefaultClientConfigLoadingRules()
-	if o.kubeconfig != "" {
-		rules.ExplicitPath = o.kubeconfig
+	if o.clusterFlags == nil {
+		// Options built in code (serve, chat), not parsed from flags.
+		o.addClusterFlags(pflag.NewFlagSet("kueuebot", pflag.ContinueOnError))
 	}
-	overrides := &clientcmd.ConfigOverrides{CurrentContext: o.context}
-	overrides.AuthInfo.Impersonate = o.as
-	overrides.AuthInfo.ImpersonateGroups = o.asGroups
-	cc := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, overrides)
-	cfg, err := cc.ClientConfig()
+	cfg, err := o.clusterFlags.ToRESTConfig()
 	if err != nil {
 		return nil, "", fmt.Errorf("cannot load the kubeconfig: %w (set --kubeconfig or KUBECONFIG, or use --from-file)", err)
 	}
-	ns := o.namespace
-	if ns == "" {
-		if ns, _, err = cc.Namespace(); err != nil || ns == "" {
-			ns = "default"
-		}
+	ns, _, err := o.clusterFlags.ToRawKubeConfigLoader().Namespace()
+	if err != nil || ns == "" {
+		ns = "default"
 	}
+	o.timeout = cfg.Timeout
 	cfg.UserAgent = "kueuebot/" + version
 	return cfg, ns, nil
 }

@@ -6,8 +6,9 @@ SANDBOX_CACHE  ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/kueuebot-sandbox
 SANDBOX_RUNNER := $(CURDIR)/bin/sandbox
 SANDBOX_KUBE_BIN  := $(SANDBOX_CACHE)/bin/k8s-v1.35.4-etcd-v3.6.5
 SANDBOX_KUEUE_BIN := $(SANDBOX_CACHE)/bin/kueue-v0.17.0
-SANDBOX_FLAGS  = -state=$(SANDBOX_STATE) -kube-bin=$(SANDBOX_KUBE_BIN) -kueue-bin=$(SANDBOX_KUEUE_BIN) \
-	-kueue-dir=$$(cd $(SANDBOX_SRC)/build/kueue && $(GO) list -m -f '{{.Dir}}' sigs.k8s.io/kueue)
+SANDBOX_JOBSET_BIN := $(SANDBOX_CACHE)/bin/jobset-v0.11.1
+SANDBOX_FLAGS  = -state=$(SANDBOX_STATE) -kube-bin=$(SANDBOX_KUBE_BIN) -kueue-bin=$(SANDBOX_KUEUE_BIN) -jobset-bin=$(SANDBOX_JOBSET_BIN) \
+	-build-dir=$(SANDBOX_SRC)/build/kueue -go=$(GO)
 
 .PHONY: sandbox-runner
 sandbox-runner:
@@ -31,9 +32,9 @@ sandbox-status: ## Show which sandbox components run.
 	@$(SANDBOX_RUNNER) status -state=$(SANDBOX_STATE)
 
 .PHONY: sandbox-scenarios
-sandbox-scenarios: sandbox-runner ## Apply the scenarios to a running sandbox and write deploy/examples/scenarios/*.yaml (or SCENARIO_OUT).
-	@$(SANDBOX_RUNNER) scenarios -state=$(SANDBOX_STATE) -scenarios=$(SANDBOX_SRC)/scenarios \
-		-out=$(or $(SCENARIO_OUT),$(CURDIR)/deploy/examples/scenarios) $(if $(SCENARIO),-only=$(SCENARIO))
+sandbox-scenarios: sandbox-runner build ## Apply the scenarios to a running sandbox and write deploy/examples/scenarios/*.yaml (or SCENARIO_OUT).
+	@$(SANDBOX_RUNNER) scenarios -state=$(SANDBOX_STATE) -scenarios=$(SANDBOX_SRC)/scenarios -kube-bin=$(SANDBOX_KUBE_BIN) \
+		-kueuebot=$(CURDIR)/$(BIN) -out=$(or $(SCENARIO_OUT),$(CURDIR)/deploy/examples/scenarios) $(if $(SCENARIO),-only=$(SCENARIO))
 
 .PHONY: sandbox-verify
 sandbox-verify: ## gofmt, go vet, go mod tidy check of the sandbox modules; expect.yaml vs dumps test.
@@ -41,3 +42,4 @@ sandbox-verify: ## gofmt, go vet, go mod tidy check of the sandbox modules; expe
 	cd $(SANDBOX_SRC) && $(GO) vet ./... && $(GO) test ./... && $(GO) mod tidy -diff
 	cd $(SANDBOX_SRC)/build/kube && $(GO) vet ./... && $(GO) mod tidy -diff
 	cd $(SANDBOX_SRC)/build/kueue && $(GO) mod tidy -diff
+	cd $(SANDBOX_SRC)/build/jobset && $(GO) mod tidy -diff

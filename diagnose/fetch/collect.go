@@ -81,14 +81,13 @@ type source interface {
 	getNamespace(ctx context.Context, name string) (*corev1.Namespace, error)
 }
 
-// errUnreachable marks a transport failure on the first request: the
-// cluster cannot be reached at all. collect returns it instead of a Gap.
-var errUnreachable = errors.New("cannot reach the cluster")
-
 // collector builds one Snapshot.
 type collector struct {
 	src source
 	s   *diagnose.Snapshot
+	// first is the first fault recorded as a Gap: a read the diagnosis
+	// cannot do without that was skipped after it reports it.
+	first *ReadError
 }
 
 // collect is the selection algorithm shared by the live and file modes.
@@ -108,9 +107,18 @@ func collect(ctx context.Context, src source, t diagnose.Target, now time.Time) 
 	return c.s, nil
 }
 
-// fatal reports whether err must end the fetch instead of becoming a Gap.
+// fatal reports whether err must end the fetch whatever was read: the
+// caller's context ended, or the bot's own RBAC is wrong.
 func fatal(ctx context.Context, err error) bool {
-	return errors.Is(err, errUnreachable) || errors.Is(err, ErrImpersonation) || ctx.Err() != nil
+	return errors.Is(err, ErrImpersonation) || ctx.Err() != nil
+}
+
+// stop is the error that ends the fetch after a fatal err.
+func stop(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return err
 }
 
 // ErrImpersonation is returned when the API server refuses the
@@ -124,58 +132,77 @@ func impersonationRefused(err error) bool {
 	return apierrors.IsForbidden(err) && strings.Contains(err.Error(), "cannot impersonate")
 }
 
-// gap records a failed read of a non-target object. It returns a non-nil
-// error only when the fetch must stop.
+// gap records a failed read of an object the diagnosis can do without: the
+// answer then rests on what was read. It returns a non-nil error only when
+// the fetch must stop.
 func (c *collector) gap(ctx context.Context, kind, name string, err error) error {
 	if fatal(ctx, err) {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		return err
+		return stop(ctx, err)
+	}
+	var sk *skipped
+	if f := classify(err, 0); f != nil && c.first == nil && !errors.As(err, &sk) {
+		c.first = newReadError(kind, "", name, f)
 	}
 	c.s.Gaps = append(c.s.Gaps, gapFor(kind, name, err))
 	return nil
 }
 
 // targetGap records that the target could not be read. Missing and
-// forbidden read the same, with no server text, so nothing leaks.
+// forbidden read the same, with no server text, so nothing leaks. Any other
+// failure is a fault of the cluster, not an answer about the job: it ends
+// the fetch with a *ReadError.
 func (c *collector) targetGap(ctx context.Context, kind, name string, err error) error {
 	if err != nil && fatal(ctx, err) {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		return err
+		return stop(ctx, err)
 	}
-	reason := diagnose.GapNotFound
-	switch {
-	case err == nil, apierrors.IsNotFound(err), apierrors.IsForbidden(err), apierrors.IsUnauthorized(err):
-		// Missing and forbidden must read the same.
-	case isTimeout(err):
-		reason = diagnose.GapTimeout
-	default:
-		reason = diagnose.GapUnavailable // e.g. 503: saying "not found" would be wrong
+	if err != nil && !isAnswer(err) {
+		return c.readError(kind, c.s.Target.Namespace, name, err)
 	}
-	c.s.Gaps = append(c.s.Gaps, diagnose.Gap{Kind: kind, Name: name, Reason: reason})
+	c.s.Gaps = append(c.s.Gaps, diagnose.Gap{Kind: kind, Name: name, Reason: diagnose.GapNotFound})
 	return nil
 }
 
-func isTimeout(err error) bool {
-	return errors.Is(err, context.DeadlineExceeded) || apierrors.IsTimeout(err) || apierrors.IsServerTimeout(err)
+// readError is the *ReadError that ends the fetch when a read the diagnosis
+// needs failed with a fault. A read skipped after an earlier fault reports
+// that earlier read.
+func (c *collector) readError(kind, ns, name string, err error) error {
+	var sk *skipped
+	if errors.As(err, &sk) && c.first != nil {
+		return c.first
+	}
+	return newReadError(kind, ns, name, classify(err, 0))
+}
+
+func newReadError(kind, ns, name string, f *fault) *ReadError {
+	if f == nil {
+		f = &fault{class: FaultMalformed, err: errors.New("unknown failure")}
+	}
+	var sk *skipped
+	if errors.As(f.err, &sk) {
+		f = sk.first
+	}
+	return &ReadError{Kind: kind, Namespace: ns, Name: name, Class: f.class, Status: f.status, Timeout: f.timeout, Err: f.err}
 }
 
 // gapFor classifies a read error.
 func gapFor(kind, name string, err error) diagnose.Gap {
 	g := diagnose.Gap{Kind: kind, Name: name, Message: sanitize(err.Error())}
+	var sk *skipped
 	switch {
-	case apierrors.IsForbidden(err), apierrors.IsUnauthorized(err):
+	case apierrors.IsForbidden(err):
 		g.Reason = diagnose.GapForbidden
 	case apierrors.IsNotFound(err):
 		g.Reason = diagnose.GapNotFound
-	case isTimeout(err):
-		g.Reason = diagnose.GapTimeout
-		g.Message = "the request timed out"
-	default:
+	case errors.As(err, &sk):
 		g.Reason = diagnose.GapUnavailable
+		g.Message = "not read: the cluster had stopped answering (" + sk.first.class.describe(sk.first.status, sk.first.timeout) + ")"
+	default:
+		f := classify(err, 0)
+		g.Reason = diagnose.GapUnavailable
+		if f != nil && f.class == FaultTimeout {
+			g.Reason = diagnose.GapTimeout
+			g.Message = "the request timed out"
+		}
 	}
 	return g
 }
@@ -195,8 +222,11 @@ func (c *collector) run(ctx context.Context, k *JobKind) error {
 	var owner ownerRef
 	if k.Kind != KindWorkload {
 		served, err := c.src.served(ctx, k)
-		if err != nil && fatal(ctx, err) {
-			return c.targetGap(ctx, k.Kind, t.Name, err)
+		if err != nil && !isAnswer(err) {
+			if fatal(ctx, err) {
+				return stop(ctx, err)
+			}
+			return c.readError(kindDiscovery, "", k.Resource.GroupVersion().String(), err)
 		}
 		if !served {
 			return c.targetGap(ctx, k.Kind, t.Name, nil)
@@ -210,12 +240,15 @@ func (c *collector) run(ctx context.Context, k *JobKind) error {
 	}
 
 	ok, err := c.src.kueueServed(ctx)
-	if err != nil && fatal(ctx, err) {
-		return c.gap(ctx, KindWorkload, owner.workloadName, err)
+	if err != nil && !isAnswer(err) {
+		if fatal(ctx, err) {
+			return stop(ctx, err)
+		}
+		return c.readError(kindDiscovery, "", kueue.GroupVersion.Group, err)
 	}
 	if !ok {
 		c.s.Gaps = append(c.s.Gaps, diagnose.Gap{
-			Kind: KindWorkload, Name: owner.workloadName, Reason: diagnose.GapUnavailable,
+			Kind: KindWorkload, Name: owner.workloadName, Reason: diagnose.GapNotFound,
 			Message: "the cluster does not serve Kueue's API (kueue.x-k8s.io)",
 		})
 		return nil
@@ -282,6 +315,11 @@ func (c *collector) findWorkload(ctx context.Context, o ownerRef) (*kueue.Worklo
 	switch {
 	case err == nil && (!o.verify || controlledBy(wl, o.uid)):
 		return wl, nil
+	case err != nil && !isAnswer(err):
+		if fatal(ctx, err) {
+			return nil, stop(ctx, err)
+		}
+		return nil, c.readError(KindWorkload, ns, o.workloadName, err)
 	case err != nil && !apierrors.IsNotFound(err):
 		return nil, c.gap(ctx, KindWorkload, o.workloadName, err)
 	}
@@ -289,6 +327,12 @@ func (c *collector) findWorkload(ctx context.Context, o ownerRef) (*kueue.Worklo
 		return nil, c.gap(ctx, KindWorkload, o.workloadName, apierrors.NewNotFound(kueue.Resource("workloads"), o.workloadName))
 	}
 	list, err := c.src.workloadsForOwner(ctx, ns, o.uid)
+	if err != nil && !isAnswer(err) {
+		if fatal(ctx, err) {
+			return nil, stop(ctx, err)
+		}
+		return nil, c.readError(KindWorkload, ns, o.workloadName, err)
+	}
 	if err != nil {
 		return nil, c.gap(ctx, KindWorkload, o.workloadName, err)
 	}
@@ -369,6 +413,12 @@ func (c *collector) queues(ctx context.Context, wl *kueue.Workload) error {
 		c.s.NamespaceLocalQueues = lqs
 	}
 
+	if wl == nil && c.s.Job != nil && lqName != "" {
+		if err := c.noWorkload(ctx); err != nil {
+			return err
+		}
+	}
+
 	cqName := ""
 	if c.s.LocalQueue != nil {
 		cqName = string(c.s.LocalQueue.Spec.ClusterQueue)
@@ -401,9 +451,102 @@ func (c *collector) queues(ctx context.Context, wl *kueue.Workload) error {
 		}
 	}
 
+	if wl != nil && !reserved {
+		if err := c.preemptor(ctx, wl); err != nil {
+			return err
+		}
+	}
+
 	if c.s.Job != nil && (admitted || all) {
 		if err := c.podsAndEvents(ctx, wl); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// priorityClassReader is implemented by sources that can read
+// WorkloadPriorityClasses (the API server; a dump store may add it).
+type priorityClassReader interface {
+	getPriorityClass(ctx context.Context, name string) (*kueue.WorkloadPriorityClass, error)
+}
+
+// noWorkload reads what can tell why Kueue made no Workload for a job that
+// names a LocalQueue: the WorkloadPriorityClass its label names, the Pods
+// of its pod group, and the events about it (Kueue reports a Workload it
+// cannot compose there), and, when the bot may read it, Kueue's own
+// Configuration (and the namespace, if its selector tests labels). At most
+// 5 requests; failures are gaps.
+func (c *collector) noWorkload(ctx context.Context) error {
+	job := c.s.Job
+	ns := c.s.Target.Namespace
+	if r, ok := c.src.(kueueConfigReader); ok {
+		kc, err := r.kueueConfig(ctx)
+		if err != nil {
+			if err := c.gap(ctx, "KueueConfiguration", "", err); err != nil {
+				return err
+			}
+		}
+		c.s.KueueConfig = kc
+		if kc != nil && kc.ManagedJobsNamespaceSelector != nil && selectorNeedsLabels(kc.ManagedJobsNamespaceSelector) && c.s.Namespace == nil {
+			nsObj, err := c.src.getNamespace(ctx, ns)
+			if err != nil {
+				if err := c.gap(ctx, "Namespace", ns, err); err != nil {
+					return err
+				}
+			}
+			c.s.Namespace = nsObj
+		}
+	}
+	if name := job.GetLabels()[diagnose.WorkloadPriorityClassLabel]; name != "" {
+		if r, ok := c.src.(priorityClassReader); ok {
+			wpc, err := r.getPriorityClass(ctx, name)
+			if err != nil {
+				if err := c.gap(ctx, "WorkloadPriorityClass", name, err); err != nil {
+					return err
+				}
+			}
+			c.s.PriorityClass = wpc
+		}
+	}
+	if g := job.GetLabels()[PodGroupNameLabel]; g != "" && job.GetKind() == "Pod" {
+		pods, err := c.src.listPods(ctx, ns, PodGroupNameLabel+"="+g, "")
+		if err != nil {
+			if err := c.gap(ctx, "Pod", PodGroupNameLabel+"="+g, err); err != nil {
+				return err
+			}
+		}
+		slices.SortFunc(pods, func(a, b corev1.Pod) int { return cmp.Compare(a.Name, b.Name) })
+		c.s.Pods = pods
+	}
+	evs, err := c.src.listEvents(ctx, ns, corev1.ObjectReference{Kind: job.GetKind(), Name: job.GetName(), UID: job.GetUID()})
+	if err != nil {
+		return c.gap(ctx, "Event", job.GetKind()+"/"+job.GetName(), err)
+	}
+	sortEvents(evs)
+	c.s.Events = evs
+	return nil
+}
+
+// preemptor reads, for a Workload waiting after a preemption, the Workload
+// that preempted it, if it is in the same namespace and the caller may list
+// Workloads there: one LIST by the job-uid label Kueue's message names.
+// Failures are not gaps: this only names who preempted.
+func (c *collector) preemptor(ctx context.Context, wl *kueue.Workload) error {
+	p, ok := diagnose.PreemptorOf(wl)
+	if !ok || p.JobUID == "" {
+		return nil
+	}
+	list, err := c.src.workloadsForOwner(ctx, wl.Namespace, p.JobUID)
+	if err != nil {
+		if fatal(ctx, err) {
+			return stop(ctx, err)
+		}
+		return nil
+	}
+	for i := range list {
+		if list[i].UID == p.UID {
+			c.s.Preemptor = list[i].DeepCopy()
 		}
 	}
 	return nil
@@ -475,14 +618,12 @@ func (c *collector) alternatives(ctx context.Context, ns, current string) error 
 // LocalQueue is unknown to Kueue's queue manager (or the API is not served),
 // so it is reported as Unavailable rather than NotFound.
 func (c *collector) gapPending(ctx context.Context, lq string, err error) error {
-	if fatal(ctx, err) {
-		return c.gap(ctx, "PendingWorkloads", lq, err)
+	if err := c.gap(ctx, "PendingWorkloads", lq, err); err != nil {
+		return err
 	}
-	g := gapFor("PendingWorkloads", lq, err)
-	if g.Reason == diagnose.GapNotFound {
+	if g := &c.s.Gaps[len(c.s.Gaps)-1]; g.Reason == diagnose.GapNotFound {
 		g.Reason = diagnose.GapUnavailable
 	}
-	c.s.Gaps = append(c.s.Gaps, g)
 	return nil
 }
 
@@ -703,6 +844,14 @@ func (c *collector) podsAndEvents(ctx context.Context, wl *kueue.Workload) error
 		}
 	} else if sel := k.podSelector(job); sel != "" || c.src.exhaustive() {
 		pods, err := c.src.listPods(ctx, ns, sel, job.GetUID())
+		if err != nil && !isAnswer(err) {
+			// The verdict on an admitted job is about its Pods: without
+			// them there is nothing to say.
+			if fatal(ctx, err) {
+				return stop(ctx, err)
+			}
+			return c.readError("Pod", ns, "", err)
+		}
 		if err != nil {
 			if err := c.gap(ctx, "Pod", sel, err); err != nil {
 				return err

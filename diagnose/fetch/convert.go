@@ -91,3 +91,7 @@ func toUnstructured(obj any) (*unstructured.Unstructured, error) {
 	}
 	return &unstructured.Unstructured{Object: m}, nil
 }
+
+func priorityClassFromV1beta1(in *kueuev1beta1.WorkloadPriorityClass) (*kueue.WorkloadPriorityClass, error) {
+	return fromV1beta1[kueue.WorkloadPriorityClass](in)
+}

@@ -99,7 +99,11 @@ func (s *storeSource) exhaustive() bool { return true }
 func (s *storeSource) useBot() bool     { return false }
 
 func (s *storeSource) served(context.Context, *JobKind) (bool, error) { return true, nil }
-func (s *storeSource) kueueServed(context.Context) (bool, error)      { return true, nil }
+func (s *storeSource) kueueServed(context.Context) (bool, error) {
+	s.st.mu.RLock()
+	defer s.st.mu.RUnlock()
+	return !s.st.kueueNotServed, nil
+}
 
 // jobResource is the list record name of a job kind.
 func jobResource(k *JobKind) string {

@@ -8,6 +8,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	controllerconstants "sigs.k8s.io/kueue/pkg/controller/constants"
+	podconstants "sigs.k8s.io/kueue/pkg/controller/jobs/pod/constants"
 
 	"github.com/kueuebot/kueuebot/diagnose"
 )
@@ -15,16 +17,16 @@ import (
 // Label keys and values Kueue and Kubernetes put on objects.
 const (
 	// QueueNameLabel names the LocalQueue on a job.
-	QueueNameLabel = "kueue.x-k8s.io/queue-name"
+	QueueNameLabel = controllerconstants.QueueLabel
 	// JobUIDLabel carries the owner job's UID on a Workload.
-	JobUIDLabel = "kueue.x-k8s.io/job-uid"
+	JobUIDLabel = controllerconstants.JobUIDLabel
 	// PrebuiltWorkloadLabel names a Workload created ahead of its job.
-	PrebuiltWorkloadLabel = "kueue.x-k8s.io/prebuilt-workload-name"
+	PrebuiltWorkloadLabel = controllerconstants.PrebuiltWorkloadLabel
 	// PodGroupNameLabel groups plain Pods into one Workload of that name.
-	PodGroupNameLabel = "kueue.x-k8s.io/pod-group-name"
+	PodGroupNameLabel = podconstants.GroupNameLabel
 	// PodAdmissionGate is the scheduling gate Kueue holds on plain Pods until
 	// admission.
-	PodAdmissionGate = "kueue.x-k8s.io/admission"
+	PodAdmissionGate = podconstants.SchedulingGateName
 	// JobControllerUIDLabel is set by the Job controller on its Pods.
 	JobControllerUIDLabel = "batch.kubernetes.io/controller-uid"
 )

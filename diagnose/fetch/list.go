@@ -149,16 +149,18 @@ func (l *lister) call(ctx context.Context, fn func(context.Context) error) error
 	switch {
 	case err == nil:
 		return nil
-	case first && isTransport(err):
-		return fmt.Errorf("%w: %w", errUnreachable, err)
 	case impersonationRefused(err):
 		return fmt.Errorf("%w: %w", ErrImpersonation, err)
+	case first && classify(err, l.opts.Timeout) != nil:
+		// The first request failing with a fault of the cluster (not an
+		// answer such as Forbidden): nothing else will work either.
+		return fmt.Errorf("%w: %w", errListUnreachable, err)
 	}
 	return err
 }
 
 func (l *lister) fatal(ctx context.Context, err error) bool {
-	return errors.Is(err, errUnreachable) || errors.Is(err, ErrImpersonation) || ctx.Err() != nil
+	return errors.Is(err, errListUnreachable) || errors.Is(err, ErrImpersonation) || ctx.Err() != nil
 }
 
 // served asks discovery which resources a group version serves (nil: not
@@ -200,6 +202,9 @@ func (l *lister) run(ctx context.Context) error {
 	var tasks []listTask
 	if err == nil && res == nil {
 		notServed := apierrors.NewServiceUnavailable("the cluster does not serve Kueue's API (kueue.x-k8s.io)")
+		l.st.mu.Lock()
+		l.st.kueueNotServed = true
+		l.st.mu.Unlock()
 		for _, r := range []string{resWorkloads, resLocalQueues, resClusterQueues, resFlavors, resCohorts, resAdmissionChecks} {
 			l.fail(r, "", notServed)
 		}
@@ -456,3 +461,7 @@ func (l *lister) fail(resource, ns string, err error) {
 	l.stats.Failed = append(l.stats.Failed, ListFailure{Resource: resource, Namespace: ns, Err: err})
 	l.mu.Unlock()
 }
+
+// errListUnreachable marks a ListInto whose first request failed with a
+// fault of the cluster.
+var errListUnreachable = errors.New("the cluster cannot be reached")

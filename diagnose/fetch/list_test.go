@@ -6,6 +6,7 @@ import (
 	"net"
 	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -193,8 +194,8 @@ func TestListIntoKueueNotServed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(s.Gaps) != 1 || s.Gaps[0].Reason != diagnose.GapUnavailable {
-		t.Errorf("gaps = %+v, want the Workload Unavailable", s.Gaps)
+	if len(s.Gaps) != 1 || s.Gaps[0].Reason != diagnose.GapNotFound || !strings.Contains(s.Gaps[0].Message, "does not serve Kueue") {
+		t.Errorf("gaps = %+v, want the Workload NotFound because Kueue is not served (as a live read says)", s.Gaps)
 	}
 }
 
@@ -210,7 +211,7 @@ func TestListIntoFatalErrors(t *testing.T) {
 			react: func(k8stesting.Action) (bool, runtime.Object, error) {
 				return true, nil, refused
 			},
-			want: errUnreachable,
+			want: errListUnreachable,
 		},
 		{
 			name: "impersonation refused",

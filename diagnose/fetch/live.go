@@ -40,8 +40,10 @@ const DefaultTimeout = 10 * time.Second
 //   - Target missing, forbidden or unreadable: 1 (the job GET).
 //   - Job without a Workload: job GET, Workload GET by computed name,
 //     Workload LIST by label kueue.x-k8s.io/job-uid in the namespace = 3,
-//     plus LocalQueue GET (and what follows) when the job has a queue-name
-//     label.
+//     plus, when the job has a queue-name label, its events LIST (Kueue's
+//     ErrWorkloadCompose), a WorkloadPriorityClass GET when it names one,
+//     its pod group's Pods LIST for a grouped Pod, and the LocalQueue GET
+//     (and what follows).
 //   - Pending (no quota reserved): 8 — job GET, Workload GET, LocalQueue GET,
 //     ClusterQueue GET, ResourceFlavors (a GET for one flavor, else one
 //     LIST), ClusterQueue LIST and Cohort LIST (only when the ClusterQueue
@@ -58,6 +60,8 @@ const DefaultTimeout = 10 * time.Second
 //     object with an involvedObject field selector, at most 50 each — for
 //     the job, the Workload and at most 2 Pods that are not running
 //     = at most 10.
+//   - Preempted and waiting: +1, a Workload LIST by the job-uid label that
+//     Kueue's preemption message names (to name the preemptor).
 //   - Finished: 2 (job, Workload).
 //
 // Discovery comes on top and is cached for the Fetcher's lifetime: the
@@ -78,6 +82,11 @@ type Fetcher struct {
 	// used only after the caller's own LocalQueue read succeeded, and only
 	// for that LocalQueue's ClusterQueue, its flavors and its cohort.
 	ClusterScoped versioned.Interface
+	// KueueConfig is optional: it reads Kueue's own Configuration with the
+	// bot's identity (KueueConfigMap), for a job without a Workload, to
+	// tell an integration that is not enabled or a namespace Kueue does
+	// not manage. One request, cached by the reader.
+	KueueConfig func(context.Context) (*diagnose.KueueConfig, error)
 	// Timeout bounds each request; DefaultTimeout when zero.
 	Timeout time.Duration
 	// Now is the clock for Snapshot.Now; time.Now when nil.
@@ -112,6 +121,9 @@ type liveSource struct {
 	f        *Fetcher
 	requests int
 	bot      bool
+	// tripped is the first fault that showed the server is not answering;
+	// later requests are skipped.
+	tripped *fault
 	// kueueVersion is "v1beta2", "v1beta1" or "" (not served); set by
 	// kueueServed.
 	kueueVersion string
@@ -119,42 +131,53 @@ type liveSource struct {
 
 var _ source = (*liveSource)(nil)
 
-// do runs one request with the per-request timeout. A transport error on
-// the very first request means the cluster cannot be reached: it is wrapped
-// in errUnreachable so that Fetch fails instead of reporting a gap.
+// do runs one request with the per-request timeout. A failure that is not
+// the server's answer about the object (NotFound, Forbidden, Unauthorized)
+// comes back as a *fault; one that shows the server is not answering at all
+// (timeout, connection, TLS) trips the source, and every later request is
+// then skipped instead of waiting for its own timeout.
 func do[T any](ctx context.Context, s *liveSource, call func(context.Context) (T, error)) (T, error) {
+	return doRequest(ctx, s, true, call)
+}
+
+// doAside is do for a read served by another backend than the API server
+// itself (Kueue's visibility API, an aggregated API): its faults do not
+// trip the source.
+func doAside[T any](ctx context.Context, s *liveSource, call func(context.Context) (T, error)) (T, error) {
+	return doRequest(ctx, s, false, call)
+}
+
+func doRequest[T any](ctx context.Context, s *liveSource, trip bool, call func(context.Context) (T, error)) (T, error) {
+	var zero T
+	if s.tripped != nil {
+		return zero, &skipped{first: s.tripped}
+	}
 	timeout := s.f.Timeout
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
 	rctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	first := s.requests == 0
 	s.requests++
 	v, err := call(rctx)
-	if err != nil {
-		// Typed clients return an empty object with an error; never let
-		// that pass for a read object.
-		var zero T
-		if first && isTransport(err) {
-			return zero, fmt.Errorf("%w: %w", errUnreachable, err)
-		}
-		if impersonationRefused(err) {
-			return zero, fmt.Errorf("%w: %w", ErrImpersonation, err)
-		}
-		return zero, err
+	if err == nil {
+		return v, nil
 	}
-	return v, nil
-}
-
-// isTransport reports whether err is a failure to talk to the API server at
-// all, as opposed to an answer from it or a timeout.
-func isTransport(err error) bool {
-	var status apierrors.APIStatus
-	if errors.As(err, &status) {
-		return false
+	// Typed clients return an empty object with an error; never let that
+	// pass for a read object.
+	switch {
+	case ctx.Err() != nil:
+		return zero, ctx.Err()
+	case impersonationRefused(err):
+		return zero, fmt.Errorf("%w: %w", ErrImpersonation, err)
 	}
-	return !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled)
+	if f := classify(err, timeout); f != nil {
+		if trip && f.trips() {
+			s.tripped = f
+		}
+		return zero, f
+	}
+	return zero, err
 }
 
 func (s *liveSource) exhaustive() bool { return false }
@@ -180,8 +203,23 @@ func (s *liveSource) groupVersion(ctx context.Context, gv string) (discoveryResu
 	if ok {
 		return r, nil
 	}
-	list, err := do(ctx, s, func(context.Context) (*metav1.APIResourceList, error) {
-		return s.f.Kube.Discovery().ServerResourcesForGroupVersion(gv)
+	list, err := do(ctx, s, func(ctx context.Context) (*metav1.APIResourceList, error) {
+		dc := s.f.Kube.Discovery()
+		rc := dc.RESTClient()
+		if rc == nil {
+			return dc.ServerResourcesForGroupVersion(gv) // fakes
+		}
+		// What ServerResourcesForGroupVersion does, bounded by ctx.
+		path := "/apis/" + gv
+		if gv == "v1" {
+			path = "/api/v1"
+		}
+		list := &metav1.APIResourceList{}
+		if err := rc.Get().AbsPath(path).Do(ctx).Into(list); err != nil {
+			return nil, err
+		}
+		list.GroupVersion = gv
+		return list, nil
 	})
 	switch {
 	case err == nil:
@@ -209,8 +247,8 @@ func (s *liveSource) served(ctx context.Context, k *JobKind) (bool, error) {
 	}
 	r, err := s.groupVersion(ctx, k.Resource.GroupVersion().String())
 	if err != nil {
-		// Unknown: try the read and let it answer.
-		return !fatal(ctx, err), err
+		// Unknown: the collector decides whether to try the read.
+		return true, err
 	}
 	return r.served && slices.Contains(r.resources, k.Resource.Resource), nil
 }
@@ -222,9 +260,10 @@ func (s *liveSource) kueueServed(ctx context.Context) (bool, error) {
 	for _, v := range []string{"v1beta2", "v1beta1"} {
 		r, err := s.groupVersion(ctx, kueue.GroupVersion.Group+"/"+v)
 		if err != nil {
-			// Discovery refused or failed: assume the current version.
+			// Discovery refused or failed: assume the current version; the
+			// collector decides whether to go on.
 			s.kueueVersion = "v1beta2"
-			return !fatal(ctx, err), err
+			return true, err
 		}
 		if r.served {
 			s.kueueVersion = v
@@ -526,7 +565,7 @@ func (s *liveSource) pending(ctx context.Context, wl *kueue.Workload, _ string) 
 	ns, lq := wl.Namespace, string(wl.Spec.QueueName)
 	var items []queued
 	if s.v1beta1() {
-		sum, err := do(ctx, s, func(ctx context.Context) (*visibilityv1beta1.PendingWorkloadsSummary, error) {
+		sum, err := doAside(ctx, s, func(ctx context.Context) (*visibilityv1beta1.PendingWorkloadsSummary, error) {
 			return s.f.Kueue.VisibilityV1beta1().LocalQueues(ns).GetPendingWorkloadsSummary(ctx, lq, metav1.GetOptions{})
 		})
 		if err != nil {
@@ -536,7 +575,7 @@ func (s *liveSource) pending(ctx context.Context, wl *kueue.Workload, _ string) 
 			return nil, nil, err
 		}
 	} else {
-		sum, err := do(ctx, s, func(ctx context.Context) (*visibility.PendingWorkloadsSummary, error) {
+		sum, err := doAside(ctx, s, func(ctx context.Context) (*visibility.PendingWorkloadsSummary, error) {
 			return s.f.Kueue.VisibilityV1beta2().LocalQueues(ns).GetPendingWorkloadsSummary(ctx, lq, metav1.GetOptions{})
 		})
 		if err != nil {
@@ -598,5 +637,20 @@ func involves(e *corev1.Event, ref corev1.ObjectReference) bool {
 func (s *liveSource) getNamespace(ctx context.Context, name string) (*corev1.Namespace, error) {
 	return do(ctx, s, func(ctx context.Context) (*corev1.Namespace, error) {
 		return s.f.Kube.CoreV1().Namespaces().Get(ctx, name, metav1.GetOptions{})
+	})
+}
+
+func (s *liveSource) getPriorityClass(ctx context.Context, name string) (*kueue.WorkloadPriorityClass, error) {
+	if s.v1beta1() {
+		old, err := do(ctx, s, func(ctx context.Context) (*kueuev1beta1.WorkloadPriorityClass, error) {
+			return s.f.Kueue.KueueV1beta1().WorkloadPriorityClasses().Get(ctx, name, metav1.GetOptions{})
+		})
+		if err != nil {
+			return nil, err
+		}
+		return priorityClassFromV1beta1(old)
+	}
+	return do(ctx, s, func(ctx context.Context) (*kueue.WorkloadPriorityClass, error) {
+		return s.f.Kueue.KueueV1beta2().WorkloadPriorityClasses().Get(ctx, name, metav1.GetOptions{})
 	})
 }

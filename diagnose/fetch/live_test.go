@@ -295,9 +295,6 @@ func TestFetchTargetMissingOrForbiddenLookTheSame(t *testing.T) {
 		{name: "forbidden", setup: func(e *env) {
 			e.kube.PrependReactor("get", "jobs", fail("get", "jobs", forbidden("jobs", jobName)))
 		}},
-		{name: "unauthorized", setup: func(e *env) {
-			e.kube.PrependReactor("get", "jobs", fail("get", "jobs", apierrors.NewUnauthorized("token expired for alice")))
-		}},
 	}
 	want := &diagnose.Snapshot{
 		Now: testNow, Target: target,
@@ -318,6 +315,18 @@ func TestFetchTargetMissingOrForbiddenLookTheSame(t *testing.T) {
 				t.Errorf("requests = %v, want only the job GET", reqs)
 			}
 		})
+	}
+}
+
+// A 401 says nothing about the job (it comes before authorization, so it
+// leaks nothing either): the credentials were refused, and the fetch says so.
+func TestFetchTargetUnauthorized(t *testing.T) {
+	e := newEnv(nil, nil, nil)
+	e.kube.PrependReactor("get", "jobs", fail("get", "jobs", apierrors.NewUnauthorized("token expired for alice")))
+	_, err := e.fetcher().Fetch(t.Context(), diagnose.Target{Kind: "Job", Namespace: testNS, Name: jobName})
+	var re *ReadError
+	if !errors.As(err, &re) || re.Class != FaultUnauthorized {
+		t.Fatalf("Fetch error = %v, want a ReadError of class Unauthorized", err)
 	}
 }
 
@@ -376,12 +385,21 @@ func TestFetchGaps(t *testing.T) {
 			},
 		},
 		{
-			name:  "workload read times out",
-			kueue: []runtime.Object{testLQ(), testCQ("")},
+			name:  "clusterqueue read times out: the rest is not tried",
+			kueue: []runtime.Object{testWorkload(wlName, condPending), testLQ(), testCQ("", "f")},
 			setup: func(e *env) {
-				e.kueue.PrependReactor("get", "workloads", fail("get", "workloads", timeout))
+				e.kueue.PrependReactor("get", "clusterqueues", fail("get", "clusterqueues", timeout))
 			},
-			wantGaps: []diagnose.Gap{{Kind: "Workload", Name: wlName, Reason: diagnose.GapTimeout, Message: "the request timed out"}},
+			wantGaps: []diagnose.Gap{
+				{Kind: "ClusterQueue", Name: "cq", Reason: diagnose.GapTimeout, Message: "the request timed out"},
+				{Kind: "PendingWorkloads", Name: "lq", Reason: diagnose.GapUnavailable, Message: "not read: the cluster had stopped answering (did not answer in 1s)"},
+			},
+			check: func(t *testing.T, s *diagnose.Snapshot, e *env) {
+				// job, workload, localqueue, clusterqueue; nothing after.
+				if reqs, _ := e.requests(); len(reqs) != 4 {
+					t.Errorf("requests = %v, want 4", reqs)
+				}
+			},
 		},
 		{
 			name:  "connection refused after the first request",
@@ -389,7 +407,17 @@ func TestFetchGaps(t *testing.T) {
 			setup: func(e *env) {
 				e.kueue.PrependReactor("get", "localqueues", fail("get", "localqueues", refused))
 			},
-			wantGaps: []diagnose.Gap{{Kind: "LocalQueue", Name: "lq", Reason: diagnose.GapUnavailable, Message: "dial tcp: connect: connection refused"}},
+			wantGaps: []diagnose.Gap{{Kind: "LocalQueue", Name: "lq", Reason: diagnose.GapUnavailable, Message: "could not be reached: dial tcp: connect: connection refused"}},
+		},
+		{
+			name:  "a 500 on the localqueue: later reads go on",
+			kueue: []runtime.Object{testWorkload(wlName, condPending), testLQ()},
+			setup: func(e *env) {
+				e.kueue.PrependReactor("get", "localqueues", fail("get", "localqueues", apierrors.NewInternalError(errors.New("boom"))))
+				e.kueue.PrependReactor("list", "localqueues", fail("list", "localqueues", forbidden("localqueues", "")))
+			},
+			wantGaps: []diagnose.Gap{{Kind: "LocalQueue", Name: "lq", Reason: diagnose.GapUnavailable,
+				Message: "answered with a server error (HTTP 500 Internal Server Error): Internal error occurred: boom"}},
 		},
 		{
 			name: "no workload",
@@ -399,10 +427,11 @@ func TestFetchGaps(t *testing.T) {
 			},
 			check: func(t *testing.T, s *diagnose.Snapshot, e *env) {
 				reqs, _ := e.requests()
-				// job, workload GET, workload LIST by job-uid, localqueue GET,
-				// and the namespace's LocalQueues to suggest the right name.
-				if len(reqs) != 5 {
-					t.Errorf("requests = %v, want 5", reqs)
+				// job, workload GET, workload LIST by job-uid, the job's
+				// events (Kueue's ErrWorkloadCompose), localqueue GET, and the
+				// namespace's LocalQueues to suggest the right name.
+				if len(reqs) != 6 {
+					t.Errorf("requests = %v, want 6", reqs)
 				}
 			},
 		},
@@ -487,13 +516,10 @@ func TestFetchBadTarget(t *testing.T) {
 func TestFetchTargetUnavailable(t *testing.T) {
 	e := newEnv(nil, nil, nil)
 	e.kube.PrependReactor("get", "jobs", fail("get", "jobs", apierrors.NewServiceUnavailable("etcd is down")))
-	got, err := e.fetcher().Fetch(t.Context(), diagnose.Target{Kind: "Job", Namespace: testNS, Name: jobName})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []diagnose.Gap{{Kind: "Job", Name: jobName, Reason: diagnose.GapUnavailable}}
-	if diff := cmp.Diff(want, got.Gaps); diff != "" {
-		t.Errorf("gaps (-want +got):\n%s", diff)
+	_, err := e.fetcher().Fetch(t.Context(), diagnose.Target{Kind: "Job", Namespace: testNS, Name: jobName})
+	var re *ReadError
+	if !errors.As(err, &re) || re.Kind != "Job" || re.Name != jobName || re.Class != FaultServerError || re.Status != 503 {
+		t.Fatalf("Fetch error = %#v, want a ReadError of the Job, ServerError 503", err)
 	}
 }
 
@@ -502,8 +528,9 @@ func TestFetchUnreachable(t *testing.T) {
 	e := newEnv(nil, nil, nil)
 	e.kube.PrependReactor("*", "*", func(k8stesting.Action) (bool, runtime.Object, error) { return true, nil, refused })
 	_, err := e.fetcher().Fetch(t.Context(), diagnose.Target{Kind: "Job", Namespace: testNS, Name: jobName})
-	if !errors.Is(err, errUnreachable) || !errors.Is(err, syscall.ECONNREFUSED) {
-		t.Errorf("Fetch error = %v, want cannot reach the cluster (connection refused)", err)
+	var re *ReadError
+	if !errors.As(err, &re) || re.Class != FaultUnreachable || !errors.Is(err, syscall.ECONNREFUSED) {
+		t.Errorf("Fetch error = %v, want a ReadError (Unreachable, connection refused)", err)
 	}
 }
 

@@ -63,6 +63,9 @@ type Store struct {
 	listed map[listKey]error
 	// interned shares equal parts of Workloads (slim.go).
 	interned *interner
+	// kueueNotServed is set when ListInto found that the cluster does not
+	// serve Kueue's API: Snapshots then say so, as a live read does.
+	kueueNotServed bool
 	// gen counts writes; derived is rebuilt when it changes.
 	gen     uint64
 	derived *derived

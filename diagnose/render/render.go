@@ -67,13 +67,13 @@ func orNone(s string) string {
 	return s
 }
 
-func q(x resource.Quantity) string { return x.String() }
+func q(x resource.Quantity) string { return diagnose.FormatQuantity(x) }
 
 func qp(x *resource.Quantity) string {
 	if x == nil {
 		return none
 	}
-	return x.String()
+	return diagnose.FormatQuantity(*x)
 }
 
 func pos(p *int32) string {

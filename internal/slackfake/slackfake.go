@@ -1,16 +1,23 @@
 // Package slackfake is a Slack stand-in on 127.0.0.1 for tests: a Web API
 // (auth.test, apps.connections.open, users.info, chat.postMessage,
-// chat.postEphemeral) and a Socket Mode WebSocket that says hello, pings
-// and reports acks. It is written from Slack's documented payload shapes,
-// not from the bot's code, so tests that use it check the bot against
-// Slack's contract.
+// chat.postEphemeral, chat.update, chat.getPermalink, views.publish, reactions.add and
+// reactions.remove), response_url endpoints, a Socket Mode WebSocket that
+// says hello, pings and reports acks, failure and 429 injection, and
+// builders for the envelopes and payloads Slack sends (events, slash
+// commands, interactions) and for signed HTTP requests. It is written from
+// Slack's documented payload shapes, not from the bot's code, so tests that
+// use it check the bot against Slack's contract.
 package slackfake
 
 import (
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -22,7 +29,14 @@ import (
 // TeamID is the workspace the fake serves; events carry it.
 const TeamID = "T0000ACME1"
 
-// Post is one chat.post* call the fake received.
+// BotUserID is the bot's own user ID (auth.test).
+const BotUserID = "UBOT"
+
+// MethodResponseURL is the Post.Method of a response_url post.
+const MethodResponseURL = "response_url"
+
+// Post is one write the bot made: a chat.* call, a response_url post, a
+// views.publish or a reaction.
 type Post struct {
 	Method, Channel, ThreadTS, User string
 	// HasBlocks is true when the message carried a header block; Blocks is
@@ -30,23 +44,53 @@ type Post struct {
 	HasBlocks bool
 	Blocks    string
 	Text      string
+	// TS is the message chat.update changed, or the message a reaction is
+	// on.
+	TS string `json:",omitempty"`
+	// ResponseURL is the response_url's ID; ResponseType, ReplaceOriginal
+	// and DeleteOriginal are what the bot asked of it.
+	ResponseURL     string `json:",omitempty"`
+	ResponseType    string `json:",omitempty"`
+	ReplaceOriginal bool   `json:",omitempty"`
+	DeleteOriginal  bool   `json:",omitempty"`
+	// View is the raw view JSON of views.publish.
+	View string `json:",omitempty"`
+	// Reaction is the emoji name of reactions.add/remove.
+	Reaction string `json:",omitempty"`
+	// At is when the fake received it.
+	At time.Time `json:"-"`
+}
+
+// failure is an injected failure of a method.
+type failure struct {
+	n          int
+	code       string // Slack error code; empty for a 429
+	retryAfter int    // seconds, for a 429
 }
 
 // Server is the fake Slack.
 type Server struct {
 	srv *httptest.Server
+	t   testing.TB
 	// InvalidAuth makes apps.connections.open answer invalid_auth.
 	InvalidAuth bool
 	// Users answers users.info; unknown IDs get user_not_found.
 	Users map[string]slack.User
 
 	// Conns receives each Socket Mode connection the bot opens; write
-	// envelopes to it.
+	// envelopes to it (or use Send).
 	Conns chan *websocket.Conn
 	// Acks receives the envelope IDs the bot acknowledged.
 	Acks chan string
-	// Posts receives every message the bot posted.
+	// Posts receives every write the bot made.
 	Posts chan Post
+
+	mu       sync.Mutex
+	failures map[string][]*failure
+	calls    map[string]int
+	acked    map[string]time.Time
+	// writeMu serialises writes to the Socket Mode connections.
+	writeMu sync.Mutex
 }
 
 // New starts a fake Slack; it stops when the test ends. Every check of the
@@ -54,59 +98,151 @@ type Server struct {
 func New(t testing.TB) *Server {
 	t.Helper()
 	f := &Server{
-		Users: map[string]slack.User{},
-		Conns: make(chan *websocket.Conn, 4),
-		Acks:  make(chan string, 64),
-		Posts: make(chan Post, 64),
+		t:        t,
+		Users:    map[string]slack.User{},
+		Conns:    make(chan *websocket.Conn, 16),
+		Acks:     make(chan string, 4096),
+		Posts:    make(chan Post, 4096),
+		failures: map[string][]*failure{},
+		calls:    map[string]int{},
+		acked:    map[string]time.Time{},
 	}
 	mux := http.NewServeMux()
-	reply := func(w http.ResponseWriter, v any) {
-		w.Header().Set("Content-Type", "application/json")
-		if err := json.NewEncoder(w).Encode(v); err != nil {
-			t.Errorf("fake slack: %v", err)
-		}
-	}
-	mux.HandleFunc("/api/auth.test", func(w http.ResponseWriter, _ *http.Request) {
-		reply(w, map[string]any{"ok": true, "user_id": "UBOT", "user": "kueuebot", "team_id": TeamID, "bot_id": "B1"})
-	})
-	mux.HandleFunc("/api/apps.connections.open", func(w http.ResponseWriter, _ *http.Request) {
-		if f.InvalidAuth {
-			reply(w, map[string]any{"ok": false, "error": "invalid_auth"})
+	mux.HandleFunc("/api/auth.test", func(w http.ResponseWriter, r *http.Request) {
+		if f.inject(w, "auth.test") {
 			return
 		}
-		reply(w, map[string]any{"ok": true, "url": "ws://" + f.srv.Listener.Addr().String() + "/link/"})
+		reply(t, w, map[string]any{"ok": true, "user_id": BotUserID, "user": "kueuebot", "team_id": TeamID, "bot_id": "B1"})
+	})
+	mux.HandleFunc("/api/apps.connections.open", func(w http.ResponseWriter, r *http.Request) {
+		if f.inject(w, "apps.connections.open") {
+			return
+		}
+		if f.InvalidAuth {
+			reply(t, w, map[string]any{"ok": false, "error": "invalid_auth"})
+			return
+		}
+		reply(t, w, map[string]any{"ok": true, "url": "ws://" + f.srv.Listener.Addr().String() + "/link/"})
 	})
 	mux.HandleFunc("/api/users.info", func(w http.ResponseWriter, r *http.Request) {
-		if err := r.ParseForm(); err != nil {
-			t.Errorf("fake slack: %v", err)
-		}
-		u, ok := f.Users[r.Form.Get("user")]
-		if !ok {
-			reply(w, map[string]any{"ok": false, "error": "user_not_found"})
+		if f.inject(w, "users.info") {
 			return
 		}
-		reply(w, map[string]any{"ok": true, "user": u})
+		form := f.form(r)
+		f.mu.Lock()
+		u, ok := f.Users[form.Get("user")]
+		f.mu.Unlock()
+		if !ok {
+			reply(t, w, map[string]any{"ok": false, "error": "user_not_found"})
+			return
+		}
+		reply(t, w, map[string]any{"ok": true, "user": u})
 	})
 	chat := func(method string) http.HandlerFunc {
 		return func(w http.ResponseWriter, r *http.Request) {
-			if err := r.ParseForm(); err != nil {
-				t.Errorf("fake slack: %v", err)
+			if f.inject(w, method) {
+				return
 			}
+			form := f.form(r)
 			for _, bad := range []string{"link_names", "parse"} {
-				if r.Form.Has(bad) {
+				if form.Has(bad) {
 					t.Errorf("%s sent %s", method, bad)
 				}
 			}
-			f.Posts <- Post{
-				Method: method, Channel: r.Form.Get("channel"), ThreadTS: r.Form.Get("thread_ts"),
-				User: r.Form.Get("user"), HasBlocks: strings.Contains(r.Form.Get("blocks"), `"header"`),
-				Blocks: r.Form.Get("blocks"), Text: r.Form.Get("text"),
+			if form.Get("channel") == "" {
+				reply(t, w, map[string]any{"ok": false, "error": "channel_not_found"})
+				return
 			}
-			reply(w, map[string]any{"ok": true, "channel": r.Form.Get("channel"), "ts": "9.9", "message_ts": "9.9"})
+			f.record(Post{
+				Method: method, Channel: form.Get("channel"), ThreadTS: form.Get("thread_ts"),
+				User: form.Get("user"), HasBlocks: strings.Contains(form.Get("blocks"), `"header"`),
+				Blocks: form.Get("blocks"), Text: form.Get("text"), TS: form.Get("ts"),
+			})
+			ts := form.Get("ts")
+			if ts == "" {
+				ts = strconv.FormatInt(time.Now().UnixNano(), 10)
+			}
+			reply(t, w, map[string]any{"ok": true, "channel": form.Get("channel"), "ts": ts, "message_ts": ts})
 		}
 	}
-	mux.HandleFunc("/api/chat.postMessage", chat("chat.postMessage"))
-	mux.HandleFunc("/api/chat.postEphemeral", chat("chat.postEphemeral"))
+	for _, m := range []string{"chat.postMessage", "chat.postEphemeral", "chat.update"} {
+		mux.HandleFunc("/api/"+m, chat(m))
+	}
+	reaction := func(method string) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			if f.inject(w, method) {
+				return
+			}
+			form := f.form(r)
+			f.record(Post{Method: method, Channel: form.Get("channel"), TS: form.Get("timestamp"), Reaction: form.Get("name")})
+			reply(t, w, map[string]any{"ok": true})
+		}
+	}
+	// chat.getPermalink: a read, not recorded as a Post.
+	mux.HandleFunc("/api/chat.getPermalink", func(w http.ResponseWriter, r *http.Request) {
+		if f.inject(w, "chat.getPermalink") {
+			return
+		}
+		form := f.form(r)
+		ch, ts := form.Get("channel"), form.Get("message_ts")
+		if ch == "" || ts == "" {
+			reply(t, w, map[string]any{"ok": false, "error": "message_not_found"})
+			return
+		}
+		reply(t, w, map[string]any{"ok": true, "channel": ch, "permalink": Permalink(ch, ts)})
+	})
+	mux.HandleFunc("/api/reactions.add", reaction("reactions.add"))
+	mux.HandleFunc("/api/reactions.remove", reaction("reactions.remove"))
+	mux.HandleFunc("/api/views.publish", func(w http.ResponseWriter, r *http.Request) {
+		if f.inject(w, "views.publish") {
+			return
+		}
+		f.checkToken(r, "views.publish")
+		var req struct {
+			UserID string          `json:"user_id"`
+			View   json.RawMessage `json:"view"`
+		}
+		if err := json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&req); err != nil {
+			t.Errorf("views.publish: %v", err)
+		}
+		var v struct {
+			Type   string          `json:"type"`
+			Blocks json.RawMessage `json:"blocks"`
+		}
+		_ = json.Unmarshal(req.View, &v)
+		if v.Type != "home" {
+			t.Errorf("views.publish: view type %q, want home", v.Type)
+		}
+		f.record(Post{Method: "views.publish", User: req.UserID, View: string(req.View), Blocks: string(v.Blocks), HasBlocks: strings.Contains(string(v.Blocks), `"header"`)})
+		reply(t, w, map[string]any{"ok": true, "view": map[string]any{"id": "V1", "type": "home"}})
+	})
+	// response_url: https://hooks.slack.com/... in Slack; a JSON body.
+	mux.HandleFunc("/response/", func(w http.ResponseWriter, r *http.Request) {
+		if f.inject(w, MethodResponseURL) {
+			return
+		}
+		var m struct {
+			Text            string          `json:"text"`
+			Blocks          json.RawMessage `json:"blocks"`
+			ResponseType    string          `json:"response_type"`
+			ReplaceOriginal bool            `json:"replace_original"`
+			DeleteOriginal  bool            `json:"delete_original"`
+			ThreadTS        string          `json:"thread_ts"`
+		}
+		if err := json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&m); err != nil {
+			t.Errorf("response_url: %v", err)
+		}
+		blocks := string(m.Blocks)
+		if blocks == "null" {
+			blocks = ""
+		}
+		f.record(Post{
+			Method: MethodResponseURL, ResponseURL: strings.TrimPrefix(r.URL.Path, "/response/"),
+			ResponseType: m.ResponseType, ReplaceOriginal: m.ReplaceOriginal, DeleteOriginal: m.DeleteOriginal,
+			Text: m.Text, Blocks: blocks, HasBlocks: strings.Contains(blocks, `"header"`), ThreadTS: m.ThreadTS,
+		})
+		reply(t, w, map[string]any{"ok": true})
+	})
 	// The client sends Origin: https://api.slack.com; accept it.
 	up := websocket.Upgrader{CheckOrigin: func(*http.Request) bool { return true }}
 	mux.HandleFunc("/link/", func(w http.ResponseWriter, r *http.Request) {
@@ -115,7 +251,7 @@ func New(t testing.TB) *Server {
 			t.Errorf("fake slack upgrade: %v", err)
 			return
 		}
-		if err := conn.WriteJSON(map[string]any{"type": "hello", "num_connections": 1, "connection_info": map[string]any{"app_id": "A1"}}); err != nil {
+		if err := f.writeJSON(conn, map[string]any{"type": "hello", "num_connections": 1, "connection_info": map[string]any{"app_id": "A1"}}); err != nil {
 			t.Errorf("fake slack hello: %v", err)
 			return
 		}
@@ -145,6 +281,9 @@ func New(t testing.TB) *Server {
 					EnvelopeID string `json:"envelope_id"`
 				}
 				if json.Unmarshal(msg, &ack) == nil && ack.EnvelopeID != "" {
+					f.mu.Lock()
+					f.acked[ack.EnvelopeID] = time.Now()
+					f.mu.Unlock()
 					f.Acks <- ack.EnvelopeID
 				}
 			}
@@ -156,8 +295,125 @@ func New(t testing.TB) *Server {
 	return f
 }
 
+func reply(t testing.TB, w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	if err := json.NewEncoder(w).Encode(v); err != nil {
+		t.Errorf("fake slack: %v", err)
+	}
+}
+
+// form parses a Web API form call and checks its token (form field or
+// Bearer header).
+func (f *Server) form(r *http.Request) url.Values {
+	if err := r.ParseForm(); err != nil {
+		f.t.Errorf("fake slack: %v", err)
+	}
+	f.checkToken(r, r.URL.Path)
+	return r.Form
+}
+
+func (f *Server) checkToken(r *http.Request, what string) {
+	tok := r.Form.Get("token")
+	if tok == "" {
+		tok = strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
+	}
+	if !strings.HasPrefix(tok, "xox") && !strings.HasPrefix(tok, "xapp-") {
+		f.t.Errorf("%s: no token", what)
+	}
+}
+
+func (f *Server) record(p Post) {
+	p.At = time.Now()
+	f.Posts <- p
+}
+
+// inject counts a call of method and answers it with an injected failure,
+// if one is pending.
+func (f *Server) inject(w http.ResponseWriter, method string) bool {
+	f.mu.Lock()
+	f.calls[method]++
+	var fl *failure
+	if q := f.failures[method]; len(q) > 0 {
+		fl = q[0]
+		if fl.n--; fl.n <= 0 {
+			f.failures[method] = q[1:]
+		}
+	}
+	f.mu.Unlock()
+	switch {
+	case fl == nil:
+		return false
+	case fl.code == "":
+		w.Header().Set("Retry-After", strconv.Itoa(fl.retryAfter))
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusTooManyRequests)
+		_, _ = w.Write([]byte(`{"ok":false,"error":"ratelimited"}`))
+	case method == MethodResponseURL:
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusNotFound)
+		_, _ = w.Write([]byte(`{"ok":false,"error":"` + fl.code + `"}`))
+	default:
+		reply(f.t, w, map[string]any{"ok": false, "error": fl.code})
+	}
+	return true
+}
+
+// Fail makes the next n calls of method (a Web API method, or
+// MethodResponseURL) fail with Slack error code, e.g. channel_not_found or
+// expired_url.
+func (f *Server) Fail(method string, n int, code string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.failures[method] = append(f.failures[method], &failure{n: n, code: code})
+}
+
+// RateLimit makes the next n calls of method answer 429 Too Many Requests
+// with Retry-After: retryAfter seconds.
+func (f *Server) RateLimit(method string, n, retryAfter int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.failures[method] = append(f.failures[method], &failure{n: n, retryAfter: retryAfter})
+}
+
+// Calls returns how many times method was called (failed calls included).
+func (f *Server) Calls(method string) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.calls[method]
+}
+
+// AckedAt returns when the envelope was acknowledged.
+func (f *Server) AckedAt(envelopeID string) (time.Time, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	at, ok := f.acked[envelopeID]
+	return at, ok
+}
+
+// SetUser adds a member to the workspace (users.info).
+func (f *Server) SetUser(u slack.User) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if u.TeamID == "" {
+		u.TeamID = TeamID
+	}
+	f.Users[u.ID] = u
+}
+
+// Permalink is the permalink chat.getPermalink returns for message ts in
+// channel.
+func Permalink(channel, ts string) string {
+	return "https://acme.slack.com/archives/" + channel + "/p" + strings.ReplaceAll(ts, ".", "")
+}
+
 // APIURL is the Web API base URL, for slack.OptionAPIURL.
 func (f *Server) APIURL() string { return f.srv.URL + "/api/" }
+
+// URL is the fake's base URL.
+func (f *Server) URL() string { return f.srv.URL }
+
+// ResponseURL is a response_url with the given ID.
+func (f *Server) ResponseURL(id string) string { return f.srv.URL + "/response/" + id }
 
 // Client returns a Socket Mode client connected to the fake.
 func (f *Server) Client() *socketmode.Client {
@@ -165,16 +421,17 @@ func (f *Server) Client() *socketmode.Client {
 	return socketmode.New(api)
 }
 
-// EventsEnvelope wraps an Events API event as Socket Mode delivers it.
-func EventsEnvelope(envelopeID, eventID string, retry int, event map[string]any) map[string]any {
-	return map[string]any{
-		"envelope_id": envelopeID, "type": "events_api", "accepts_response_payload": false,
-		"retry_attempt": retry, "retry_reason": map[bool]string{true: "timeout"}[retry > 0],
-		"payload": map[string]any{
-			"token": "x", "team_id": TeamID, "api_app_id": "A1", "type": "event_callback",
-			"event_id": eventID, "event_time": 1700000000, "event": event,
-		},
-	}
+// Send writes an envelope to a Socket Mode connection (safe for concurrent
+// use) and returns when it was written.
+func (f *Server) Send(conn *websocket.Conn, envelope map[string]any) (time.Time, error) {
+	err := f.writeJSON(conn, envelope)
+	return time.Now(), err
+}
+
+func (f *Server) writeJSON(conn *websocket.Conn, v any) error {
+	f.writeMu.Lock()
+	defer f.writeMu.Unlock()
+	return conn.WriteJSON(v)
 }
 
 // Receive waits up to 10 s for a value on c.
@@ -188,4 +445,14 @@ func Receive[T any](t testing.TB, c <-chan T, what string) T {
 	}
 	var zero T
 	return zero
+}
+
+// Quiet fails the test if anything arrives on c within d.
+func Quiet[T any](t testing.TB, c <-chan T, d time.Duration, what string) {
+	t.Helper()
+	select {
+	case v := <-c:
+		t.Errorf("unexpected %s: %+v", what, v)
+	case <-time.After(d):
+	}
 }

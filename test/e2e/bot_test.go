@@ -22,6 +22,7 @@ import (
 	"github.com/kueuebot/kueuebot/bot"
 	"github.com/kueuebot/kueuebot/bot/blocks"
 	"github.com/kueuebot/kueuebot/config"
+	"github.com/kueuebot/kueuebot/explain"
 	"github.com/kueuebot/kueuebot/rbac"
 )
 
@@ -105,12 +106,12 @@ func newBot(t *testing.T, sb string) *bot.Asker {
 	}
 	return &bot.Asker{
 		Resolve: resolver,
-		Diagnose: &bot.KubeDiagnoser{
+		Explain: &explain.Explainer{Reader: &explain.KubeReader{
 			Base:          base,
-			Namespaces:    &rbac.NamespaceFinder{Bot: botKueue, Max: cfg.Kube.MaxNamespaces, Concurrency: 4},
+			Finder:        &rbac.NamespaceFinder{Bot: botKueue, Max: cfg.Kube.MaxNamespaces, Concurrency: 4},
 			ClusterScoped: botKueue,
 			Timeout:       10 * time.Second,
-		},
+		}},
 	}
 }
 

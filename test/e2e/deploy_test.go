@@ -20,9 +20,11 @@ import (
 	"github.com/kueuebot/kueuebot/config"
 )
 
-// TestDeployManifests: what deploy/ ships is valid for a real API server
-// (server-side dry run, so nothing is created), and the Deployment's
-// config parses with the same strict loader kueuebot serve uses.
+// TestDeployManifests: what deploy/ ships as plain YAML (the kustomize
+// base's objects in deploy/manifests and deploy/rbac) is valid for a real
+// API server (server-side dry run, so nothing is created), and the base's
+// config.yaml parses with the same strict loader kueuebot serve uses. The
+// Helm chart and the kustomize build are proven in test/install.
 func TestDeployManifests(t *testing.T) {
 	sb := sandbox(t)
 	cfg, err := clientcmd.BuildConfigFromFlags("", filepath.Join(sb, "kubeconfig"))
@@ -32,7 +34,7 @@ func TestDeployManifests(t *testing.T) {
 	dyn := dynamic.NewForConfigOrDie(cfg)
 	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(discovery.NewDiscoveryClientForConfigOrDie(cfg)))
 	var objs []*unstructured.Unstructured
-	for _, f := range []string{"deploy/kubernetes/kueuebot.yaml", "deploy/rbac/bot.yaml", "deploy/rbac/reader.yaml"} {
+	for _, f := range []string{"deploy/manifests/namespace.yaml", "deploy/manifests/rbac.yaml", "deploy/manifests/kueuebot.yaml", "deploy/rbac/bot.yaml", "deploy/rbac/reader.yaml"} {
 		data, err := os.ReadFile(filepath.Join(repoRoot(), f))
 		if err != nil {
 			t.Fatal(err)
@@ -75,11 +77,12 @@ func TestDeployManifests(t *testing.T) {
 		}); err != nil {
 			t.Errorf("%s %s is not valid: %v", u.GetKind(), u.GetName(), err)
 		}
-		if u.GetKind() == "ConfigMap" {
-			data, _, _ := unstructured.NestedString(u.Object, "data", "config.yaml")
-			if _, err := config.Parse([]byte(data)); err != nil {
-				t.Errorf("the shipped config does not load: %v", err)
-			}
-		}
+	}
+	data, err := os.ReadFile(filepath.Join(repoRoot(), "deploy", "manifests", "config.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := config.Parse(data); err != nil {
+		t.Errorf("the shipped config does not load: %v", err)
 	}
 }

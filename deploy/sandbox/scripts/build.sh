@@ -1,14 +1,17 @@
 #!/bin/sh
 # Builds the sandbox binaries into a cache directory keyed by versions, outside the repo.
-# Usage: build.sh [all|kube|kueue]   (prints the bin dir on the last line)
+# Usage: build.sh [all|kube|kueue|jobset]   (prints the bin dirs)
 set -eu
 HERE=$(cd "$(dirname "$0")/.." && pwd)
 K8S_VERSION=v1.35.4
 ETCD_VERSION=v3.6.5
 KUEUE_VERSION=v0.17.0
+# The JobSet controller at the version Kueue v0.17.0's go.mod pins (build/jobset/go.mod).
+JOBSET_VERSION=v0.11.1
 CACHE=${KUEUEBOT_SANDBOX_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kueuebot-sandbox}
 KUBE_BIN=$CACHE/bin/k8s-$K8S_VERSION-etcd-$ETCD_VERSION
 KUEUE_BIN=$CACHE/bin/kueue-$KUEUE_VERSION
+JOBSET_BIN=$CACHE/bin/jobset-$JOBSET_VERSION
 GO=${GO:-go}
 what=${1:-all}
 
@@ -16,7 +19,8 @@ build_kube() {
 	mkdir -p "$KUBE_BIN"
 	cd "$HERE/build/kube"
 	ld="-s -w -X k8s.io/component-base/version.gitVersion=$K8S_VERSION -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=35 -X k8s.io/component-base/version.gitTreeState=clean"
-	for c in kube-apiserver kube-controller-manager kube-scheduler; do
+	# kubectl: the scenarios' remedy steps run the commands kueuebot prints with it.
+	for c in kube-apiserver kube-controller-manager kube-scheduler kubectl; do
 		if [ ! -x "$KUBE_BIN/$c" ]; then
 			echo "building $c $K8S_VERSION" >&2
 			$GO build -trimpath -ldflags "$ld" -o "$KUBE_BIN/$c.tmp" "k8s.io/kubernetes/cmd/$c"
@@ -40,11 +44,23 @@ build_kueue() {
 	fi
 }
 
+build_jobset() {
+	mkdir -p "$JOBSET_BIN"
+	cd "$HERE/build/jobset"
+	if [ ! -x "$JOBSET_BIN/jobset" ]; then
+		echo "building jobset $JOBSET_VERSION" >&2
+		$GO build -trimpath -ldflags "-s -w -X sigs.k8s.io/jobset/pkg/version.GitVersion=$JOBSET_VERSION" -o "$JOBSET_BIN/jobset.tmp" sigs.k8s.io/jobset
+		mv "$JOBSET_BIN/jobset.tmp" "$JOBSET_BIN/jobset"
+	fi
+}
+
 case $what in
-all) build_kube; build_kueue ;;
+all) build_kube; build_kueue; build_jobset ;;
 kube) build_kube ;;
 kueue) build_kueue ;;
-*) echo "usage: $0 [all|kube|kueue]" >&2; exit 2 ;;
+jobset) build_jobset ;;
+*) echo "usage: $0 [all|kube|kueue|jobset]" >&2; exit 2 ;;
 esac
 echo "kube: $KUBE_BIN"
 echo "kueue: $KUEUE_BIN"
+echo "jobset: $JOBSET_BIN"

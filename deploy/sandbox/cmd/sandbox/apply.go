@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -136,6 +137,26 @@ func (c *cluster) applyAll(ctx context.Context, objs []*unstructured.Unstructure
 		}
 	}
 	return nil
+}
+
+// applyParallel applies independent objects (CRDs) with up to n requests in flight.
+func (c *cluster) applyParallel(ctx context.Context, objs []*unstructured.Unstructured, n int) error {
+	sem := make(chan struct{}, n)
+	errs := make(chan error, len(objs))
+	for _, o := range objs {
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem }()
+			errs <- c.applyAll(ctx, []*unstructured.Unstructured{o})
+		}()
+	}
+	var all []error
+	for range objs {
+		if err := <-errs; err != nil {
+			all = append(all, err)
+		}
+	}
+	return errors.Join(all...)
 }
 
 func isTransientForbidden(err error) bool {

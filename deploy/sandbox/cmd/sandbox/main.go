@@ -32,13 +32,18 @@ func run(args []string) error {
 	fs.StringVar(&o.state, "state", ".sandbox", "state directory")
 	fs.StringVar(&o.kubeBin, "kube-bin", "", "directory with etcd, kube-apiserver, kube-controller-manager, kube-scheduler")
 	fs.StringVar(&o.kueueBin, "kueue-bin", "", "directory with the kueue binary")
-	fs.StringVar(&o.kueueDir, "kueue-dir", "", "sigs.k8s.io/kueue module directory (config/)")
+	fs.StringVar(&o.jobsetBin, "jobset-bin", "", "directory with the jobset binary (the JobSet controller)")
+	fs.StringVar(&o.kueueDir, "kueue-dir", "", "sigs.k8s.io/kueue module directory (config/); default: resolved in -build-dir")
+	fs.StringVar(&o.buildDir, "build-dir", "deploy/sandbox/build/kueue", "module whose go.mod pins Kueue and the job kinds' modules (their CRDs are read from the module cache)")
+	fs.StringVar(&o.goBin, "go", "go", "the go command (resolves module directories)")
 	fs.DurationVar(&o.timeout, "timeout", 3*time.Minute, "how long sandbox-up may take")
 	fs.BoolVar(&o.visibility, "visibility", false, "serve Kueue's visibility API through the aggregator (creates an empty /visibility mount point on the host)")
 	fs.StringVar(&scen.dir, "scenarios", "deploy/sandbox/scenarios", "scenario directory")
 	fs.StringVar(&scen.out, "out", "deploy/examples/scenarios", "where scenario dumps go")
 	fs.StringVar(&scen.only, "only", "", "comma-separated scenario names (default: all)")
 	fs.DurationVar(&scen.settle, "settle", 60*time.Second, "per-scenario bound on waiting for Kueue to settle")
+	fs.StringVar(&scen.kueuebot, "kueuebot", "", "kueuebot binary: remedy steps, and a live check of each scenario's verdict")
+	fs.StringVar(&scen.kubectl, "kubectl", "", "kubectl binary remedy steps run (default: kubectl in -kube-bin)")
 	var applyFile string
 	fs.StringVar(&applyFile, "f", "", "manifest file for apply")
 	if len(args) == 0 {
@@ -55,8 +60,8 @@ func run(args []string) error {
 	o.state = abs
 	switch cmd {
 	case "up":
-		if o.kubeBin == "" || o.kueueBin == "" || o.kueueDir == "" {
-			return fmt.Errorf("up needs -kube-bin, -kueue-bin and -kueue-dir")
+		if o.kubeBin == "" || o.kueueBin == "" || o.jobsetBin == "" {
+			return fmt.Errorf("up needs -kube-bin, -kueue-bin and -jobset-bin")
 		}
 		return up(o)
 	case "down":
@@ -75,6 +80,9 @@ func run(args []string) error {
 		return nil
 	case "scenarios":
 		scen.state = o.state
+		if scen.kubectl == "" && o.kubeBin != "" && fileExists(filepath.Join(o.kubeBin, "kubectl")) {
+			scen.kubectl = filepath.Join(o.kubeBin, "kubectl")
+		}
 		return runScenarios(scen)
 	case "apply":
 		if applyFile == "" {

@@ -36,36 +36,6 @@ subjects:
 - {apiGroup: rbac.authorization.k8s.io, kind: User, name: kueuebot}
 `
 
-// kueueConfigTemplate: health port, webhook port, webhook cert dir, VisibilityOnDemand, visibility
-// port. Defaults otherwise (waitForPodsReady off, no manageJobsWithoutQueueName). Metrics server off
-// ("0"), leader election off (one replica), internal cert management off (the sandbox brings its
-// certs). VisibilityOnDemand is off unless -visibility is given (see README).
-const kueueConfigTemplate = `apiVersion: config.kueue.x-k8s.io/v1beta2
-kind: Configuration
-namespace: kueue-system
-health:
-  healthProbeBindAddress: 127.0.0.1:%d
-metrics:
-  bindAddress: "0"
-webhook:
-  host: 127.0.0.1
-  port: %d
-  certDir: %s
-leaderElection:
-  leaderElect: false
-internalCertManagement:
-  enable: false
-featureGates:
-  VisibilityOnDemand: %t
-visibilityServer:
-  bindAddress: 127.0.0.1
-  bindPort: %d
-integrations:
-  frameworks:
-  - batch/job
-  - pod
-`
-
 // nodesYAML: fake nodes (no kubelet). Pods bound to them stay Pending forever, which is fine.
 const nodesYAML = `apiVersion: v1
 kind: Node
@@ -73,8 +43,8 @@ metadata:
   name: sandbox-node-a
   labels: {kubernetes.io/hostname: sandbox-node-a, kubernetes.io/os: linux, kubernetes.io/arch: amd64, instance-type: on-demand, topology.kubernetes.io/zone: zone-a}
 status:
-  capacity: {cpu: "8", memory: 32Gi, pods: "110", ephemeral-storage: 100Gi}
-  allocatable: {cpu: "8", memory: 32Gi, pods: "110", ephemeral-storage: 100Gi}
+  capacity: {cpu: "32", memory: 128Gi, pods: "110", ephemeral-storage: 100Gi}
+  allocatable: {cpu: "32", memory: 128Gi, pods: "110", ephemeral-storage: 100Gi}
   conditions:
   - {type: Ready, status: "True", reason: KubeletReady, message: "sandbox fake node"}
   - {type: MemoryPressure, status: "False", reason: KubeletHasSufficientMemory, message: ok}
@@ -88,8 +58,8 @@ metadata:
   name: sandbox-node-b
   labels: {kubernetes.io/hostname: sandbox-node-b, kubernetes.io/os: linux, kubernetes.io/arch: amd64, instance-type: on-demand, topology.kubernetes.io/zone: zone-b}
 status:
-  capacity: {cpu: "8", memory: 32Gi, pods: "110", ephemeral-storage: 100Gi}
-  allocatable: {cpu: "8", memory: 32Gi, pods: "110", ephemeral-storage: 100Gi}
+  capacity: {cpu: "32", memory: 128Gi, pods: "110", ephemeral-storage: 100Gi}
+  allocatable: {cpu: "32", memory: 128Gi, pods: "110", ephemeral-storage: 100Gi}
   conditions:
   - {type: Ready, status: "True", reason: KubeletReady, message: "sandbox fake node"}
   - {type: MemoryPressure, status: "False", reason: KubeletHasSufficientMemory, message: ok}
@@ -106,8 +76,8 @@ spec:
   taints:
   - {key: spot, value: "true", effect: NoSchedule}
 status:
-  capacity: {cpu: "8", memory: 32Gi, pods: "110", ephemeral-storage: 100Gi}
-  allocatable: {cpu: "8", memory: 32Gi, pods: "110", ephemeral-storage: 100Gi}
+  capacity: {cpu: "32", memory: 128Gi, pods: "110", ephemeral-storage: 100Gi}
+  allocatable: {cpu: "32", memory: 128Gi, pods: "110", ephemeral-storage: 100Gi}
   conditions:
   - {type: Ready, status: "True", reason: KubeletReady, message: "sandbox fake node"}
   - {type: MemoryPressure, status: "False", reason: KubeletHasSufficientMemory, message: ok}

@@ -14,7 +14,7 @@ import (
 )
 
 // components in start order; sandbox-down stops them in reverse order.
-var components = []string{"etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kueue"}
+var components = []string{"etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kueue", "jobset"}
 
 func pidFile(state, name string) string { return filepath.Join(state, "pids", name+".pid") }
 func logFile(state, name string) string { return filepath.Join(state, "logs", name+".log") }
@@ -114,31 +114,37 @@ func stopAll(state string) error {
 	}()
 	var errs []error
 	for i := len(components) - 1; i >= 0; i-- {
-		name := components[i]
-		pid := readPid(state, name)
-		if pid == 0 {
-			continue
+		if err := stopOne(state, components[i]); err != nil {
+			errs = append(errs, err)
 		}
-		// Every component's command line contains the state dir (its config, data or kubeconfig path).
-		if alive(pid, state) {
-			fmt.Printf("stopping %s (pid %d)\n", name, pid)
-			_ = syscall.Kill(pid, syscall.SIGTERM)
-			deadline := time.Now().Add(10 * time.Second)
-			for alive(pid, state) && time.Now().Before(deadline) {
-				time.Sleep(100 * time.Millisecond)
-			}
-			if alive(pid, state) {
-				_ = syscall.Kill(pid, syscall.SIGKILL)
-				time.Sleep(200 * time.Millisecond)
-			}
-			if alive(pid, state) {
-				errs = append(errs, fmt.Errorf("%s (pid %d) did not stop", name, pid))
-				continue
-			}
-		}
-		_ = os.Remove(pidFile(state, name))
 	}
 	return errors.Join(errs...)
+}
+
+// stopOne ends one recorded component (SIGTERM, then SIGKILL after a grace period) and removes
+// its PID file. A component that is not running is not an error.
+func stopOne(state, name string) error {
+	pid := readPid(state, name)
+	if pid == 0 {
+		return nil
+	}
+	// Every component's command line contains the state dir (its config, data or kubeconfig path).
+	if alive(pid, state) {
+		fmt.Printf("stopping %s (pid %d)\n", name, pid)
+		_ = syscall.Kill(pid, syscall.SIGTERM)
+		deadline := time.Now().Add(10 * time.Second)
+		for alive(pid, state) && time.Now().Before(deadline) {
+			time.Sleep(100 * time.Millisecond)
+		}
+		if alive(pid, state) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+			time.Sleep(200 * time.Millisecond)
+		}
+		if alive(pid, state) {
+			return fmt.Errorf("%s (pid %d) did not stop", name, pid)
+		}
+	}
+	return os.Remove(pidFile(state, name))
 }
 
 // running lists the components whose recorded process is still alive.

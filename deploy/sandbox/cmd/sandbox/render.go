@@ -107,6 +107,7 @@ func renderCRDs(kueueDir, webhookURL string, caPEM []byte) ([]*unstructured.Unst
 			return nil, err
 		}
 		for _, o := range objs {
+			stripDescriptions(o.Object)
 			if converted[o.GetName()] {
 				_ = unstructured.SetNestedField(o.Object, map[string]any{
 					"strategy": "Webhook",
@@ -133,33 +134,40 @@ func renderRBAC(kueueDir string) ([]*unstructured.Unstructured, error) {
 	if err != nil {
 		return nil, err
 	}
+	return renderRBACFiles(dir, res, "kueue-", kueueNamespace, "kueue")
+}
+
+// renderRBACFiles renders RBAC manifests as a kustomization with namePrefix prefix and namespace
+// ns would: names (and role references, ServiceAccount subjects) prefixed, namespaced objects
+// moved to ns, and the app.kubernetes.io/name label set to app.
+func renderRBACFiles(dir string, files []string, prefix, ns, app string) ([]*unstructured.Unstructured, error) {
 	var out []*unstructured.Unstructured
-	for _, r := range res {
+	for _, r := range files {
 		objs, err := decodeFile(filepath.Join(dir, r))
 		if err != nil {
 			return nil, err
 		}
 		for _, o := range objs {
-			o.SetName("kueue-" + o.GetName())
+			o.SetName(prefix + o.GetName())
 			if o.GetNamespace() != "" {
-				o.SetNamespace(kueueNamespace)
+				o.SetNamespace(ns)
 			}
 			labels := o.GetLabels()
 			if labels == nil {
 				labels = map[string]string{}
 			}
-			labels["app.kubernetes.io/name"] = "kueue"
+			labels["app.kubernetes.io/name"] = app
 			o.SetLabels(labels)
 			if strings.HasSuffix(o.GetKind(), "Binding") {
 				if name, ok, _ := unstructured.NestedString(o.Object, "roleRef", "name"); ok {
-					_ = unstructured.SetNestedField(o.Object, "kueue-"+name, "roleRef", "name")
+					_ = unstructured.SetNestedField(o.Object, prefix+name, "roleRef", "name")
 				}
 				subjects, _, _ := unstructured.NestedSlice(o.Object, "subjects")
 				for _, s := range subjects {
 					sm := s.(map[string]any)
 					if sm["kind"] == "ServiceAccount" {
-						sm["name"] = "kueue-" + fmt.Sprint(sm["name"])
-						sm["namespace"] = kueueNamespace
+						sm["name"] = prefix + fmt.Sprint(sm["name"])
+						sm["namespace"] = ns
 					}
 				}
 				_ = unstructured.SetNestedSlice(o.Object, subjects, "subjects")
@@ -169,11 +177,6 @@ func renderRBAC(kueueDir string) ([]*unstructured.Unstructured, error) {
 	}
 	return out, nil
 }
-
-// servedGroups are the API groups whose webhooks the sandbox keeps: Kueue's own kinds, batch/Job
-// and Pod. Webhooks of integrations that are not enabled are dropped (Kueue would not serve them,
-// and with failurePolicy Fail they would block e.g. every Deployment).
-var servedGroups = map[string]bool{"": true, "batch": true, "kueue.x-k8s.io": true}
 
 // renderWebhooks returns the Mutating/ValidatingWebhookConfigurations pointed at url.
 func renderWebhooks(kueueDir, url string, caPEM []byte) ([]*unstructured.Unstructured, error) {
@@ -196,9 +199,12 @@ func renderWebhooks(kueueDir, url string, caPEM []byte) ([]*unstructured.Unstruc
 			rules, _, _ := unstructured.NestedSlice(hm, "rules")
 			for _, r := range rules {
 				groups, _, _ := unstructured.NestedStringSlice(r.(map[string]any), "apiGroups")
+				resources, _, _ := unstructured.NestedStringSlice(r.(map[string]any), "resources")
 				for _, g := range groups {
-					if !servedGroups[g] {
-						keep = false
+					for _, res := range resources {
+						if !servedWebhook(g, res) {
+							keep = false
+						}
 					}
 				}
 			}

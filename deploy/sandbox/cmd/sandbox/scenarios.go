@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"sort"
@@ -23,12 +24,18 @@ import (
 type scenarioOptions struct {
 	state, dir, out, only string
 	settle                time.Duration
+	// kueuebot and kubectl are the binaries remedy steps run (the diagnosis, then the command it
+	// printed).
+	kueuebot, kubectl string
 }
 
 // scenarioFile is deploy/sandbox/scenarios/<name>/scenario.yaml. Without it, every other *.yaml
 // of the directory (except expect.yaml) is applied in lexical order.
 type scenarioFile struct {
-	Steps []step `json:"steps"`
+	// Config names the Kueue configuration the scenario needs (kueueVariants; default "default").
+	// The runner restarts Kueue with it for the group of scenarios that share it.
+	Config string `json:"config,omitempty"`
+	Steps  []step `json:"steps"`
 }
 
 type step struct {
@@ -40,13 +47,34 @@ type step struct {
 	Patch *patchStep `json:"patch,omitempty"`
 	// Sleep, e.g. "1100ms", so creation timestamps (second precision) order workloads.
 	Sleep string `json:"sleep,omitempty"`
+	// Kubelet writes the status of Pods as a kubelet would (the sandbox has none): see kubelet.go.
+	Kubelet *kubeletStep `json:"kubelet,omitempty"`
+	// Remedy diagnoses the scenario's target with kueuebot, checks the verdict, and runs the
+	// command of one remedy as whoever the remedy names: see remedy.go.
+	Remedy *remedyStep `json:"remedy,omitempty"`
+	// As applies the file as this test user (alice, bob, carol) instead of admin.
+	As string `json:"as,omitempty"`
 }
 
 type waitFor struct {
 	Namespace string `json:"namespace"`
-	Job       string `json:"job"`
+	// Kind and Name name the Workload's owner (Kind defaults to Job; Job is the older spelling of Name).
+	Kind      string `json:"kind,omitempty"`
+	Name      string `json:"name,omitempty"`
+	Job       string `json:"job,omitempty"`
 	Condition string `json:"condition"`
 	Status    string `json:"status,omitempty"` // default "True"
+}
+
+func (w *waitFor) owner() (kind, name string) {
+	kind, name = w.Kind, w.Name
+	if kind == "" {
+		kind = "Job"
+	}
+	if name == "" {
+		name = w.Job
+	}
+	return kind, name
 }
 
 type patchStep struct {
@@ -55,18 +83,17 @@ type patchStep struct {
 	Namespace   string `json:"namespace,omitempty"`
 	Name        string `json:"name"`
 	Subresource string `json:"subresource,omitempty"`
-	// WorkloadOfJob: Kind/Name name a Job; the patch goes to the Workload that Job owns.
+	// WorkloadOfJob: Kind/Name name the Workload's owner (a Job, JobSet, ...); the patch goes to
+	// the Workload it owns.
 	WorkloadOfJob bool           `json:"workloadOfJob,omitempty"`
 	Merge         map[string]any `json:"merge"`
 }
 
 var (
 	gvrWorkloads = gvr("kueue.x-k8s.io", "v1beta2", "workloads")
-	// dumpNamespaced: kinds dumped from every scenario namespace, in this order.
-	dumpNamespaced = []struct {
-		kind string
-		res  schema.GroupVersionResource
-	}{
+	// dumpNamespaced: kinds dumped from every scenario namespace, in this order. The job kinds of
+	// the integrations are added when the scenario applies one (dumpKinds).
+	dumpNamespaced = []dumpKind{
 		{"LimitRange", gvr("", "v1", "limitranges")},
 		{"LocalQueue", gvr("kueue.x-k8s.io", "v1beta2", "localqueues")},
 		{"Job", gvr("batch", "v1", "jobs")},
@@ -75,17 +102,53 @@ var (
 		{"Event", gvr("", "v1", "events")},
 	}
 	// dumpCluster: cluster-scoped kinds dumped when the scenario created them (by name).
-	dumpCluster = []struct {
-		kind string
-		res  schema.GroupVersionResource
-	}{
+	dumpCluster = []dumpKind{
 		{"ResourceFlavor", gvr("kueue.x-k8s.io", "v1beta2", "resourceflavors")},
 		{"Cohort", gvr("kueue.x-k8s.io", "v1beta2", "cohorts")},
 		{"ClusterQueue", gvr("kueue.x-k8s.io", "v1beta2", "clusterqueues")},
 		{"AdmissionCheck", gvr("kueue.x-k8s.io", "v1beta2", "admissionchecks")},
 		{"WorkloadPriorityClass", gvr("kueue.x-k8s.io", "v1beta2", "workloadpriorityclasses")},
+		{"ClusterTrainingRuntime", gvr("trainer.kubeflow.org", "v1alpha1", "clustertrainingruntimes")},
 	}
 )
+
+type dumpKind struct {
+	kind string
+	res  schema.GroupVersionResource
+}
+
+// dumpKinds: the namespaced kinds to dump for a scenario: the fixed ones, with the kinds of
+// the integrations it applies (JobSet, RayJob, ...) and their children (a JobSet's Jobs are
+// batch Jobs, dumped anyway) inserted before Job.
+func dumpKinds(c *cluster, all []*unstructured.Unstructured) ([]dumpKind, error) {
+	fixed := map[string]bool{}
+	for _, d := range dumpNamespaced {
+		fixed[d.kind] = true
+	}
+	seen := map[schema.GroupVersionKind]bool{}
+	var extra []dumpKind
+	for _, o := range all {
+		gvk := o.GroupVersionKind()
+		if o.GetNamespace() == "" || fixed[gvk.Kind] || seen[gvk] || gvk.Group == "rbac.authorization.k8s.io" {
+			continue
+		}
+		seen[gvk] = true
+		_, m, err := c.resource(o)
+		if err != nil {
+			return nil, err
+		}
+		extra = append(extra, dumpKind{gvk.Kind, m.Resource})
+	}
+	sort.Slice(extra, func(i, j int) bool { return extra[i].kind < extra[j].kind })
+	var out []dumpKind
+	for _, d := range dumpNamespaced {
+		if d.kind == "Job" {
+			out = append(out, extra...)
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}
 
 func runScenarios(o scenarioOptions) error {
 	if len(running(o.state)) == 0 {
@@ -108,18 +171,76 @@ func runScenarios(o scenarioOptions) error {
 	if err := os.MkdirAll(o.out, 0o755); err != nil {
 		return err
 	}
-	var failed []string
+	// Group the scenarios by the Kueue configuration they need: the variants first (Kueue is
+	// restarted with each; their objects are removed after the dump, so that nothing they left
+	// changes once Kueue runs with another configuration), the default configuration last.
+	groups := map[string][]string{}
+	files := map[string]scenarioFile{}
+	missing := maps.Clone(only)
 	for _, e := range entries {
-		if !e.IsDir() || (len(only) > 0 && !only[e.Name()]) {
+		if !e.IsDir() {
 			continue
 		}
-		t0 := time.Now()
-		if err := runScenario(c, o, e.Name()); err != nil {
-			fmt.Printf("%-28s FAILED after %.1fs: %v\n", e.Name(), time.Since(t0).Seconds(), err)
-			failed = append(failed, e.Name())
+		sf, err := loadScenario(filepath.Join(o.dir, e.Name()))
+		if err != nil {
+			return fmt.Errorf("scenario %s: %w", e.Name(), err)
+		}
+		files[e.Name()] = sf
+		if len(only) > 0 && !only[e.Name()] {
 			continue
 		}
-		fmt.Printf("%-28s ok (%.1fs)\n", e.Name(), time.Since(t0).Seconds())
+		delete(missing, e.Name())
+		groups[sf.config()] = append(groups[sf.config()], e.Name())
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("no such scenario: %s", strings.Join(sortedKeys(missing), ", "))
+	}
+	var order []string
+	for _, v := range variantNames()[1:] {
+		if len(groups[v]) > 0 {
+			order = append(order, v)
+		}
+	}
+	if len(groups[defaultVariant]) > 0 {
+		order = append(order, defaultVariant)
+	}
+	var failed []string
+	for gi, variant := range order {
+		if variant != defaultVariant {
+			// What other scenarios left would change under this configuration (with
+			// waitForPodsReady.blockAdmission, any admitted Workload without ready Pods holds
+			// every admission): remove them first.
+			for name, sf := range files {
+				if sf.config() == variant {
+					continue
+				}
+				if err := removeScenario(c, o, name, sf); err != nil {
+					return fmt.Errorf("remove scenario %s before switching Kueue to %s: %w", name, variant, err)
+				}
+			}
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		err := switchKueue(ctx, o.state, variant)
+		cancel()
+		if err != nil {
+			return err
+		}
+		for _, name := range groups[variant] {
+			t0 := time.Now()
+			if err := runScenario(c, o, name, files[name]); err != nil {
+				fmt.Printf("%-28s FAILED after %.1fs: %v\n", name, time.Since(t0).Seconds(), err)
+				failed = append(failed, name)
+				continue
+			}
+			fmt.Printf("%-28s ok (%.1fs)\n", name, time.Since(t0).Seconds())
+		}
+		if gi < len(order)-1 {
+			for _, name := range groups[variant] {
+				if err := removeScenario(c, o, name, files[name]); err != nil {
+					return fmt.Errorf("remove scenario %s before switching Kueue's configuration: %w", name, err)
+				}
+			}
+		}
 	}
 	if len(failed) > 0 {
 		return fmt.Errorf("scenarios failed: %s", strings.Join(failed, ", "))
@@ -127,74 +248,136 @@ func runScenarios(o scenarioOptions) error {
 	return nil
 }
 
-func runScenario(c *cluster, o scenarioOptions, name string) error {
-	dir := filepath.Join(o.dir, name)
+func (sf scenarioFile) config() string {
+	if sf.Config == "" {
+		return defaultVariant
+	}
+	return sf.Config
+}
+
+// loadScenario reads scenario.yaml, or makes the implicit one (apply every manifest in order).
+func loadScenario(dir string) (scenarioFile, error) {
 	var sf scenarioFile
 	if b, err := os.ReadFile(filepath.Join(dir, "scenario.yaml")); err == nil {
 		if err := yaml.UnmarshalStrict(b, &sf); err != nil {
-			return fmt.Errorf("scenario.yaml: %w", err)
+			return sf, fmt.Errorf("scenario.yaml: %w", err)
 		}
-	} else {
-		files, _ := filepath.Glob(filepath.Join(dir, "*.yaml"))
-		sort.Strings(files)
-		for _, f := range files {
-			if b := filepath.Base(f); b != "expect.yaml" && b != "scenario.yaml" {
-				sf.Steps = append(sf.Steps, step{Apply: b})
-			}
+		if _, ok := kueueVariants[sf.config()]; !ok && sf.config() != defaultVariant {
+			return sf, fmt.Errorf("scenario.yaml: unknown config %q (known: %s)", sf.Config, strings.Join(variantNames(), ", "))
+		}
+		return sf, nil
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*.yaml"))
+	sort.Strings(files)
+	for _, f := range files {
+		if b := filepath.Base(f); b != "expect.yaml" && b != "scenario.yaml" {
+			sf.Steps = append(sf.Steps, step{Apply: b})
 		}
 	}
-	// Every object of the scenario, to know its namespaces and cluster-scoped names.
-	var all []*unstructured.Unstructured
+	return sf, nil
+}
+
+// scenarioObjects are every object a scenario applies, and from them its namespaces and the
+// names of its cluster-scoped objects by kind.
+type scenarioObjects struct {
+	all          []*unstructured.Unstructured
+	namespaces   map[string]bool
+	clusterNames map[string]map[string]bool
+}
+
+func readScenarioObjects(dir string, sf scenarioFile) (scenarioObjects, error) {
+	so := scenarioObjects{namespaces: map[string]bool{}, clusterNames: map[string]map[string]bool{}}
 	for _, s := range sf.Steps {
 		if s.Apply == "" {
 			continue
 		}
 		objs, err := decodeFile(filepath.Join(dir, s.Apply))
 		if err != nil {
-			return err
+			return so, err
 		}
-		all = append(all, objs...)
+		so.all = append(so.all, objs...)
 	}
-	namespaces := map[string]bool{}
-	clusterNames := map[string]map[string]bool{}
-	for _, obj := range all {
+	for _, obj := range so.all {
 		if obj.GetKind() == "Namespace" {
-			namespaces[obj.GetName()] = true
+			so.namespaces[obj.GetName()] = true
 		} else if obj.GetNamespace() != "" {
-			namespaces[obj.GetNamespace()] = true
+			so.namespaces[obj.GetNamespace()] = true
 		} else {
-			if clusterNames[obj.GetKind()] == nil {
-				clusterNames[obj.GetKind()] = map[string]bool{}
+			if so.clusterNames[obj.GetKind()] == nil {
+				so.clusterNames[obj.GetKind()] = map[string]bool{}
 			}
-			clusterNames[obj.GetKind()][obj.GetName()] = true
+			so.clusterNames[obj.GetKind()][obj.GetName()] = true
 		}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), o.settle+2*time.Minute)
-	defer cancel()
-	if err := cleanup(ctx, c, all, namespaces); err != nil {
-		return fmt.Errorf("cleanup of a previous run: %w", err)
-	}
-	for i, s := range sf.Steps {
-		if err := runStep(ctx, c, dir, s, o.settle); err != nil {
-			return fmt.Errorf("step %d: %w", i+1, err)
-		}
-	}
-	if stable := settle(ctx, c, namespaces, clusterNames, o.settle); !stable {
-		fmt.Printf("%-28s warning: state still changing after %s; dumping anyway\n", name, o.settle)
-	}
-	dump, err := dumpScenario(ctx, c, namespaces, clusterNames)
+	return so, nil
+}
+
+func runScenario(c *cluster, o scenarioOptions, name string, sf scenarioFile) error {
+	dir := filepath.Join(o.dir, name)
+	so, err := readScenarioObjects(dir, sf)
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(o.out, name+".yaml"), dump, 0o644)
+	ctx, cancel := context.WithTimeout(context.Background(), o.settle+3*time.Minute)
+	defer cancel()
+	if err := cleanup(ctx, c, so.all, so.namespaces); err != nil {
+		return fmt.Errorf("cleanup of a previous run: %w", err)
+	}
+	sc := &scenarioRun{c: c, o: o, name: name, dir: dir}
+	for i, s := range sf.Steps {
+		if err := sc.runStep(ctx, s); err != nil {
+			return fmt.Errorf("step %d: %w", i+1, err)
+		}
+	}
+	kinds, err := dumpKinds(c, so.all)
+	if err != nil {
+		return err
+	}
+	if stable := settle(ctx, c, kinds, so.namespaces, so.clusterNames, o.settle); !stable {
+		fmt.Printf("%-28s warning: state still changing after %s; dumping anyway\n", name, o.settle)
+	}
+	dump, err := dumpScenario(ctx, c, kinds, so.namespaces, so.clusterNames)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(o.out, name+".yaml"), dump, 0o644); err != nil {
+		return err
+	}
+	return sc.checkVerdict(ctx)
 }
 
-func runStep(ctx context.Context, c *cluster, dir string, s step, bound time.Duration) error {
+// removeScenario deletes what a scenario created (as a fresh run's cleanup would); a no-op when
+// none of its namespaces exists.
+func removeScenario(c *cluster, o scenarioOptions, name string, sf scenarioFile) error {
+	so, err := readScenarioObjects(filepath.Join(o.dir, name), sf)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	return cleanup(ctx, c, so.all, so.namespaces)
+}
+
+// scenarioRun is one scenario being applied.
+type scenarioRun struct {
+	c    *cluster
+	o    scenarioOptions
+	name string
+	dir  string
+}
+
+func (sc *scenarioRun) runStep(ctx context.Context, s step) error {
+	c, bound := sc.c, sc.o.settle
 	switch {
 	case s.Apply != "":
-		objs, err := decodeFile(filepath.Join(dir, s.Apply))
+		objs, err := decodeFile(filepath.Join(sc.dir, s.Apply))
 		if err != nil {
 			return err
+		}
+		if s.As != "" {
+			if c, err = newCluster(filepath.Join(sc.o.state, "kubeconfig-"+s.As)); err != nil {
+				return err
+			}
 		}
 		actx, cancel := context.WithTimeout(ctx, bound)
 		defer cancel()
@@ -208,18 +391,19 @@ func runStep(ctx context.Context, c *cluster, dir string, s step, bound time.Dur
 		return nil
 	case s.WaitFor != nil:
 		w := s.WaitFor
+		kind, name := w.owner()
 		want := w.Status
 		if want == "" {
 			want = "True"
 		}
 		deadline := time.Now().Add(bound)
 		for {
-			wl, err := workloadOfJob(ctx, c, w.Namespace, w.Job)
+			wl, err := workloadOf(ctx, c, w.Namespace, kind, name)
 			if err == nil && hasCondition(wl, w.Condition, want) {
 				return nil
 			}
 			if time.Now().After(deadline) {
-				return fmt.Errorf("workload of job %s/%s never got %s=%s (last error: %v)", w.Namespace, w.Job, w.Condition, want, err)
+				return fmt.Errorf("workload of %s %s/%s never got %s=%s (last error: %v)", kind, w.Namespace, name, w.Condition, want, err)
 			}
 			time.Sleep(200 * time.Millisecond)
 		}
@@ -236,7 +420,7 @@ func runStep(ctx context.Context, c *cluster, dir string, s step, bound time.Dur
 		target.SetNamespace(p.Namespace)
 		target.SetName(p.Name)
 		if p.WorkloadOfJob {
-			wl, err := workloadOfJob(ctx, c, p.Namespace, p.Name)
+			wl, err := workloadOf(ctx, c, p.Namespace, p.Kind, p.Name)
 			if err != nil {
 				return err
 			}
@@ -252,24 +436,29 @@ func runStep(ctx context.Context, c *cluster, dir string, s step, bound time.Dur
 		}
 		_, err = ri.Patch(ctx, target.GetName(), types.MergePatchType, b, metav1.PatchOptions{FieldManager: fieldManager}, sub...)
 		return err
+	case s.Kubelet != nil:
+		return runKubelet(ctx, c, *s.Kubelet, bound)
+	case s.Remedy != nil:
+		return sc.runRemedy(ctx, *s.Remedy)
 	}
 	return fmt.Errorf("empty step")
 }
 
-// workloadOfJob finds the Workload owned by a Job (Kueue names it job-<name>-<hash>).
-func workloadOfJob(ctx context.Context, c *cluster, ns, job string) (*unstructured.Unstructured, error) {
+// workloadOf finds the Workload owned by an object (Kueue names it <kind>-<name>-<hash>). A pod
+// group's Workload is owned by each of its Pods.
+func workloadOf(ctx context.Context, c *cluster, ns, kind, name string) (*unstructured.Unstructured, error) {
 	list, err := c.dyn.Resource(gvrWorkloads).Namespace(ns).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return nil, err
 	}
 	for i := range list.Items {
 		for _, ref := range list.Items[i].GetOwnerReferences() {
-			if ref.Kind == "Job" && ref.Name == job {
+			if ref.Kind == kind && ref.Name == name {
 				return &list.Items[i], nil
 			}
 		}
 	}
-	return nil, fmt.Errorf("no Workload for Job %s/%s yet", ns, job)
+	return nil, fmt.Errorf("no Workload for %s %s/%s yet", kind, ns, name)
 }
 
 // cleanup removes what a previous run of the scenario left: Pods are force-deleted (no kubelet
@@ -331,14 +520,14 @@ func cleanup(ctx context.Context, c *cluster, all []*unstructured.Unstructured, 
 
 // settle waits until the scenario's objects (Events excluded: they keep counting) stop
 // changing for 3 seconds, at least 2 seconds after the last step; false if bound ran out.
-func settle(ctx context.Context, c *cluster, namespaces map[string]bool, clusterNames map[string]map[string]bool, bound time.Duration) bool {
+func settle(ctx context.Context, c *cluster, kinds []dumpKind, namespaces map[string]bool, clusterNames map[string]map[string]bool, bound time.Duration) bool {
 	time.Sleep(2 * time.Second)
 	deadline := time.Now().Add(bound)
 	var last string
 	stableSince := time.Now()
 	for time.Now().Before(deadline) {
 		h := sha256.New()
-		for _, d := range dumpNamespaced {
+		for _, d := range kinds {
 			if d.kind == "Event" {
 				continue
 			}
@@ -381,7 +570,7 @@ func sortedKeys(m map[string]bool) []string {
 
 // dumpScenario renders the objects like `kubectl get -o yaml` of each, as a multi-document stream,
 // without managedFields.
-func dumpScenario(ctx context.Context, c *cluster, namespaces map[string]bool, clusterNames map[string]map[string]bool) ([]byte, error) {
+func dumpScenario(ctx context.Context, c *cluster, kinds []dumpKind, namespaces map[string]bool, clusterNames map[string]map[string]bool) ([]byte, error) {
 	var objs []unstructured.Unstructured
 	for _, ns := range sortedKeys(namespaces) {
 		it, err := c.dyn.Resource(gvr("", "v1", "namespaces")).Get(ctx, ns, metav1.GetOptions{})
@@ -401,7 +590,7 @@ func dumpScenario(ctx context.Context, c *cluster, namespaces map[string]bool, c
 			objs = append(objs, *it)
 		}
 	}
-	for _, d := range dumpNamespaced {
+	for _, d := range kinds {
 		for _, ns := range sortedKeys(namespaces) {
 			list, err := c.dyn.Resource(d.res).Namespace(ns).List(ctx, metav1.ListOptions{})
 			if err != nil {

@@ -24,10 +24,15 @@ import (
 )
 
 type options struct {
-	state    string // the .sandbox directory
-	kubeBin  string // dir with etcd, kube-apiserver, kube-controller-manager, kube-scheduler
-	kueueBin string // dir with kueue
-	kueueDir string // the sigs.k8s.io/kueue@v0.17.0 module directory (CRDs, RBAC, webhooks)
+	state     string // the .sandbox directory
+	kubeBin   string // dir with etcd, kube-apiserver, kube-controller-manager, kube-scheduler
+	kueueBin  string // dir with kueue
+	jobsetBin string // dir with jobset (the JobSet controller)
+	kueueDir  string // the sigs.k8s.io/kueue@v0.17.0 module directory (CRDs, RBAC, webhooks); resolved from buildDir when empty
+	// buildDir is deploy/sandbox/build/kueue, whose module graph pins the integrations' modules
+	// (their CRDs are read from the module cache).
+	buildDir string
+	goBin    string
 	timeout  time.Duration
 	// visibility serves Kueue's visibility API through the aggregator (opt-in; see README).
 	visibility bool
@@ -40,7 +45,7 @@ var testUsers = []string{"alice", "bob", "carol", "kueuebot"}
 var stateEntries = []string{"pki", "config", "etcd-data", "kueue-etc", "logs", "pids", "audit.log", "env", "kubeconfig",
 	"kubeconfig-alice", "kubeconfig-bob", "kubeconfig-carol", "kubeconfig-kueuebot"}
 
-type ports struct{ etcd, etcdPeer, api, webhook, health, visibility int }
+type ports struct{ etcd, etcdPeer, api, webhook, health, visibility, jobsetWebhook, jobsetHealth int }
 
 type stepTimer struct{ t0, last time.Time }
 
@@ -60,10 +65,18 @@ func up(opts options) (err error) {
 		}
 	}
 	for _, b := range []string{filepath.Join(opts.kubeBin, "etcd"), filepath.Join(opts.kubeBin, "kube-apiserver"),
-		filepath.Join(opts.kubeBin, "kube-controller-manager"), filepath.Join(opts.kubeBin, "kube-scheduler"), filepath.Join(opts.kueueBin, "kueue")} {
+		filepath.Join(opts.kubeBin, "kube-controller-manager"), filepath.Join(opts.kubeBin, "kube-scheduler"), filepath.Join(opts.kueueBin, "kueue"),
+		filepath.Join(opts.jobsetBin, "jobset")} {
 		if _, err := os.Stat(b); err != nil {
 			return fmt.Errorf("missing binary %s; run `make sandbox-build`", b)
 		}
+	}
+	modDirs, err := moduleDirs(opts.goBin, opts.buildDir)
+	if err != nil {
+		return err
+	}
+	if opts.kueueDir == "" {
+		opts.kueueDir = modDirs["sigs.k8s.io/kueue"]
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), opts.timeout)
 	defer cancel()
@@ -94,6 +107,9 @@ func up(opts options) (err error) {
 		return err
 	}
 	if err := ca.serving(filepath.Join(pki, "kueue-webhook"), "kueue-webhook-service.kueue-system.svc"); err != nil {
+		return err
+	}
+	if err := ca.serving(filepath.Join(pki, "jobset-webhook"), "jobset-webhook-service.jobset-system.svc"); err != nil {
 		return err
 	}
 	// Kueue reads its metrics certificate from the fixed path /etc/kueue/metrics/certs; it gets
@@ -233,7 +249,12 @@ func up(opts options) (err error) {
 	if err != nil {
 		return err
 	}
-	objs = append(objs, crds...)
+	kueueCRDs := len(crds)
+	moreCRDs, err := renderIntegrationCRDs(modDirs)
+	if err != nil {
+		return err
+	}
+	crds = append(crds, moreCRDs...)
 	rbac, err := renderRBAC(opts.kueueDir)
 	if err != nil {
 		return err
@@ -244,13 +265,24 @@ func up(opts options) (err error) {
 		return err
 	}
 	objs = append(objs, extra...)
-	if err := admin.applyAll(ctx, objs); err != nil {
+	jobsetObjs, err := renderJobSet(modDirs[jobsetModule])
+	if err != nil {
+		return err
+	}
+	objs = append(objs, jobsetObjs...)
+	if err := admin.applyAll(ctx, objs[:1]); err != nil { // the namespace
+		return err
+	}
+	if err := admin.applyParallel(ctx, crds, 4); err != nil {
+		return err
+	}
+	if err := admin.applyAll(ctx, objs[1:]); err != nil {
 		return err
 	}
 	if err := waitCRDs(ctx, admin, crds); err != nil {
 		return err
 	}
-	st.step(fmt.Sprintf("Kueue CRDs (%d) and RBAC (%d objects) applied", len(crds), len(rbac)))
+	st.step(fmt.Sprintf("CRDs (Kueue %d, job kinds %d), RBAC (%d) applied", kueueCRDs, len(moreCRDs), len(rbac)))
 
 	// Kueue runs as its ServiceAccount (a bound token from the TokenRequest API).
 	tr, err := admin.kube.CoreV1().ServiceAccounts(kueueNamespace).CreateToken(ctx, "kueue-controller-manager",
@@ -263,11 +295,33 @@ func up(opts options) (err error) {
 		return err
 	}
 	kueueConfig := filepath.Join(cfgDir, "kueue-config.yaml")
-	if err := writeFile(kueueConfig, []byte(fmt.Sprintf(kueueConfigTemplate, p.health, p.webhook, filepath.Join(pki, "kueue-webhook"), opts.visibility, p.visibility)), 0o644); err != nil {
-		return err
-	}
+	ks := kueueSettings{HealthPort: p.health, WebhookPort: p.webhook, VisibilityPort: p.visibility,
+		WebhookCertDir: filepath.Join(pki, "kueue-webhook"), Visibility: opts.visibility, ConfigPath: kueueConfig}
 	hooks, err := renderWebhooks(opts.kueueDir, webhookURL, ca.certPEM)
 	if err != nil {
+		return err
+	}
+	jobsetHooks, err := renderJobSetWebhooks(modDirs[jobsetModule], fmt.Sprintf("https://127.0.0.1:%d", p.jobsetWebhook), ca.certPEM)
+	if err != nil {
+		return err
+	}
+	hooks = append(hooks, jobsetHooks...)
+	// The JobSet controller, as its ServiceAccount too.
+	jtr, err := admin.kube.CoreV1().ServiceAccounts(jobsetNamespace).CreateToken(ctx, "jobset-controller-manager",
+		&authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr(int64(30 * 24 * 3600))}}, metav1.CreateOptions{})
+	if err != nil {
+		return fmt.Errorf("token for jobset-controller-manager: %w", err)
+	}
+	jobsetKubeconfig := filepath.Join(cfgDir, "jobset.kubeconfig")
+	if err := writeKubeconfig(jobsetKubeconfig, server, ca.certPEM, "system:serviceaccount:jobset-system:jobset-controller-manager", jtr.Status.Token); err != nil {
+		return err
+	}
+	jobsetCfg, err := jobsetConfig(p.jobsetHealth, p.jobsetWebhook, filepath.Join(pki, "jobset-webhook"))
+	if err != nil {
+		return err
+	}
+	jobsetConfigPath := filepath.Join(cfgDir, "jobset-config.yaml")
+	if err := writeFile(jobsetConfigPath, jobsetCfg, 0o644); err != nil {
 		return err
 	}
 	if err := admin.applyAll(ctx, hooks); err != nil {
@@ -283,11 +337,21 @@ func up(opts options) (err error) {
 			return err
 		}
 	}
-	if _, err := start(s, "kueue", "unshare", []string{"--mount", "--propagation=private", "sh", "-c",
+	// Kueue reads fixed paths for its metrics (and visibility) certificates: it runs in a private
+	// mount namespace where /etc is an overlay holding them (see README).
+	ks.Bin = "unshare"
+	ks.Args = []string{"--mount", "--propagation=private", "sh", "-c",
 		`mount -t overlay overlay -o "lowerdir=/etc,upperdir=$1,workdir=$2" /etc && { [ -z "$3" ] || mount --bind "$3" /visibility; } && shift 3 && exec "$@"`, "sh",
 		filepath.Join(s, "kueue-etc", "upper"), filepath.Join(s, "kueue-etc", "work"), visibilityCerts,
 		filepath.Join(opts.kueueBin, "kueue"), "--config=" + kueueConfig, "--kubeconfig=" + kueueKubeconfig,
-	}, []string{"KUBECONFIG=" + kueueKubeconfig}); err != nil {
+	}
+	ks.Env = []string{"KUBECONFIG=" + kueueKubeconfig}
+	if err := startKueue(ctx, s, ks, defaultVariant, false); err != nil {
+		return err
+	}
+	if _, err := start(s, "jobset", filepath.Join(opts.jobsetBin, "jobset"), []string{
+		"--config=" + jobsetConfigPath, "--kubeconfig=" + jobsetKubeconfig, "--zap-devel=false",
+	}, nil); err != nil {
 		return err
 	}
 	if _, err := start(s, "kube-controller-manager", filepath.Join(opts.kubeBin, "kube-controller-manager"), []string{
@@ -306,17 +370,21 @@ func up(opts options) (err error) {
 	}, nil); err != nil {
 		return err
 	}
-	st.step("webhooks applied; kueue, controller-manager, scheduler started")
+	st.step("webhooks applied; kueue, jobset, controller-manager, scheduler started")
 
 	if err := applyNodes(ctx, admin); err != nil {
 		return err
 	}
 	st.step("fake nodes registered and Ready")
 
-	if err := waitHTTP(ctx, s, "kueue", fmt.Sprintf("http://127.0.0.1:%d/readyz", p.health), nil, func(b []byte) bool { return string(b) == "ok" }); err != nil {
+	if err := waitKueue(ctx, s, ks); err != nil {
 		return err
 	}
 	st.step("kueue readyz ok (webhook server listening)")
+	if err := waitHTTP(ctx, s, "jobset", fmt.Sprintf("http://127.0.0.1:%d/readyz", p.jobsetHealth), nil, func(b []byte) bool { return string(b) == "ok" }); err != nil {
+		return err
+	}
+	st.step("jobset readyz ok")
 
 	if opts.visibility {
 		if err := waitVisibility(ctx, admin); err != nil {
@@ -330,8 +398,8 @@ func up(opts options) (err error) {
 	}
 	st.step("smoke Job admitted by Kueue and its Pod scheduled")
 
-	env := fmt.Sprintf("KUEUEBOT_SANDBOX=%s\nKUBECONFIG=%s\nSANDBOX_APISERVER=%s\nSANDBOX_KUEUE_WEBHOOK=%s\nSANDBOX_ETCD=%s\nSANDBOX_VISIBILITY=%t\n",
-		s, filepath.Join(s, "kubeconfig"), server, webhookURL, etcdURL, opts.visibility)
+	env := fmt.Sprintf("KUEUEBOT_SANDBOX=%s\nKUBECONFIG=%s\nSANDBOX_APISERVER=%s\nSANDBOX_KUEUE_WEBHOOK=%s\nSANDBOX_ETCD=%s\nSANDBOX_VISIBILITY=%t\nSANDBOX_KUEUE_CONFIG=%s\n",
+		s, filepath.Join(s, "kubeconfig"), server, webhookURL, etcdURL, opts.visibility, defaultVariant)
 	if err := writeFile(filepath.Join(s, "env"), []byte(env), 0o644); err != nil {
 		return err
 	}
@@ -375,7 +443,7 @@ func waitVisibility(ctx context.Context, c *cluster) error {
 func pickPorts() (ports, error) {
 	var p ports
 	seen := map[int]bool{}
-	for _, dst := range []*int{&p.etcd, &p.etcdPeer, &p.api, &p.webhook, &p.health, &p.visibility} {
+	for _, dst := range []*int{&p.etcd, &p.etcdPeer, &p.api, &p.webhook, &p.health, &p.visibility, &p.jobsetWebhook, &p.jobsetHealth} {
 		for {
 			port, err := freePort()
 			if err != nil {

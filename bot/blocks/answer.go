@@ -1,0 +1,126 @@
+package blocks
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/slack-go/slack"
+
+	"github.com/kueuebot/kueuebot/diagnose"
+)
+
+// AnswerOptions tunes Answer.
+type AnswerOptions struct {
+	Options
+	// Detailed adds the quota comparison, what could not be checked and
+	// the evidence (the answer to Show quota and evidence). Off, the
+	// compact answer says what the details hold and offers the button.
+	Detailed bool
+	// Shareable adds Share in channel: set it on ephemeral answers only.
+	Shareable bool
+}
+
+// Button labels.
+const (
+	labelRefresh = "Refresh"
+	labelDetails = "Show quota and evidence"
+	labelShare   = "Share in channel"
+)
+
+// Answer renders a diagnosis the way kueuebot answers in Slack: the compact
+// answer first (headline, verdict, detail, findings, what to do), then
+// buttons: Refresh, Show quota and evidence (when there are details to
+// show) and Share in channel (Shareable). Buttons carry the job's JobRef
+// only. A report that names no job completely (ReportRef) gets no buttons
+// and shows its details at once, since they could not be asked for. The
+// result is already Fit; the buttons are never the part that is cut.
+func Answer(rep diagnose.Report, opts AnswerOptions) Message {
+	ref, hasRef := ReportRef(rep)
+	detailed := opts.Detailed || !hasRef
+	content := reportBlocks(rep, opts.Options, detailed)
+	if !detailed {
+		if note := detailsNote(rep); note != nil {
+			content = append(content, note)
+		}
+	}
+	lim := messageLimits
+	var actions *slack.ActionBlock
+	if hasRef {
+		actions = fitActions(answerActions(ref, rep, detailed, opts.Shareable))
+		lim = lim.reserve(actions)
+	}
+	bl := fitWith(content, hintOf(rep, opts.Options), lim)
+	if actions != nil {
+		bl = append(bl, actions)
+	}
+	return Message{Text: fallbackText(rep, headline(rep.Verdict)), Blocks: bl}
+}
+
+// hasDetails reports whether Show quota and evidence would show more.
+func hasDetails(r diagnose.Report) bool {
+	return len(r.Quota) > 0 || len(r.Gaps) > 0 || len(r.Evidence) > 0
+}
+
+// detailsNote says what Show quota and evidence holds, and warns when
+// something could not be read.
+func detailsNote(r diagnose.Report) *slack.ContextBlock {
+	if !hasDetails(r) {
+		return nil
+	}
+	var parts []string
+	if n := len(r.Quota); n > 0 {
+		parts = append(parts, "the quota comparison ("+plural(n, "row")+")")
+	}
+	if n := len(r.Evidence); n > 0 {
+		parts = append(parts, plural(n, "piece")+" of evidence")
+	}
+	if n := len(r.Gaps); n > 0 {
+		parts = append(parts, plural(n, "thing")+" I could not check")
+	}
+	s := "*" + labelDetails + "* for " + joinAnd(parts) + "."
+	if len(r.Gaps) > 0 {
+		s = "⚠️ I could not read everything, so this answer may be incomplete. " + s
+	}
+	return slack.NewContextBlock("", mrkdwn(s))
+}
+
+func answerActions(ref JobRef, r diagnose.Report, detailed, shareable bool) *slack.ActionBlock {
+	v := ref.String()
+	els := []slack.BlockElement{slack.NewButtonBlockElement(ActionRefresh, v, plain(labelRefresh))}
+	if !detailed && hasDetails(r) {
+		els = append(els, slack.NewButtonBlockElement(ActionDetails, v, plain(labelDetails)))
+	}
+	if shareable {
+		share := slack.NewButtonBlockElement(ActionShare, v, plain(labelShare))
+		share.Style = slack.StylePrimary
+		share.Confirm = slack.NewConfirmationBlockObject(
+			plain("Share this answer?"),
+			plain("Everyone in this conversation will see it, including what your access let me read (quotas, queues, events)."),
+			plain("Share"), plain("Cancel"))
+		els = append(els, share)
+	}
+	id := BlockAnswer
+	if detailed {
+		id = BlockAnswerDetailed
+	}
+	return slack.NewActionBlock(id, els...)
+}
+
+// plural renders "1 row", "3 rows".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return fmt.Sprintf("1 %s", noun)
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// joinAnd joins "a", "b" and "c" as "a, b and c".
+func joinAnd(parts []string) string {
+	switch len(parts) {
+	case 0:
+		return ""
+	case 1:
+		return parts[0]
+	}
+	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
+}

@@ -1,0 +1,224 @@
+package blocks
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/slack-go/slack"
+
+	"github.com/kueuebot/kueuebot/diagnose"
+)
+
+// DefaultListLines is how many jobs a list shows, one line each, when
+// ListOptions.MaxLines is zero. The picker offers up to MaxSelectOptions.
+const DefaultListLines = 20
+
+// maxShownNamespaces is how many namespaces a list names.
+const maxShownNamespaces = 5
+
+// maxListHeadline bounds a job's headline on its line.
+const maxListHeadline = 200
+
+// ListOptions tunes JobList and HomeView.
+type ListOptions struct {
+	// MaxLines caps the jobs listed one per line: DefaultListLines when
+	// zero in JobList, as many as the tab holds in HomeView. The rest are
+	// counted ("… and 7 more") and still offered in the picker.
+	MaxLines int
+	// Namespaces are where the jobs were looked for (explain's
+	// JobsResult.Namespaces.Names); the list says so.
+	Namespaces []string
+	// Truncated says only the first of the caller's namespaces were read.
+	Truncated bool
+}
+
+func (o ListOptions) maxLines() int {
+	if o.MaxLines > 0 {
+		return o.MaxLines
+	}
+	return DefaultListLines
+}
+
+// JobList renders the caller's jobs that are not running, in the order
+// given (explain lists them newest first): a header with the count, where
+// they were looked for and how many of each verdict, one line per job with
+// its verdict code and headline (capped at MaxLines, then "… and N more"),
+// and a picker (ActionPick) to open one. The picker is never the part Fit
+// cuts.
+func JobList(jobs []diagnose.Report, opts ListOptions) Message {
+	if len(jobs) == 0 {
+		return Message{
+			Text: "None of your jobs is waiting.",
+			Blocks: Fit([]slack.Block{
+				slack.NewHeaderBlock(plain("None of your jobs is waiting")),
+				slack.NewSectionBlock(mrkdwn("Every job I can see for you "+whereText(opts)+" is running or finished. Ask about one with `why is train-7 waiting?`."), nil, nil),
+			}, ""),
+		}
+	}
+	header := fmt.Sprintf("%d of your jobs are not running", len(jobs))
+	if len(jobs) == 1 {
+		header = "1 of your jobs is not running"
+	}
+	content := []slack.Block{
+		slack.NewHeaderBlock(plain(header)),
+		slack.NewContextBlock("", mrkdwn(capitalize(whereText(opts))+", newest first · "+codeCounts(jobs))),
+	}
+	shown := jobs[:min(len(jobs), opts.maxLines())]
+	lines := make([]string, 0, len(shown))
+	for _, r := range shown {
+		lines = append(lines, "• "+jobLine(r))
+	}
+	content = append(content, packSections("", lines)...)
+	if more := len(jobs) - len(shown); more > 0 {
+		content = append(content, slack.NewContextBlock("", mrkdwn(fmt.Sprintf("… and %d more. Pick one below, or narrow the list: `/kueue jobs -n NAMESPACE`.", more))))
+	}
+	lim := messageLimits
+	picker := pickerBlock(jobs)
+	if picker != nil {
+		lim = lim.reserve(picker)
+	}
+	bl := fitWith(content, "kueuebot diagnose NAME -n NAMESPACE", lim)
+	if picker != nil {
+		bl = append(bl, picker)
+	}
+	return Message{Text: truncate(Escape(header), MaxFallbackText), Blocks: bl}
+}
+
+// HomeView renders the App Home tab: the caller's jobs that are not
+// running with their verdicts, one section each (up to MaxLines, and as
+// many as the tab's MaxViewBlocks allow), the picker, and how to ask.
+func HomeView(jobs []diagnose.Report, opts ListOptions) slack.HomeTabViewRequest {
+	intro := "Your jobs that are not running, newest first, with why. I read the cluster as you, so you see what `kubectl` would show you. This tab is refreshed each time you open it."
+	content := []slack.Block{
+		slack.NewHeaderBlock(plain("Your jobs")),
+		slack.NewSectionBlock(mrkdwn(intro), nil, nil),
+	}
+	if len(jobs) == 0 {
+		content = append(content, slack.NewSectionBlock(mrkdwn("*Nothing is waiting.* Every job I can see for you "+whereText(opts)+" is running or finished."), nil, nil))
+	} else {
+		content = append(content, slack.NewContextBlock("", mrkdwn(capitalize(whereText(opts))+" · "+codeCounts(jobs))))
+		if picker := pickerBlock(jobs); picker != nil {
+			content = append(content, picker)
+		}
+		content = append(content, slack.NewDividerBlock())
+	}
+	footer := []slack.Block{
+		slack.NewDividerBlock(),
+		slack.NewContextBlock("", mrkdwn("Ask me in a direct message or a mention: `why is train-7 waiting?`, `my jobs`, `my queues`. Or use `/kueue help`.")),
+	}
+	// Room for the fixed blocks, the footer and an "and N more" note.
+	room := MaxViewBlocks - len(content) - len(footer) - 1
+	limit := max(room, 0)
+	if opts.MaxLines > 0 {
+		limit = min(limit, opts.MaxLines)
+	}
+	shown := jobs[:min(len(jobs), limit)]
+	for _, r := range shown {
+		content = append(content, slack.NewSectionBlock(mrkdwn(homeLine(r)), nil, nil))
+	}
+	if more := len(jobs) - len(shown); more > 0 {
+		content = append(content, slack.NewContextBlock("", mrkdwn(fmt.Sprintf("… and %d more. Pick one above, or ask `/kueue jobs -n NAMESPACE`.", more))))
+	}
+	bl := fitWith(content, "", viewLimits.reserve(footer...))
+	bl = append(bl, footer...)
+	return slack.HomeTabViewRequest{Type: slack.VTHomeTab, Blocks: slack.Blocks{BlockSet: bl}}
+}
+
+// jobLine is one job on one line: name, verdict code, headline.
+func jobLine(r diagnose.Report) string {
+	return fmt.Sprintf("*%s* · %s · %s", Line(refText(r)), Code(string(r.Verdict.Code)), Line(truncate(headline(r.Verdict), maxListHeadline)))
+}
+
+// homeLine is one job in the Home tab: name, kind and verdict, then the
+// headline.
+func homeLine(r diagnose.Report) string {
+	s := "*" + Line(refText(r)) + "*"
+	if r.Target.Kind != "" {
+		s += " (" + Line(r.Target.Kind) + ")"
+	}
+	s += " · " + Code(string(r.Verdict.Code))
+	if r.Verdict.Cause != "" {
+		s += " / " + Code(string(r.Verdict.Cause))
+	}
+	return s + "\n" + Line(truncate(headline(r.Verdict), maxListHeadline))
+}
+
+// refText is "namespace/name".
+func refText(r diagnose.Report) string {
+	if r.Target.Namespace == "" {
+		return r.Target.Name
+	}
+	return r.Target.Namespace + "/" + r.Target.Name
+}
+
+// pickerBlock is the static_select that opens one job (ActionPick), with
+// one option per job whose JobRef fits in an option value, up to
+// MaxSelectOptions. Nil when no job can be offered.
+func pickerBlock(jobs []diagnose.Report) *slack.ActionBlock {
+	var opts []*slack.OptionBlockObject
+	seen := map[string]bool{}
+	for _, r := range jobs {
+		if len(opts) == MaxSelectOptions {
+			break
+		}
+		ref, ok := ReportRef(r)
+		if !ok || runeLen(ref.String()) > MaxOptionValue || seen[ref.String()] {
+			continue
+		}
+		seen[ref.String()] = true
+		text := truncate(refText(r)+" · "+string(r.Verdict.Code), MaxOptionText)
+		opts = append(opts, slack.NewOptionBlockObject(ref.String(), plain(text), nil))
+	}
+	if len(opts) == 0 {
+		return nil
+	}
+	sel := slack.NewOptionsSelectBlockElement(slack.OptTypeStatic, plain("Open a job"), ActionPick, opts...)
+	return slack.NewActionBlock(BlockPicker, sel)
+}
+
+// whereText says where the jobs were looked for: "in team-a and team-b",
+// "in team-a, team-b, … and 3 more namespaces".
+func whereText(o ListOptions) string {
+	n := len(o.Namespaces)
+	if n == 0 {
+		return "in your namespaces"
+	}
+	shown := make([]string, 0, min(n, maxShownNamespaces)+1)
+	for _, ns := range o.Namespaces[:min(n, maxShownNamespaces)] {
+		shown = append(shown, Code(ns))
+	}
+	if n > maxShownNamespaces {
+		shown = append(shown, plural(n-maxShownNamespaces, "more namespace"))
+	}
+	s := "in " + joinAnd(shown)
+	if o.Truncated {
+		s += fmt.Sprintf(" (only the first %d of your namespaces: name one with `-n NAMESPACE` to look elsewhere)", n)
+	}
+	return s
+}
+
+// codeCounts counts the jobs of each verdict code, in order of first
+// appearance: "2 `WaitingForQuota` · 1 `Misconfigured`".
+func codeCounts(jobs []diagnose.Report) string {
+	var order []diagnose.Code
+	count := map[diagnose.Code]int{}
+	for _, r := range jobs {
+		c := r.Verdict.Code
+		if count[c] == 0 {
+			order = append(order, c)
+		}
+		count[c]++
+	}
+	parts := make([]string, 0, len(order))
+	for _, c := range order {
+		parts = append(parts, fmt.Sprintf("%d %s", count[c], Code(string(c))))
+	}
+	return strings.Join(parts, " · ")
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}

@@ -1,0 +1,405 @@
+package bot
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/kueuebot/kueuebot/bot/blocks"
+)
+
+// Handler answers and delivers. Answer may be slow (it reads the cluster)
+// and must honour ctx; Deliver writes to Slack under its own context, so
+// an answer is delivered even when the question's context has ended.
+type Handler interface {
+	Answer(ctx context.Context, ev *Event) Reply
+	Deliver(ctx context.Context, ev *Event, r Reply) error
+}
+
+// Dispatcher defaults.
+const (
+	DefaultWorkers   = 8
+	DefaultQueueSize = 256
+	// DefaultBusyAfter is how long a question waits for a worker before
+	// the user is told "busy, I will answer in a moment".
+	DefaultBusyAfter = 2 * time.Second
+	// DefaultReplyTimeout bounds one delivery, 429 retries included.
+	DefaultReplyTimeout = 20 * time.Second
+	// DefaultFinalGrace is how long, once the shutdown grace is over, the
+	// interrupted questions have to deliver their "I am restarting" answer.
+	DefaultFinalGrace = 3 * time.Second
+	// answerGrace is how long past its deadline a question may take to
+	// return its own timeout answer before the dispatcher answers for it.
+	answerGrace = 2 * time.Second
+	dedupeSize  = 4096
+	// noticeQueue bounds the busy/refusal notices waiting to be sent.
+	noticeQueue   = 512
+	noticeWorkers = 2
+)
+
+// Admission says what Submit did with an event.
+type Admission int
+
+// Admissions.
+const (
+	// Accepted: a worker will answer it (at once or after the queue).
+	Accepted Admission = iota
+	// Refused: every worker and queue slot was taken; the user is told to
+	// ask again in a minute.
+	Refused
+	// Duplicate: the event was seen before (a Slack retry); dropped.
+	Duplicate
+	// Closed: the dispatcher is shutting down; the transport should not
+	// have accepted the event.
+	Closed
+)
+
+func (a Admission) String() string {
+	switch a {
+	case Accepted:
+		return "accepted"
+	case Refused:
+		return "refused"
+	case Duplicate:
+		return "duplicate"
+	case Closed:
+		return "closed"
+	}
+	return fmt.Sprintf("Admission(%d)", int(a))
+}
+
+// DispatcherOptions configures NewDispatcher. Zero values take the
+// defaults.
+type DispatcherOptions struct {
+	// Workers answer questions concurrently.
+	Workers int
+	// QueueSize bounds the questions waiting for a worker; beyond it, a
+	// question is refused with "too busy, ask again in a minute".
+	QueueSize int
+	// Timeout bounds each question (identity, cluster reads).
+	Timeout time.Duration
+	// BusyAfter: a question still waiting after this long gets "busy, I
+	// will answer in a moment".
+	BusyAfter time.Duration
+	// ReplyTimeout bounds one delivery.
+	ReplyTimeout time.Duration
+	// FinalGrace: see DefaultFinalGrace.
+	FinalGrace time.Duration
+	// Metrics records questions, latency and busy answers; nil: none.
+	Metrics *Metrics
+	// Log receives panics and delivery failures; nil discards.
+	Log *slog.Logger
+}
+
+// Dispatcher is the one place every question goes through, whatever the
+// transport: it drops duplicates (Slack retries carry the same event_id),
+// bounds the work (a pool of workers behind a queue), times each question
+// out, recovers panics, and always tells the user something: the answer,
+// "busy, I will answer in a moment" while queued, "too busy, ask again in
+// a minute" when the queue is full, an apology after a panic, or "I am
+// restarting" when the shutdown grace ends first.
+type Dispatcher struct {
+	h    Handler
+	o    DispatcherOptions
+	log  *slog.Logger
+	seen *dedupe
+	// overrun is answerGrace (tests shorten it).
+	overrun time.Duration
+
+	mu       sync.Mutex
+	closed   bool
+	inflight int
+	queue    chan *task
+	notices  chan *task
+	// noticesClosed: no more notices (after the shutdown drained).
+	noticesClosed bool
+
+	workers  sync.WaitGroup
+	noticers sync.WaitGroup
+	timers   sync.WaitGroup
+	stopOnce sync.Once
+	finished chan struct{}
+
+	// work is the parent of every question's context; it ends (with
+	// ErrShuttingDown) when the shutdown grace is over.
+	work       context.Context
+	cancelWork context.CancelCauseFunc
+	// hard is the parent of every delivery's context; it ends FinalGrace
+	// after work.
+	hard       context.Context
+	cancelHard context.CancelFunc
+}
+
+type task struct {
+	ev      Event
+	started atomic.Bool
+	timer   *time.Timer
+	// notice is the reply of a notice task (busy, refused).
+	notice Reply
+}
+
+// NewDispatcher starts the workers. Call Shutdown to stop them.
+func NewDispatcher(h Handler, o DispatcherOptions) *Dispatcher {
+	if o.Workers <= 0 {
+		o.Workers = DefaultWorkers
+	}
+	if o.QueueSize < 0 {
+		o.QueueSize = 0
+	} else if o.QueueSize == 0 {
+		o.QueueSize = DefaultQueueSize
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultTimeout
+	}
+	if o.BusyAfter <= 0 {
+		o.BusyAfter = DefaultBusyAfter
+	}
+	if o.ReplyTimeout <= 0 {
+		o.ReplyTimeout = DefaultReplyTimeout
+	}
+	if o.FinalGrace <= 0 {
+		o.FinalGrace = DefaultFinalGrace
+	}
+	d := &Dispatcher{
+		h: h, o: o, log: o.Log, seen: newDedupe(dedupeSize), overrun: answerGrace,
+		queue:   make(chan *task, o.Workers+o.QueueSize),
+		notices: make(chan *task, noticeQueue),
+	}
+	if d.log == nil {
+		d.log = slog.New(slog.DiscardHandler)
+	}
+	d.work, d.cancelWork = context.WithCancelCause(context.Background())
+	d.hard, d.cancelHard = context.WithCancel(context.Background())
+	for range o.Workers {
+		d.workers.Go(d.worker)
+	}
+	notices := d.notices
+	for range noticeWorkers {
+		d.noticers.Go(func() {
+			for t := range notices {
+				d.sendNotice(t)
+			}
+		})
+	}
+	return d
+}
+
+// Submit hands an event to the workers without blocking: the transports
+// call it right after acking. The event's Key deduplicates it.
+func (d *Dispatcher) Submit(ev Event) Admission {
+	if ev.Received.IsZero() {
+		ev.Received = time.Now()
+	}
+	d.mu.Lock()
+	if d.closed {
+		d.mu.Unlock()
+		return Closed
+	}
+	if ev.Key != "" && !d.seen.add(ev.Key) {
+		d.mu.Unlock()
+		return Duplicate
+	}
+	if d.inflight >= d.o.Workers+d.o.QueueSize {
+		d.mu.Unlock()
+		d.o.Metrics.busyOutcome(busyRefused)
+		d.o.Metrics.question(ev.Entry, "busy", time.Since(ev.Received))
+		d.log.Warn("question refused: every worker busy and the queue full", slog.String("entry", string(ev.Entry)), slog.String("slack_user", ev.User.ID))
+		d.notify(&task{ev: ev, notice: Reply{Verdict: "busy", Message: blocks.Notice("", "I am too busy to look at that right now. Please ask again in a minute.")}})
+		return Refused
+	}
+	t := &task{ev: ev}
+	d.inflight++
+	queued := d.inflight > d.o.Workers
+	if queued {
+		d.timers.Add(1)
+		t.timer = time.AfterFunc(d.o.BusyAfter, func() {
+			defer d.timers.Done()
+			if !t.started.Load() {
+				d.o.Metrics.busyOutcome(busyQueued)
+				d.notify(&task{ev: ev, notice: Reply{Verdict: "busy", Message: blocks.Notice("", "I am busy with other questions; I will answer in a moment.")}})
+			}
+		})
+	}
+	d.queue <- t // never blocks: inflight bounds the queued tasks
+	d.mu.Unlock()
+	d.o.Metrics.inFlight(1)
+	return Accepted
+}
+
+// notify queues a notice without blocking; a notice that does not fit is
+// logged and counted (the user's question was not acked in vain: it is
+// still answered or already refused).
+func (d *Dispatcher) notify(t *task) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.noticesClosed {
+		return
+	}
+	select {
+	case d.notices <- t:
+	default:
+		d.o.Metrics.undelivered(t.ev.Entry)
+		d.log.Warn("notice dropped: too many notices waiting", slog.String("entry", string(t.ev.Entry)), slog.String("slack_user", t.ev.User.ID))
+	}
+}
+
+func (d *Dispatcher) sendNotice(t *task) {
+	ctx, cancel := context.WithTimeout(d.hard, d.o.ReplyTimeout)
+	defer cancel()
+	d.deliver(ctx, t, t.notice)
+}
+
+func (d *Dispatcher) worker() {
+	for t := range d.queue {
+		t.started.Store(true)
+		if t.timer != nil && t.timer.Stop() {
+			d.timers.Done()
+		}
+		d.run(t)
+		d.mu.Lock()
+		d.inflight--
+		d.mu.Unlock()
+		d.o.Metrics.inFlight(-1)
+	}
+}
+
+// run answers one question and delivers the answer.
+func (d *Dispatcher) run(t *task) {
+	var r Reply
+	if d.work.Err() != nil {
+		r = Reply{Verdict: "shutdown", Message: blocks.Notice("", "I am restarting and could not look at that. Please ask again in a minute.")}
+	} else {
+		ctx, cancel := context.WithTimeout(d.work, d.o.Timeout)
+		r = d.answer(ctx, t)
+		cancel()
+	}
+	ctx, cancel := context.WithTimeout(d.hard, d.o.ReplyTimeout)
+	defer cancel()
+	d.deliver(ctx, t, r)
+	d.o.Metrics.question(t.ev.Entry, r.Verdict, time.Since(t.ev.Received))
+}
+
+// answer runs the handler, recovering a panic, and answers for it when it
+// overruns its deadline.
+func (d *Dispatcher) answer(ctx context.Context, t *task) Reply {
+	done := make(chan Reply, 1)
+	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				d.o.Metrics.panicked()
+				d.log.Error("panic while answering a question", slog.String("entry", string(t.ev.Entry)), slog.String("slack_user", t.ev.User.ID),
+					slog.Any("panic", p), slog.String("stack", string(debug.Stack())))
+				done <- Reply{Verdict: "panic", Message: blocks.Notice("", "Sorry, something broke while I looked at that. It has been logged for the platform team; please try again in a minute.")}
+			}
+		}()
+		done <- d.h.Answer(ctx, &t.ev)
+	}()
+	select {
+	case r := <-done:
+		return r
+	case <-ctx.Done():
+	}
+	grace := time.NewTimer(d.overrun)
+	defer grace.Stop()
+	select {
+	case r := <-done:
+		return r
+	case <-grace.C:
+	case <-d.hard.Done():
+	}
+	d.log.Error("question overran its deadline; answering for it", slog.String("entry", string(t.ev.Entry)), slog.String("slack_user", t.ev.User.ID), slog.Duration("timeout", d.o.Timeout))
+	return Reply{Verdict: "timeout", Message: blocks.Notice("", fmt.Sprintf("I gave up on that question: it took longer than %s. The cluster or Slack may be busy; please try again in a minute.", d.o.Timeout))}
+}
+
+// deliver delivers r, recovering a panic; failures are logged and counted.
+func (d *Dispatcher) deliver(ctx context.Context, t *task, r Reply) {
+	defer func() {
+		if p := recover(); p != nil {
+			d.o.Metrics.panicked()
+			d.o.Metrics.undelivered(t.ev.Entry)
+			d.log.Error("panic while delivering an answer", slog.String("entry", string(t.ev.Entry)), slog.Any("panic", p), slog.String("stack", string(debug.Stack())))
+		}
+	}()
+	if err := d.h.Deliver(ctx, &t.ev, r); err != nil {
+		d.o.Metrics.undelivered(t.ev.Entry)
+		d.log.Error("could not deliver the answer", slog.String("entry", string(t.ev.Entry)), slog.String("slack_user", t.ev.User.ID),
+			slog.String("channel", t.ev.Channel), slog.Any("error", err))
+	}
+}
+
+// Shutdown stops taking events and waits for the accepted ones: every
+// question in flight or queued is answered and delivered until ctx ends
+// (the shutdown grace). Then the questions still running are interrupted
+// (their context ends with ErrShuttingDown) and get FinalGrace to deliver
+// "I am restarting, ask again in a minute". It returns when every worker
+// has finished, and ctx.Err() if the grace ended first.
+func (d *Dispatcher) Shutdown(ctx context.Context) error {
+	d.stopOnce.Do(func() {
+		d.mu.Lock()
+		d.closed = true
+		close(d.queue)
+		d.mu.Unlock()
+		d.finished = make(chan struct{})
+		go func() {
+			d.workers.Wait()
+			// Busy timers of tasks that were answered are stopped; the
+			// others fired and queued their notice.
+			d.timers.Wait()
+			d.mu.Lock()
+			close(d.notices)
+			d.noticesClosed = true
+			d.mu.Unlock()
+			d.noticers.Wait()
+			close(d.finished)
+		}()
+	})
+	var err error
+	select {
+	case <-d.finished:
+	case <-ctx.Done():
+		err = ctx.Err()
+		d.log.Warn("shutdown grace over: interrupting the questions still running")
+		d.cancelWork(ErrShuttingDown)
+		final := time.NewTimer(d.o.FinalGrace)
+		defer final.Stop()
+		select {
+		case <-d.finished:
+		case <-final.C:
+			d.cancelHard()
+			<-d.finished
+		}
+	}
+	d.cancelWork(ErrShuttingDown)
+	d.cancelHard()
+	return err
+}
+
+// dedupe remembers the last n keys.
+type dedupe struct {
+	set  map[string]bool
+	ring []string
+	next int
+}
+
+func newDedupe(n int) *dedupe {
+	return &dedupe{set: make(map[string]bool, n), ring: make([]string, n)}
+}
+
+// add records key and reports whether it is new. Not safe for concurrent
+// use: the Dispatcher holds its lock.
+func (d *dedupe) add(key string) bool {
+	if d.set[key] {
+		return false
+	}
+	if old := d.ring[d.next]; old != "" {
+		delete(d.set, old)
+	}
+	d.ring[d.next] = key
+	d.next = (d.next + 1) % len(d.ring)
+	d.set[key] = true
+	return true
+}

@@ -1,0 +1,270 @@
+package bot
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/slack-go/slack"
+	"github.com/slack-go/slack/slackevents"
+)
+
+// The HTTP mode's request paths (a contract with the Slack app's request
+// URLs and the Helm chart's Service and Ingress).
+const (
+	PathEvents        = "/slack/events"
+	PathCommands      = "/slack/commands"
+	PathInteractivity = "/slack/interactivity"
+)
+
+// DefaultMaxBody bounds a request body in HTTP mode. Slack's payloads are
+// a few kilobytes; a message shortcut carries one message (under 40 kB).
+const DefaultMaxBody = 1 << 20
+
+// HTTPMode is the signed HTTP (Events API) transport: events, slash
+// commands and interactivity on three paths. Every request is checked
+// before it is read further: the body is bounded, the signature (HMAC with
+// the signing secret, slack-go's SecretsVerifier) must match and the
+// timestamp be within 5 minutes, else 401. Then it only decodes, hands the
+// Event to the Dispatcher and answers 200 at once: the answer goes through
+// the Web API and response_url.
+type HTTPMode struct {
+	// Addr is the listen address, e.g. ":3000".
+	Addr string
+	// SigningSecret verifies the requests. Required.
+	SigningSecret string
+	// Dispatcher answers the questions. Required.
+	Dispatcher *Dispatcher
+	// Decoder decodes the payloads; its BotUserID is learned with
+	// auth.test (API) when empty.
+	Decoder *Decoder
+	// API, when set, is used for auth.test.
+	API *slack.Client
+	// MaxBody bounds a body; zero: DefaultMaxBody.
+	MaxBody int64
+	// Ready is set while listening; nil: not tracked.
+	Ready *Readiness
+	// Metrics records ack latency; nil: none.
+	Metrics *Metrics
+	// Log receives rejected requests; nil discards.
+	Log *slog.Logger
+
+	ln net.Listener
+}
+
+func (h *HTTPMode) log() *slog.Logger {
+	if h.Log == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return h.Log
+}
+
+// Handler returns the three endpoints.
+func (h *HTTPMode) Handler() http.Handler {
+	if h.Decoder == nil {
+		h.Decoder = &Decoder{}
+	}
+	mux := http.NewServeMux()
+	mux.Handle(PathEvents, h.verified(h.events))
+	mux.Handle(PathCommands, h.verified(h.command))
+	mux.Handle(PathInteractivity, h.verified(h.interaction))
+	return mux
+}
+
+// verified wraps an endpoint: POST only, bounded body, valid signature.
+// The endpoint gets the raw body, and r.Body restored from it.
+func (h *HTTPMode) verified(next func(w http.ResponseWriter, r *http.Request, body []byte, received time.Time)) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		received := time.Now()
+		if r.Method != http.MethodPost {
+			w.Header().Set("Allow", http.MethodPost)
+			http.Error(w, "POST only", http.StatusMethodNotAllowed)
+			return
+		}
+		limit := h.MaxBody
+		if limit <= 0 {
+			limit = DefaultMaxBody
+		}
+		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+		if err != nil {
+			var tooBig *http.MaxBytesError
+			if errors.As(err, &tooBig) {
+				http.Error(w, "request body too large", http.StatusRequestEntityTooLarge)
+				return
+			}
+			http.Error(w, "cannot read the request", http.StatusBadRequest)
+			return
+		}
+		if err := verify(r.Header, body, h.SigningSecret); err != nil {
+			h.log().Warn("rejected an unsigned, stale or tampered request", slog.String("path", r.URL.Path), slog.String("remote", r.RemoteAddr), slog.Any("error", err))
+			http.Error(w, "invalid signature", http.StatusUnauthorized)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		next(w, r, body, received)
+	})
+}
+
+// verify checks Slack's request signature and timestamp (±5 minutes).
+func verify(header http.Header, body []byte, secret string) error {
+	sv, err := slack.NewSecretsVerifier(header, secret)
+	if err != nil {
+		return err
+	}
+	if _, err := sv.Write(body); err != nil {
+		return err
+	}
+	return sv.Ensure()
+}
+
+func (h *HTTPMode) submit(w http.ResponseWriter, ev Event, transportKey string) {
+	switch h.Dispatcher.Submit(ev) {
+	case Closed:
+		// Stopping: Slack retries events elsewhere; a command's user sees
+		// Slack's error and can ask again.
+		http.Error(w, "shutting down", http.StatusServiceUnavailable)
+		return
+	case Duplicate:
+		h.log().Info("duplicate event", slog.String("key", transportKey))
+	}
+	w.WriteHeader(http.StatusOK)
+	h.Metrics.acked("http", time.Since(ev.Received))
+}
+
+func (h *HTTPMode) events(w http.ResponseWriter, r *http.Request, body []byte, received time.Time) {
+	ev, err := slackevents.ParseEvent(json.RawMessage(body), slackevents.OptionNoVerifyToken())
+	if err != nil {
+		http.Error(w, "cannot parse the event", http.StatusBadRequest)
+		return
+	}
+	switch ev.Type {
+	case slackevents.URLVerification:
+		uv, ok := ev.Data.(*slackevents.EventsAPIURLVerificationEvent)
+		if !ok {
+			http.Error(w, "bad url_verification", http.StatusBadRequest)
+			return
+		}
+		w.Header().Set("Content-Type", "text/plain")
+		_, _ = w.Write([]byte(uv.Challenge))
+		return
+	case slackevents.AppRateLimited:
+		h.log().Warn("Slack is rate limiting this app's events (app_rate_limited)")
+		w.WriteHeader(http.StatusOK)
+		return
+	case slackevents.CallbackEvent:
+	default:
+		w.WriteHeader(http.StatusOK)
+		return
+	}
+	e, ok := h.Decoder.EventsAPI(ev, received)
+	if !ok {
+		w.WriteHeader(http.StatusOK)
+		h.Metrics.acked("http", time.Since(received))
+		return
+	}
+	h.submit(w, e, r.Header.Get("X-Slack-Retry-Num"))
+}
+
+func (h *HTTPMode) command(w http.ResponseWriter, r *http.Request, _ []byte, received time.Time) {
+	if err := r.ParseForm(); err == nil && r.PostForm.Get("ssl_check") == "1" {
+		w.WriteHeader(http.StatusOK)
+		return
+	}
+	cmd, err := slack.SlashCommandParse(r)
+	if err != nil {
+		http.Error(w, "cannot parse the command", http.StatusBadRequest)
+		return
+	}
+	e, ok := h.Decoder.SlashCommand(cmd, cmd.TriggerID, received)
+	if !ok {
+		w.WriteHeader(http.StatusOK)
+		return
+	}
+	h.submit(w, e, cmd.TriggerID)
+}
+
+func (h *HTTPMode) interaction(w http.ResponseWriter, r *http.Request, _ []byte, received time.Time) {
+	cb, err := slack.InteractionCallbackParse(r)
+	if err != nil {
+		http.Error(w, "cannot parse the interaction", http.StatusBadRequest)
+		return
+	}
+	e, ok := h.Decoder.Interaction(cb, cb.TriggerID, received)
+	if !ok {
+		w.WriteHeader(http.StatusOK)
+		return
+	}
+	h.submit(w, e, cb.TriggerID)
+}
+
+// Listen opens the listener, so that a bad address fails at start.
+func (h *HTTPMode) Listen() error {
+	ln, err := net.Listen("tcp", h.Addr)
+	if err != nil {
+		return fmt.Errorf("slack.listenAddr: %w", err)
+	}
+	h.ln = ln
+	return nil
+}
+
+// ListenAddr is the address listened on (after Listen).
+func (h *HTTPMode) ListenAddr() string {
+	if h.ln == nil {
+		return ""
+	}
+	return h.ln.Addr().String()
+}
+
+// Run serves until ctx ends, then stops listening and waits (briefly) for
+// the requests being read: each one only acks, so this takes milliseconds.
+// The accepted questions are the Dispatcher's to finish.
+func (h *HTTPMode) Run(ctx context.Context) error {
+	if h.SigningSecret == "" {
+		return errors.New("http mode: no signing secret")
+	}
+	if h.Decoder == nil {
+		h.Decoder = &Decoder{}
+	}
+	if h.Decoder.BotUserID == "" && h.API != nil {
+		at, err := h.API.AuthTestContext(ctx)
+		if err != nil {
+			return fmt.Errorf("auth.test: %w", err)
+		}
+		h.Decoder.BotUserID = at.UserID
+	}
+	if h.ln == nil {
+		if err := h.Listen(); err != nil {
+			return err
+		}
+	}
+	srv := &http.Server{
+		Handler:           h.Handler(),
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       10 * time.Second,
+		WriteTimeout:      10 * time.Second,
+		IdleTimeout:       90 * time.Second,
+	}
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- srv.Serve(h.ln) }()
+	h.Ready.Set(true, "listening on "+h.ln.Addr().String())
+	defer h.Ready.Set(false, "HTTP mode stopped")
+	select {
+	case err := <-serveErr:
+		return fmt.Errorf("http mode: %w", err)
+	case <-ctx.Done():
+	}
+	h.Ready.Set(false, "shutting down")
+	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		return fmt.Errorf("http mode: shutdown: %w", err)
+	}
+	return nil
+}

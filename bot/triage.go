@@ -1,0 +1,454 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/slack-go/slack"
+	"github.com/slack-go/slack/slackevents"
+
+	"github.com/kueuebot/kueuebot/bot/blocks"
+	"github.com/kueuebot/kueuebot/diagnose"
+	"github.com/kueuebot/kueuebot/explain"
+	"github.com/kueuebot/kueuebot/rbac"
+)
+
+// EntryTriage: a top-level message in a support channel the bot triages
+// (config triage.channels) that signals a stuck job.
+const EntryTriage Entry = "triage"
+
+// Triage detail modes (config triage.detail).
+const (
+	// TriageSummary: the verdict code and headline in the thread, the full
+	// answer ephemerally to the poster.
+	TriageSummary = "summary"
+	// TriageFull: the full answer in the thread.
+	TriageFull = "full"
+)
+
+// Reactions of a triaged message.
+const (
+	reactionSeen     = "eyes"
+	reactionAnswered = "white_check_mark"
+)
+
+// maxTriageMemory bounds the answers Triage remembers for linking.
+const maxTriageMemory = 10000
+
+// Triage answers stuck-job questions posted in support channels: it
+// decides which channel messages are such questions (Detect), and
+// remembers recent answers so that the same job asked about again in the
+// same channel within Window, with the same verdict, gets a link to the
+// earlier answer instead of a new one.
+//
+// The memory is this replica's only, keyed by channel and job with the
+// earlier answer's ts: a restart (or another replica) forgets it, which
+// only costs a fresh full answer.
+type Triage struct {
+	// Channels are the channel IDs triaged.
+	Channels map[string]bool
+	// Patterns are the lower-case, normalized intent phrases.
+	Patterns []string
+	// Detail is TriageSummary (default) or TriageFull.
+	Detail string
+	// Window is how long answers are linked to; 0: never.
+	Window time.Duration
+	// UserGroup is the on-call Slack user group ID mentioned by the
+	// escalation summary; empty: no escalation button.
+	UserGroup string
+
+	// now is the clock (tests).
+	now func() time.Time
+
+	mu     sync.Mutex
+	memory map[string]triageMemo
+}
+
+// triageMemo is one remembered answer.
+type triageMemo struct {
+	ts      string
+	verdict string
+	at      time.Time
+}
+
+// NewTriage builds a Triage from the configuration values.
+func NewTriage(channels, patterns []string, detail string, window time.Duration, userGroup string) *Triage {
+	t := &Triage{Channels: map[string]bool{}, Detail: detail, Window: window, UserGroup: userGroup, now: time.Now, memory: map[string]triageMemo{}}
+	for _, c := range channels {
+		t.Channels[c] = true
+	}
+	for _, p := range patterns {
+		if p = strings.ToLower(strings.TrimSpace(normalize(p))); p != "" {
+			t.Patterns = append(t.Patterns, p)
+		}
+	}
+	return t
+}
+
+// Watches reports whether channel is triaged.
+func (t *Triage) Watches(channel string) bool { return t != nil && t.Channels[channel] }
+
+// Detect reports whether text signals a stuck job: it contains one of the
+// patterns, or it names a job unmistakably (kind/name, namespace/name, or
+// a job word or kind before a name shaped like one, e.g. "job train-7").
+// Plain words that happen to follow "job" ("the job fair") or talk of
+// queues ("the queue for lunch is long") are not job questions.
+func (t *Triage) Detect(text string) bool {
+	if !utf8.ValidString(text) || utf8.RuneCountInString(text) > MaxShortcutLen {
+		return false
+	}
+	s := strings.ToLower(normalize(StripSlackMarkup(text)))
+	// A link's address never says anything about a job.
+	words := strings.Fields(s)
+	words = slices.DeleteFunc(words, func(w string) bool { return strings.Contains(w, "://") })
+	s = strings.Join(words, " ")
+	for _, p := range t.Patterns {
+		if containsPhrase(s, p) {
+			return true
+		}
+	}
+	return namesJob(s)
+}
+
+// containsPhrase finds p in s; an end of p that is a letter or digit of a
+// spaced script must be a word boundary in s.
+func containsPhrase(s, p string) bool {
+	first, _ := utf8.DecodeRuneInString(p)
+	last, _ := utf8.DecodeLastRuneInString(p)
+	for off := 0; off <= len(s)-len(p); {
+		i := strings.Index(s[off:], p)
+		if i < 0 {
+			return false
+		}
+		i += off
+		before, _ := utf8.DecodeLastRuneInString(s[:i])
+		after, _ := utf8.DecodeRuneInString(s[i+len(p):])
+		if (!wordRune(first) || i == 0 || !wordRune(before)) && (!wordRune(last) || i+len(p) == len(s) || !wordRune(after)) {
+			return true
+		}
+		_, n := utf8.DecodeRuneInString(s[i:])
+		off = i + n
+	}
+	return false
+}
+
+// wordRune: a letter or digit of a script that separates words by spaces.
+func wordRune(r rune) bool {
+	return (unicode.IsLetter(r) || unicode.IsDigit(r)) && !isCJK(r)
+}
+
+// namesJob reports whether the message names a job unmistakably.
+func namesJob(s string) bool {
+	p := parser{toks: tokenize(s)}
+	if _, err := p.parse(); err != nil {
+		return false
+	}
+	for _, c := range p.cands {
+		if !c.valid || c.tier < tierAfterJob {
+			continue
+		}
+		shaped := shapeTier(c.name) == tierShaped && strings.ContainsFunc(c.name, unicode.IsLetter)
+		if shaped || (p.kindSet && c.tier == tierAfterJob) {
+			return true
+		}
+	}
+	return false
+}
+
+// key is the memory key of a job in a channel.
+func triageKey(channel string, ref blocks.JobRef) string { return channel + "|" + ref.String() }
+
+// recall returns the answer remembered for key within the window.
+func (t *Triage) recall(key string) (triageMemo, bool) {
+	if t.Window <= 0 {
+		return triageMemo{}, false
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	m, ok := t.memory[key]
+	if !ok || t.now().Sub(m.at) > t.Window {
+		return triageMemo{}, false
+	}
+	return m, true
+}
+
+// remember records an answer, dropping expired ones when the memory is
+// full (and the oldest when none expired).
+func (t *Triage) remember(key string, m triageMemo) {
+	if t.Window <= 0 {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	now := t.now()
+	if len(t.memory) >= maxTriageMemory {
+		oldest := ""
+		for k, v := range t.memory {
+			if now.Sub(v.at) > t.Window {
+				delete(t.memory, k)
+			} else if oldest == "" || v.at.Before(t.memory[oldest].at) {
+				oldest = k
+			}
+		}
+		if len(t.memory) >= maxTriageMemory {
+			delete(t.memory, oldest)
+		}
+	}
+	m.at = now
+	t.memory[key] = m
+}
+
+// verdictKey is what "the verdict did not change" compares.
+func verdictKey(v diagnose.Verdict) string { return string(v.Code) + "/" + string(v.Cause) }
+
+// triageMessage decodes a channel message: a triage question when the
+// channel is triaged and a human wrote it at the top level, new (not an
+// edit or another subtype), without mentioning the bot (app_mention
+// answers those), and it signals a stuck job.
+func (d *Decoder) triageMessage(e *slackevents.MessageEvent, key string, user rbac.SlackUser, received time.Time) (Event, bool) {
+	t := d.Triage
+	if !t.Watches(e.Channel) || e.SubType != "" || e.BotID != "" || e.User == "" || e.User == d.BotUserID ||
+		e.ThreadTimeStamp != "" || e.TimeStamp == "" {
+		return Event{}, false
+	}
+	if d.BotUserID != "" && strings.Contains(e.Text, "<@"+d.BotUserID) {
+		return Event{}, false
+	}
+	if !t.Detect(e.Text) {
+		return Event{}, false
+	}
+	return Event{Entry: EntryTriage, Key: key, User: user, Channel: e.Channel, MessageTS: e.TimeStamp, Text: e.Text, Received: received}, true
+}
+
+// parseTriage reads a support-channel message: any length up to
+// MaxShortcutLen, since people describe their problem at length.
+func parseTriage(text string) (Request, error) {
+	if utf8.RuneCountInString(text) > MaxShortcutLen || !utf8.ValidString(text) {
+		return Request{}, parseErrorf("That message is too long for me. Ask me about the job instead, e.g. %s.", example)
+	}
+	p := parser{toks: tokenize(normalize(StripSlackMarkup(text)))}
+	return p.parse()
+}
+
+// triage answers a triage question as its poster: the job it names, or
+// the poster's jobs that are not running (with the picker) when it names
+// none.
+func (a *Asker) triage(ctx context.Context, user rbac.SlackUser, text string) outcome {
+	q := a.begin(ctx, EntryTriage, user)
+	req, err := parseTriage(text)
+	if err != nil {
+		var pe *ParseError
+		if errors.As(err, &pe) {
+			return q.done(noticeOutcome("unparsable", blocks.Notice("", pe.UserMessage())), nil)
+		}
+		return q.done(noticeOutcome("unparsable", blocks.Notice("", "I could not understand that. Name the job, e.g. "+example+".")), nil)
+	}
+	if req.Intent == IntentDiagnose {
+		return a.explain(q, req.Question())
+	}
+	return a.listJobs(q, explain.JobsQuery{Namespace: req.Namespace})
+}
+
+// triageReply is what a triage answer or an escalation delivers, besides
+// Reply.Message (the thread message).
+type triageReply struct {
+	// private is the full answer for the poster only (summary mode).
+	private *Message
+	// answered: a diagnosis or a job list was given (the check mark).
+	answered bool
+	// key and verdict are remembered with the posted answer's ts.
+	key, verdict string
+	// repeat is the earlier answer to link to instead of a new one.
+	repeat *triageMemo
+	// report is the diagnosis, for the repeat message.
+	report *diagnose.Report
+	// escalation: the message is an escalation summary, to be completed
+	// with the thread's link.
+	escalation *diagnose.Report
+}
+
+// triageActions are the buttons of a triage answer: in summary mode,
+// "Explain it to me" (the job read privately as the presser); then
+// Escalate when an on-call group is configured.
+func (b *Bot) triageActions(ref blocks.JobRef, summary bool) *slack.ActionBlock {
+	var els []slack.BlockElement
+	if summary {
+		els = append(els, slack.NewButtonBlockElement(blocks.ActionPick, ref.String(), slack.NewTextBlockObject(slack.PlainTextType, "Explain it to me", false, false)))
+	}
+	if b.Triage.UserGroup != "" {
+		els = append(els, blocks.EscalateButton(ref))
+	}
+	if len(els) == 0 {
+		return nil
+	}
+	return slack.NewActionBlock(blocks.BlockTriage, els...)
+}
+
+// withEscalate adds the Escalate button to a full answer's actions.
+func (b *Bot) withEscalate(m Message, ref blocks.JobRef) Message {
+	if b.Triage.UserGroup == "" {
+		return m
+	}
+	bl := append([]slack.Block(nil), m.Blocks...)
+	if n := len(bl); n > 0 {
+		if ab, ok := bl[n-1].(*slack.ActionBlock); ok {
+			els := append(append([]slack.BlockElement(nil), ab.Elements.ElementSet...), blocks.EscalateButton(ref))
+			bl[n-1] = slack.NewActionBlock(ab.BlockID, els...)
+			m.Blocks = bl
+			return m
+		}
+	}
+	if len(bl) < blocks.MaxBlocks {
+		bl = append(bl, slack.NewActionBlock(blocks.BlockTriage, blocks.EscalateButton(ref)))
+		m.Blocks = bl
+	}
+	return m
+}
+
+// answerTriage marks the message as seen at once, answers it as the
+// poster, and prepares the thread answer (a link when the same job had
+// the same verdict a moment ago).
+func (b *Bot) answerTriage(ctx context.Context, ev *Event) Reply {
+	if err := b.Replier.AddReaction(ctx, ev.Channel, ev.MessageTS, reactionSeen); err != nil {
+		b.log().WarnContext(ctx, "could not react to a triage question", slog.Any("error", err))
+	}
+	t := b.Triage
+	o := b.Asker.triage(ctx, ev.User, ev.Text)
+	tr := &triageReply{}
+	r := Reply{Verdict: o.verdict, triage: tr}
+	switch {
+	case o.notice != nil:
+		r.Message = *o.notice
+		return r
+	case o.jobs != nil:
+		tr.answered = true
+		m := jobListMessage(*o.jobs)
+		if t.Detail == TriageFull {
+			r.Message = m
+		} else {
+			r.Message = blocks.Notice("", "I sent <@"+ev.User.ID+"> the list of their jobs that are not running, privately: pick one to see why it waits.")
+			tr.private = &m
+		}
+		return r
+	}
+	rep := *o.report
+	tr.answered, tr.report = true, &rep
+	ref, hasRef := blocks.ReportRef(rep)
+	full := renderAnswer(rep, answerOptions{Render: b.Asker.Render})
+	if hasRef {
+		full = b.withEscalate(full, ref)
+		tr.key, tr.verdict = triageKey(ev.Channel, ref), verdictKey(rep.Verdict)
+		if m, ok := t.recall(tr.key); ok && m.verdict == tr.verdict {
+			tr.repeat = &m
+			r.Message = blocks.TriageRepeat(rep, "", b.triageActions(ref, t.Detail != TriageFull))
+			return r
+		}
+	}
+	if t.Detail == TriageFull {
+		r.Message = full
+		return r
+	}
+	var actions *slack.ActionBlock
+	if hasRef {
+		actions = b.triageActions(ref, true)
+	}
+	r.Message = blocks.TriageSummary(rep, ev.User.ID, actions)
+	tr.private = &full
+	return r
+}
+
+// permalinker gets a message's permalink (chat.getPermalink).
+type permalinker interface {
+	Permalink(ctx context.Context, channel, ts string) (string, error)
+}
+
+// Permalink returns the permalink of message ts in channel.
+func (s *SlackReplier) Permalink(ctx context.Context, channel, ts string) (string, error) {
+	return s.API.GetPermalinkContext(ctx, &slack.PermalinkParameters{Channel: channel, Ts: ts})
+}
+
+func (b *Bot) permalink(ctx context.Context, channel, ts string) string {
+	pl, ok := b.Replier.(permalinker)
+	if !ok {
+		return ""
+	}
+	link, err := pl.Permalink(ctx, channel, ts)
+	if err != nil {
+		b.log().InfoContext(ctx, "no permalink", slog.String("channel", channel), slog.Any("error", err))
+		return ""
+	}
+	return link
+}
+
+// deliverTriage posts a triage answer in the question's thread (and the
+// full answer privately to the poster in summary mode), remembers it,
+// and swaps the :eyes: for a :white_check_mark: once answered. Notices
+// without a triage part (busy, refused by the dispatcher) go to the
+// thread too.
+func (b *Bot) deliverTriage(ctx context.Context, ev *Event, r Reply) error {
+	rp := b.Replier
+	tr := r.triage
+	thread := ev.ThreadTS
+	if thread == "" {
+		thread = ev.MessageTS
+	}
+	m := r.Message
+	switch {
+	case tr != nil && tr.escalation != nil:
+		m = blocks.Escalation(*tr.escalation, blocks.EscalationOptions{UserGroup: b.Triage.UserGroup, By: ev.User.ID, ThreadLink: b.permalink(ctx, ev.Channel, thread)})
+	case tr != nil && tr.repeat != nil:
+		ref, _ := blocks.ReportRef(*tr.report)
+		m = blocks.TriageRepeat(*tr.report, b.permalink(ctx, ev.Channel, tr.repeat.ts), b.triageActions(ref, b.Triage.Detail != TriageFull))
+	}
+	ts, err := rp.Post(ctx, ev.Channel, thread, m)
+	if err != nil {
+		return err
+	}
+	if tr == nil || tr.escalation != nil {
+		return nil
+	}
+	if tr.private != nil {
+		if err := rp.PostEphemeral(ctx, ev.Channel, ev.User.ID, thread, *tr.private); err != nil {
+			if err := b.dm(ctx, ev, *tr.private, err); err != nil {
+				b.log().WarnContext(ctx, "could not send the full triage answer to the poster", slog.Any("error", err))
+			}
+		}
+	}
+	if tr.key != "" && tr.repeat == nil {
+		b.Triage.remember(tr.key, triageMemo{ts: ts, verdict: tr.verdict})
+	}
+	if err := rp.RemoveReaction(ctx, ev.Channel, ev.MessageTS, reactionSeen); err != nil {
+		b.log().InfoContext(ctx, "could not remove the eyes reaction", slog.Any("error", err))
+	}
+	if tr.answered {
+		if err := rp.AddReaction(ctx, ev.Channel, ev.MessageTS, reactionAnswered); err != nil {
+			b.log().InfoContext(ctx, "could not mark the triage question answered", slog.Any("error", err))
+		}
+	}
+	return nil
+}
+
+// escalate answers the Escalate button: the job is read again as the
+// presser, and the summary of what they may see is posted in the thread
+// for the on-call group. Refusals and failures are the presser's only.
+func (b *Bot) escalate(ctx context.Context, ev *Event) Reply {
+	if b.Triage == nil || b.Triage.UserGroup == "" || !b.Triage.Watches(ev.Channel) {
+		return Reply{To: ToPrivate, Verdict: "ignored", Message: blocks.Notice("", "Escalation is not set up in this channel. Ask your platform team directly.")}
+	}
+	ref, err := blocks.ParseJobRef(ev.Value)
+	if err != nil {
+		return Reply{To: ToPrivate, Verdict: "unparsable", Message: blocks.Notice("", "That button is out of date. Ask me again, e.g. `why is train-7 waiting?`")}
+	}
+	o := b.Asker.job(ctx, ev.Entry, ev.User, explain.Question{Kind: ref.Kind, Namespace: ref.Namespace, Name: ref.Name})
+	if o.report == nil {
+		return Reply{To: ToPrivate, Verdict: o.verdict, Message: b.render(o, ev, ToPrivate, false)}
+	}
+	return Reply{Verdict: "escalated", triage: &triageReply{escalation: o.report}}
+}

@@ -1,0 +1,210 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"sigs.k8s.io/yaml"
+)
+
+// defaultVariant names Kueue's default sandbox configuration.
+const defaultVariant = "default"
+
+// kueueVariants are Kueue configurations for what the default one cannot show, each merged over
+// the default (maps merge key by key; other values replace). A scenario names its variant in
+// scenario.yaml (`config:`); the runner restarts Kueue with it for that group of scenarios.
+var kueueVariants = map[string]map[string]any{
+	// Every admission waits until the admitted Workloads have ready Pods; with no kubelet, Pods of
+	// an admitted Job never get ready unless a scenario writes their status (WaitingForPodsReady).
+	"pods-ready-blocking": {"waitForPodsReady": map[string]any{"timeout": "10m", "blockAdmission": true}},
+	// Admitted Workloads whose Pods are not ready in 5 s are evicted and requeued after a backoff
+	// of an hour (Requeuing/PodsReadyTimeout stays put).
+	"pods-ready-timeout": {"waitForPodsReady": map[string]any{"timeout": "5s", "blockAdmission": false,
+		"requeuingStrategy": map[string]any{"timestamp": "Eviction", "backoffLimitCount": 5, "backoffBaseSeconds": 3600, "backoffMaxSeconds": 3600}}},
+	// The first PodsReady timeout (3 s) deactivates the Workload (Deactivated/RequeuingLimitExceeded).
+	"pods-ready-limit": {"waitForPodsReady": map[string]any{"timeout": "3s", "blockAdmission": false,
+		"requeuingStrategy": map[string]any{"timestamp": "Eviction", "backoffLimitCount": 0}}},
+	// Fair sharing among the ClusterQueues of a cohort (preemption by share instead of by priority).
+	"fair-sharing": {"fairSharing": map[string]any{"preemptionStrategies": []any{"LessThanOrEqualToFinalShare", "LessThanInitialShare"}}},
+	// The alpha kueue.x-k8s.io/admission-gated-by annotation holds Workloads back.
+	"admission-gated-by": {"featureGates": map[string]any{"AdmissionGatedBy": true}},
+}
+
+// variantNames lists the known variants, default first.
+func variantNames() []string {
+	names := []string{defaultVariant}
+	for n := range kueueVariants {
+		names = append(names, n)
+	}
+	sort.Strings(names[1:])
+	return names
+}
+
+// kueueSettings is what sandbox-up decided about the Kueue process; saved in
+// <state>/config/kueue.json so that `sandbox scenarios` can restart Kueue with another variant.
+type kueueSettings struct {
+	HealthPort     int      `json:"healthPort"`
+	WebhookPort    int      `json:"webhookPort"`
+	VisibilityPort int      `json:"visibilityPort"`
+	WebhookCertDir string   `json:"webhookCertDir"`
+	Visibility     bool     `json:"visibility"`
+	ConfigPath     string   `json:"configPath"`
+	Bin            string   `json:"bin"`
+	Args           []string `json:"args"`
+	Env            []string `json:"env"`
+	// Variant is the configuration Kueue runs with now.
+	Variant string `json:"variant"`
+}
+
+func settingsPath(state string) string { return filepath.Join(state, "config", "kueue.json") }
+
+func loadSettings(state string) (kueueSettings, error) {
+	var k kueueSettings
+	b, err := os.ReadFile(settingsPath(state))
+	if err != nil {
+		return k, fmt.Errorf("sandbox state has no Kueue settings (started by an older runner? run make sandbox-down sandbox-up): %w", err)
+	}
+	return k, json.Unmarshal(b, &k)
+}
+
+func (k kueueSettings) save(state string) error {
+	b, err := json.MarshalIndent(k, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeFile(settingsPath(state), b, 0o644)
+}
+
+// config renders Kueue's Configuration for a variant. The default: metrics server off ("0"),
+// leader election off (one replica), internal cert management off (the sandbox brings its certs),
+// VisibilityOnDemand only with -visibility (see README), every integration the sandbox installs,
+// everything else Kueue's defaults (waitForPodsReady off, no manageJobsWithoutQueueName).
+func (k kueueSettings) config(variant string) ([]byte, error) {
+	cfg := map[string]any{
+		"apiVersion":             "config.kueue.x-k8s.io/v1beta2",
+		"kind":                   "Configuration",
+		"namespace":              kueueNamespace,
+		"health":                 map[string]any{"healthProbeBindAddress": fmt.Sprintf("127.0.0.1:%d", k.HealthPort)},
+		"metrics":                map[string]any{"bindAddress": "0"},
+		"webhook":                map[string]any{"host": "127.0.0.1", "port": k.WebhookPort, "certDir": k.WebhookCertDir},
+		"leaderElection":         map[string]any{"leaderElect": false},
+		"internalCertManagement": map[string]any{"enable": false},
+		"featureGates":           map[string]any{"VisibilityOnDemand": k.Visibility},
+		"visibilityServer":       map[string]any{"bindAddress": "127.0.0.1", "bindPort": k.VisibilityPort},
+		"integrations":           map[string]any{"frameworks": toAny(frameworks())},
+	}
+	if variant != defaultVariant {
+		overlay, ok := kueueVariants[variant]
+		if !ok {
+			return nil, fmt.Errorf("unknown Kueue configuration %q (known: %s)", variant, strings.Join(variantNames(), ", "))
+		}
+		cfg = mergeMaps(cfg, overlay)
+	}
+	return yaml.Marshal(cfg)
+}
+
+func toAny(s []string) []any {
+	out := make([]any, len(s))
+	for i, v := range s {
+		out[i] = v
+	}
+	return out
+}
+
+// mergeMaps returns base with overlay merged in: nested maps merge, other values replace.
+func mergeMaps(base, overlay map[string]any) map[string]any {
+	out := map[string]any{}
+	for k, v := range base {
+		out[k] = v
+	}
+	for k, v := range overlay {
+		if om, ok := v.(map[string]any); ok {
+			if bm, ok := out[k].(map[string]any); ok {
+				out[k] = mergeMaps(bm, om)
+				continue
+			}
+		}
+		out[k] = v
+	}
+	return out
+}
+
+// startKueue writes the variant's configuration and starts Kueue; with wait, it waits for its
+// readyz (the webhook server listens).
+func startKueue(ctx context.Context, state string, k kueueSettings, variant string, wait bool) error {
+	b, err := k.config(variant)
+	if err != nil {
+		return err
+	}
+	if err := writeFile(k.ConfigPath, b, 0o644); err != nil {
+		return err
+	}
+	if k.Visibility {
+		// Kueue's private mount namespace binds its visibility certificates
+		// on the host's /visibility: make sure it is still there when Kueue
+		// restarts (another sandbox's down may have removed an empty one).
+		if err := os.MkdirAll("/visibility", 0o755); err != nil {
+			return fmt.Errorf("visibility needs an empty /visibility mount point: %w", err)
+		}
+	}
+	if _, err := start(state, "kueue", k.Bin, k.Args, k.Env); err != nil {
+		return err
+	}
+	if wait {
+		if err := waitKueue(ctx, state, k); err != nil {
+			return err
+		}
+	}
+	k.Variant = variant
+	if err := k.save(state); err != nil {
+		return err
+	}
+	return setEnv(state, "SANDBOX_KUEUE_CONFIG", variant)
+}
+
+func waitKueue(ctx context.Context, state string, k kueueSettings) error {
+	return waitHTTP(ctx, state, "kueue", fmt.Sprintf("http://127.0.0.1:%d/readyz", k.HealthPort), nil, func(b []byte) bool { return string(b) == "ok" })
+}
+
+// switchKueue restarts Kueue with variant unless it already runs with it.
+func switchKueue(ctx context.Context, state, variant string) error {
+	k, err := loadSettings(state)
+	if err != nil {
+		return err
+	}
+	if k.Variant == variant {
+		return nil
+	}
+	t0 := time.Now()
+	if err := stopOne(state, "kueue"); err != nil {
+		return err
+	}
+	if err := startKueue(ctx, state, k, variant, true); err != nil {
+		return fmt.Errorf("restart Kueue with configuration %s: %w", variant, err)
+	}
+	fmt.Printf("kueue restarted with configuration %s (%.1fs)\n", variant, time.Since(t0).Seconds())
+	return nil
+}
+
+// setEnv sets KEY=value in <state>/env (the sourceable file tests read).
+func setEnv(state, key, value string) error {
+	p := filepath.Join(state, "env")
+	b, err := os.ReadFile(p)
+	if err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	var lines []string
+	for _, l := range strings.Split(strings.TrimRight(string(b), "\n"), "\n") {
+		if l != "" && !strings.HasPrefix(l, key+"=") {
+			lines = append(lines, l)
+		}
+	}
+	lines = append(lines, key+"="+value)
+	return writeFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o644)
+}

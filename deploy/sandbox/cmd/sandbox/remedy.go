@@ -1,0 +1,163 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"sigs.k8s.io/yaml"
+)
+
+// expectation is deploy/sandbox/scenarios/<name>/expect.yaml: the target, the user who asks, and
+// the verdict expected once the scenario's steps ran.
+type expectation struct {
+	Target struct {
+		Kind      string `json:"kind"`
+		Name      string `json:"name"`
+		Namespace string `json:"namespace"`
+	} `json:"target"`
+	User  string `json:"user"`
+	Stage string `json:"stage"`
+	Code  string `json:"code"`
+	Cause string `json:"cause"`
+}
+
+func readExpectation(dir string) (expectation, error) {
+	var e expectation
+	b, err := os.ReadFile(filepath.Join(dir, "expect.yaml"))
+	if err != nil {
+		return e, err
+	}
+	if err := yaml.UnmarshalStrict(b, &e); err != nil {
+		return e, fmt.Errorf("expect.yaml: %w", err)
+	}
+	return e, nil
+}
+
+// remedyStep applies what kueuebot tells the user to do: the runner diagnoses the scenario's
+// target with the kueuebot CLI (reading the cluster as admin, as a platform engineer would),
+// checks the verdict it starts from, takes the remedy with Code and runs its command with kubectl
+// as whoever the remedy names (Who "you": the scenario's user with their own kubeconfig;
+// "platform team": admin). The steps after it assert what Kueue does next; expect.yaml holds the
+// verdict of the state that results.
+type remedyStep struct {
+	// Code of the remedy (Shrink, FixQueueName, UseOtherQueue, AddToleration, AskResume, Reactivate, ...).
+	Code string `json:"code"`
+	// Verdict is the code the diagnosis must give before the remedy (e.g. ExceedsMaxQuota).
+	Verdict string `json:"verdict"`
+	// Cause, if set, is the cause it must give.
+	Cause string `json:"cause,omitempty"`
+	// As overrides who runs the command: "admin" or a test user. For remedies whose Who is wrong
+	// for the sandbox's users (say so in expect.yaml).
+	As string `json:"as,omitempty"`
+}
+
+type cliReport struct {
+	Verdict struct {
+		Stage, Code, Cause, Headline, Detail string
+	} `json:"verdict"`
+	Remedies []struct {
+		Code    string `json:"code"`
+		Summary string `json:"summary"`
+		Who     string `json:"who"`
+		Command string `json:"command"`
+	} `json:"remedies"`
+}
+
+// diagnose runs `kueuebot diagnose` on the scenario's target with kubeconfig and returns its report.
+func (sc *scenarioRun) diagnose(ctx context.Context, e expectation, kubeconfig string) (cliReport, string, error) {
+	var r cliReport
+	if sc.o.kueuebot == "" {
+		return r, "", fmt.Errorf("no -kueuebot binary given")
+	}
+	kind := e.Target.Kind
+	if kind == "" {
+		kind = "Job"
+	}
+	cmd := exec.CommandContext(ctx, sc.o.kueuebot, "diagnose", kind+"/"+e.Target.Name, "-n", e.Target.Namespace,
+		"--kubeconfig", kubeconfig, "-o", "json")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return r, "", fmt.Errorf("kueuebot diagnose: %w\n%s", err, stderr.String())
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &r); err != nil {
+		return r, "", fmt.Errorf("kueuebot diagnose: bad JSON: %w", err)
+	}
+	return r, stdout.String(), nil
+}
+
+func (sc *scenarioRun) runRemedy(ctx context.Context, rs remedyStep) error {
+	e, err := readExpectation(sc.dir)
+	if err != nil {
+		return err
+	}
+	r, raw, err := sc.diagnose(ctx, e, filepath.Join(sc.o.state, "kubeconfig"))
+	if err != nil {
+		return err
+	}
+	if r.Verdict.Code != rs.Verdict || rs.Cause != "" && r.Verdict.Cause != rs.Cause {
+		return fmt.Errorf("remedy %s: the diagnosis before it is %s/%s, want %s/%s:\n%s", rs.Code, r.Verdict.Code, r.Verdict.Cause, rs.Verdict, rs.Cause, raw)
+	}
+	var command, who string
+	var codes []string
+	for _, m := range r.Remedies {
+		codes = append(codes, m.Code)
+		if m.Code == rs.Code && command == "" {
+			command, who = m.Command, m.Who
+		}
+	}
+	if command == "" {
+		return fmt.Errorf("remedy %s: the diagnosis offers no command for it (remedies: %s):\n%s", rs.Code, strings.Join(codes, ", "), raw)
+	}
+	kubeconfig := filepath.Join(sc.o.state, "kubeconfig")
+	as := "admin"
+	if who == "you" {
+		as = e.User
+	}
+	if rs.As != "" {
+		as = rs.As
+	}
+	if as != "admin" {
+		kubeconfig = filepath.Join(sc.o.state, "kubeconfig-"+as)
+	}
+	if sc.o.kubectl == "" {
+		return fmt.Errorf("remedy %s: no kubectl (build it with make sandbox-build, or pass -kubectl)", rs.Code)
+	}
+	// The command exactly as printed, through a shell (it carries shell quoting), with the
+	// sandbox's kubectl first on PATH.
+	cmd := exec.CommandContext(ctx, "sh", "-c", command)
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig, "PATH="+filepath.Dir(sc.o.kubectl)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	out, err := cmd.CombinedOutput()
+	fmt.Printf("%-28s remedy %s as %s: %s\n%-28s   -> %s\n", sc.name, rs.Code, as, command, "", strings.TrimSpace(string(out)))
+	if err != nil {
+		return fmt.Errorf("remedy %s as %s: %s: %w\n%s", rs.Code, as, command, err, out)
+	}
+	return nil
+}
+
+// checkVerdict diagnoses the scenario's target live (as admin) once the dump is written and
+// compares the verdict with expect.yaml, so that scenarios run with a Kueue configuration other
+// than the one the sandbox ends with are diagnosed live too. Skipped without -kueuebot.
+func (sc *scenarioRun) checkVerdict(ctx context.Context) error {
+	if sc.o.kueuebot == "" {
+		return nil
+	}
+	e, err := readExpectation(sc.dir)
+	if err != nil {
+		return err
+	}
+	r, raw, err := sc.diagnose(ctx, e, filepath.Join(sc.o.state, "kubeconfig"))
+	if err != nil {
+		return err
+	}
+	if r.Verdict.Stage != e.Stage || r.Verdict.Code != e.Code || r.Verdict.Cause != e.Cause {
+		return fmt.Errorf("live verdict %s/%s/%s, expect.yaml says %s/%s/%s:\n%s", r.Verdict.Stage, r.Verdict.Code, r.Verdict.Cause, e.Stage, e.Code, e.Cause, raw)
+	}
+	return nil
+}

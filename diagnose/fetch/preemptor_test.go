@@ -1,0 +1,78 @@
+package fetch
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+
+	"github.com/kueuebot/kueuebot/diagnose"
+)
+
+// TestFetchPreemptor: a preempted Workload's preemptor is read with one
+// LIST by the job-uid Kueue's message names, and the verdict names its job
+// and priority, never a UID.
+func TestFetchPreemptor(t *testing.T) {
+	msg := "Preempted to accommodate a workload (UID: wl-high, JobUID: job-high) due to prioritization in the ClusterQueue; preemptor path: /cq; preemptee path: /cq"
+	wl := testWorkload(wlName,
+		metav1.Condition{Type: kueue.WorkloadEvicted, Status: metav1.ConditionTrue, Reason: kueue.WorkloadEvictedByPreemption, Message: msg},
+		metav1.Condition{Type: kueue.WorkloadPreempted, Status: metav1.ConditionTrue, Reason: kueue.InClusterQueueReason, Message: msg},
+		condPending)
+	wl.Spec.Priority = ptr.To[int32](100)
+	high := testWorkload("job-high-1", condQuota, condAdmit)
+	high.UID = "wl-high"
+	high.Labels[JobUIDLabel] = "job-high"
+	high.OwnerReferences[0].Name, high.OwnerReferences[0].UID = "high", "job-high"
+	high.Spec.Priority = ptr.To[int32](1000)
+	e := newEnv([]runtime.Object{testJob()}, []runtime.Object{wl, high, testLQ(), testCQ("", "f"), testRF("f")}, nil)
+	pendingSummary(e.kueue)
+	s, err := e.fetcher().Fetch(t.Context(), diagnose.Target{Kind: "Job", Namespace: testNS, Name: jobName})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Preemptor == nil || s.Preemptor.Name != "job-high-1" {
+		t.Fatalf("Preemptor = %v, want job-high-1", s.Preemptor)
+	}
+	r := diagnose.Analyze(s)
+	if want := "It was preempted by Job team-a/high, priority 1000 against yours 100."; r.Verdict.Code != diagnose.CodeRequeuing || !contains(r.Verdict.Detail, want) {
+		t.Errorf("verdict %s: %q, want %q in it", r.Verdict.Code, r.Verdict.Detail, want)
+	}
+	if contains(r.Verdict.Detail, "wl-high") || contains(r.Verdict.Headline, "wl-high") {
+		t.Errorf("the verdict shows a UID: %+v", r.Verdict)
+	}
+}
+
+func contains(s, sub string) bool { return strings.Contains(s, sub) }
+
+// TestFetchNoWorkloadReads: a job without a Workload gets the reads that can
+// tell why: its WorkloadPriorityClass and its events.
+func TestFetchNoWorkloadReads(t *testing.T) {
+	job := testJob()
+	job.Labels[diagnose.WorkloadPriorityClassLabel] = "urgent"
+	e := newEnv([]runtime.Object{job}, []runtime.Object{testLQ()}, nil)
+	s, err := e.fetcher().Fetch(t.Context(), diagnose.Target{Kind: "Job", Namespace: testNS, Name: jobName})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.HasGap("WorkloadPriorityClass", diagnose.GapNotFound) {
+		t.Errorf("gaps %v, want WorkloadPriorityClass urgent NotFound", s.Gaps)
+	}
+	r := diagnose.Analyze(s)
+	if !strings.Contains(r.Verdict.Headline, "WorkloadPriorityClass urgent does not exist") {
+		t.Errorf("headline %q", r.Verdict.Headline)
+	}
+	reqs, _ := e.requests()
+	var kinds []string
+	for _, q := range reqs {
+		kinds = append(kinds, q.Verb+" "+q.Resource)
+	}
+	for _, want := range []string{"get workloadpriorityclasses", "list events"} {
+		if !slices.Contains(kinds, want) {
+			t.Errorf("requests %v, want %s among them", kinds, want)
+		}
+	}
+}

@@ -1,0 +1,183 @@
+package diagnose
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	k8slabels "k8s.io/apimachinery/pkg/labels"
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+)
+
+// workloadMissing explains a job that names a LocalQueue but has no
+// Workload, with the cause the objects show when they show one: a missing
+// WorkloadPriorityClass, an incomplete pod group, Kueue's own
+// ErrWorkloadCompose event, or a job Kueue's webhook never took.
+func (a *analysis) workloadMissing() bool {
+	lq := a.job.queueName()
+	head := fmt.Sprintf("Kueue has not picked up %s yet.", a.jobRef())
+	detail := fmt.Sprintf("The job names LocalQueue %q, but Kueue has not created a Workload for it.", lq)
+	if hasGap(a.s, "Workload", "") && !a.s.HasGap("Workload", GapNotFound) {
+		detail = fmt.Sprintf("The job names LocalQueue %q, but I could not read its Workload (see the gaps below).", lq)
+	}
+	kueueRemedy := func(summary string, args ...any) {
+		a.remedy("CheckKueue", WhoPlatform, "kubectl -n kueue-system logs deploy/kueue-controller-manager --since=15m | grep "+a.r.Target.Name, summary, args...)
+	}
+
+	if a.notManagedByConfig() {
+		return true
+	}
+	if name := a.job.label(WorkloadPriorityClassLabel); name != "" && a.s.PriorityClass == nil && a.s.HasGap("WorkloadPriorityClass", GapNotFound) {
+		a.remedy("FixPriorityClass", WhoYou, "", "Recreate the job with %s naming a WorkloadPriorityClass that exists (kubectl get workloadpriorityclasses), or without the label.", WorkloadPriorityClassLabel)
+		a.remedy("CreatePriorityClass", WhoPlatform, "", "Or ask the platform team to create WorkloadPriorityClass %s.", name)
+		return a.set(CodeWorkloadMissing, CauseNone, fmt.Sprintf("Kueue cannot create a Workload for %s: WorkloadPriorityClass %s does not exist.", a.jobRef(), name),
+			fmt.Sprintf("The job's %s label names WorkloadPriorityClass %s, which does not exist, so Kueue cannot set the Workload's priority and creates none. The job stays suspended.", WorkloadPriorityClassLabel, name))
+	}
+	if g := a.job.label(PodGroupNameLabel); g != "" && a.job.kind() == "Pod" {
+		if total, err := strconv.Atoi(a.job.annotation(PodGroupTotalCountAnnotation)); err == nil && total > 0 {
+			if have := len(activePods(a.s.Pods)); have < total && !hasGap(a.s, "Pod", "") {
+				msg := a.eventWith("ErrWorkloadCompose")
+				d := fmt.Sprintf("Pod group %s declares %d pods (%s) but %d exist and are not finished; Kueue creates the group's Workload only once all of them exist.", g, total, PodGroupTotalCountAnnotation, have)
+				if msg != "" {
+					d += " Kueue reports: " + msg
+				}
+				a.remedy("CompleteGroup", WhoYou, "", "Create the missing %d pod(s) of group %s, or recreate the group with %s=%d.", total-have, g, PodGroupTotalCountAnnotation, have)
+				return a.set(CodeWorkloadMissing, CauseNone, fmt.Sprintf("Pod group %s is incomplete: %d of %d pods, so Kueue has not created its Workload.", g, have, total), d)
+			}
+		}
+	}
+	if msg := a.eventWith("ErrWorkloadCompose"); msg != "" {
+		a.remedy("FixJob", WhoYou, fmt.Sprintf("kubectl describe %s %s", a.jobRef(), a.nsFlag()), "Fix what Kueue reports, then recreate the job.")
+		return a.set(CodeWorkloadMissing, CauseNone, fmt.Sprintf("Kueue cannot create a Workload for %s.", a.jobRef()),
+			"Kueue reports that it could not build the Workload: "+msg)
+	}
+	if susp, ok := a.job.suspended(); ok && !susp && !a.hasActivePods() {
+		// Kueue's webhook suspends every job it manages when it is created;
+		// one that never was is not Kueue's.
+		kueueRemedy("Ask the platform team whether Kueue's %s integration is enabled, whether namespace %s is in Kueue's managedJobsNamespaceSelector, and whether Kueue's webhook was up when the job was created; then recreate the job.", a.r.Target.Kind, a.ns)
+		return a.set(CodeWorkloadMissing, CauseNone, fmt.Sprintf("Kueue does not manage %s: it never suspended it.", a.jobRef()),
+			detail+fmt.Sprintf(" The job is not suspended, which Kueue's webhook does to every job it manages when it is created: the %s integration is not enabled, namespace %s is outside Kueue's managedJobsNamespaceSelector, or the webhook was down at creation. Kubernetes runs it outside any quota.", a.r.Target.Kind, a.ns))
+	}
+	if susp, ok := a.job.suspended(); ok && !susp {
+		detail += " The job is not suspended and still has active pods; Kueue waits for them to stop before it creates the Workload."
+	}
+	kueueRemedy("Check that the Kueue controller runs and that the %s integration is enabled for namespace %s.", a.r.Target.Kind, a.ns)
+	return a.set(CodeWorkloadMissing, CauseNone, head, detail+
+		" Usually Kueue's controller is down, this job kind's integration is not enabled, or the namespace is excluded by managedJobsNamespaceSelector.")
+}
+
+// hasActivePods reports whether the job's own status counts active pods
+// (batch Job status.active).
+func (a *analysis) hasActivePods() bool {
+	n, _ := a.job.statusInt("active")
+	return n > 0
+}
+
+// operatorOf names the controller that turns an admitted job of the kind
+// into Pods.
+var operatorOf = map[string]string{
+	"JobSet":          "the JobSet controller (jobset-controller-manager)",
+	"RayJob":          "the KubeRay operator",
+	"RayCluster":      "the KubeRay operator",
+	"PyTorchJob":      "the Kubeflow training operator",
+	"TFJob":           "the Kubeflow training operator",
+	"XGBoostJob":      "the Kubeflow training operator",
+	"PaddleJob":       "the Kubeflow training operator",
+	"JAXJob":          "the Kubeflow training operator",
+	"MPIJob":          "the MPI operator",
+	"TrainJob":        "the Kubeflow Trainer controller",
+	"LeaderWorkerSet": "the LeaderWorkerSet controller (lws-controller-manager)",
+	"AppWrapper":      "the AppWrapper controller",
+}
+
+// operatorIdle is how long after admission a job without Pods means its
+// operator does not act.
+const operatorIdle = 2 * time.Minute
+
+// operatorSilent explains an admitted, unsuspended job with no Pods long
+// after admission: the kind's own operator does not seem to act. It
+// returns false when it is too early to say, or something else explains it.
+func (a *analysis) operatorSilent() bool {
+	op, ok := operatorOf[a.r.Target.Kind]
+	c := apimeta.FindStatusCondition(a.wl.Status.Conditions, kueue.WorkloadAdmitted)
+	if !ok || c == nil || a.s.Now.Sub(c.LastTransitionTime.Time) < operatorIdle || a.eventWith("FailedCreate") != "" || hasGap(a.s, "Pod", "") {
+		return false
+	}
+	since := a.s.Now.Sub(c.LastTransitionTime.Time).Round(time.Minute)
+	a.remedy("AskOperator", WhoPlatform, fmt.Sprintf("kubectl describe %s %s", a.jobRef(), a.nsFlag()),
+		"Ask the platform team whether %s runs and watches namespace %s; Kueue's part is done.", op, a.ns)
+	return a.set(CodeStarting, CausePodsNotCreated, fmt.Sprintf("%s was admitted %s ago, but %s does not seem to act on it.", a.jobRef(), since, op),
+		fmt.Sprintf("Kueue admitted the Workload and unsuspended the %s %s ago; no pods exist and nothing reports a failure to create them. Creating them is the job of %s, not Kueue's.", strings.ToLower(a.r.Target.Kind), since, op))
+}
+
+// frameworkOf is Kueue's integration name per kind
+// (integrations.frameworks in Kueue's Configuration).
+var frameworkOf = map[string]string{
+	"Job":             "batch/job",
+	"Pod":             "pod",
+	"JobSet":          "jobset.x-k8s.io/jobset",
+	"RayJob":          "ray.io/rayjob",
+	"RayCluster":      "ray.io/raycluster",
+	"PyTorchJob":      "kubeflow.org/pytorchjob",
+	"TFJob":           "kubeflow.org/tfjob",
+	"XGBoostJob":      "kubeflow.org/xgboostjob",
+	"PaddleJob":       "kubeflow.org/paddlejob",
+	"JAXJob":          "kubeflow.org/jaxjob",
+	"MPIJob":          "kubeflow.org/mpijob",
+	"TrainJob":        "trainer.kubeflow.org/trainjob",
+	"LeaderWorkerSet": "leaderworkerset.x-k8s.io/leaderworkerset",
+	"AppWrapper":      "workload.codeflare.dev/appwrapper",
+}
+
+// notManagedByConfig uses Kueue's own Configuration, when it was read, to
+// say for certain that Kueue does not manage the job: its integration is
+// not enabled, or its namespace is outside managedJobsNamespaceSelector.
+func (a *analysis) notManagedByConfig() bool {
+	kc := a.s.KueueConfig
+	if kc == nil {
+		return false
+	}
+	kind := a.r.Target.Kind
+	if fw, ok := frameworkOf[kind]; ok && !slices.Contains(kc.Frameworks, fw) {
+		a.remedy("EnableIntegration", WhoPlatform, "", "Ask the platform team to enable the %s integration in Kueue's Configuration (integrations.frameworks), or run the work as a kind that is enabled (%s).", fw, strings.Join(kc.Frameworks, ", "))
+		return a.set(CodeWorkloadMissing, CauseNone, fmt.Sprintf("Kueue does not manage %s: its %s integration is not enabled.", a.jobRef(), fw),
+			fmt.Sprintf("Kueue's Configuration enables the integrations %s, not %s, so Kueue ignores the job and its queue-name label.", strings.Join(kc.Frameworks, ", "), fw))
+	}
+	if sel := kc.ManagedJobsNamespaceSelector; sel != nil {
+		labels := map[string]string{corev1.LabelMetadataName: a.ns}
+		if a.s.Namespace != nil {
+			labels = a.s.Namespace.Labels
+		} else if selectorTestsLabels(sel) {
+			return false // the namespace's labels are unknown
+		}
+		s, err := metav1.LabelSelectorAsSelector(sel)
+		if err != nil || s.Matches(k8slabels.Set(labels)) {
+			return false
+		}
+		a.remedy("ManageNamespace", WhoPlatform, "", "Ask the platform team to let Kueue manage namespace %s (managedJobsNamespaceSelector in Kueue's Configuration: %s), or run the job in a namespace it manages.", a.ns, s)
+		return a.set(CodeWorkloadMissing, CauseNone, fmt.Sprintf("Kueue does not manage jobs in namespace %s.", a.ns),
+			fmt.Sprintf("Kueue's managedJobsNamespaceSelector (%s) does not select namespace %s, so Kueue ignores %s and its queue-name label.", s, a.ns, a.jobRef()))
+	}
+	return false
+}
+
+// selectorTestsLabels is false when a selector only tests the namespace's
+// name (kubernetes.io/metadata.name), which is known without reading it.
+func selectorTestsLabels(sel *metav1.LabelSelector) bool {
+	for k := range sel.MatchLabels {
+		if k != corev1.LabelMetadataName {
+			return true
+		}
+	}
+	for _, r := range sel.MatchExpressions {
+		if r.Key != corev1.LabelMetadataName {
+			return true
+		}
+	}
+	return false
+}

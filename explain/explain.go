@@ -1,0 +1,212 @@
+package explain
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/kueuebot/kueuebot/diagnose"
+	"github.com/kueuebot/kueuebot/rbac"
+)
+
+// Question is what a caller asks about one job.
+type Question struct {
+	// Kind is the Kubernetes kind ("Job", "JobSet", "Workload", ...); empty
+	// means the user did not say and every supported kind is tried.
+	Kind string
+	// Name is the job's name. Required.
+	Name string
+	// Namespace is the namespace the user named; empty means the caller's
+	// namespaces (configured, else discovered).
+	Namespace string
+	// Candidates, when set, are every word of the question that could be
+	// the job's name, best guess first (Candidates[0] == Name): the ones
+	// that exist among the caller's jobs win. Nil when the name is certain.
+	Candidates []string
+}
+
+// Target returns the diagnose.Target of q in namespace ns.
+func (q Question) Target(ns string) diagnose.Target {
+	return diagnose.Target{Kind: q.Kind, Namespace: ns, Name: q.Name}
+}
+
+// String renders q the way a user types it with the CLI, e.g.
+// "jobset/train-7 -n team-a".
+func (q Question) String() string {
+	var b strings.Builder
+	if q.Kind != "" {
+		b.WriteString(strings.ToLower(q.Kind))
+		b.WriteString("/")
+	}
+	b.WriteString(q.Name)
+	if q.Namespace != "" {
+		b.WriteString(" -n ")
+		b.WriteString(q.Namespace)
+	}
+	return b.String()
+}
+
+// Result is the answer to a Question.
+type Result struct {
+	// Question is the question answered: the asked one, with Name settled
+	// among its Candidates.
+	Question Question
+	// Report is the diagnosis.
+	Report diagnose.Report
+	// Namespaces are where the job was looked for, and how they were
+	// chosen; the audit line records them.
+	Namespaces rbac.Namespaces
+}
+
+// VerdictString is the verdict as the audit line records it: "Code" or
+// "Code/Cause".
+func (r Result) VerdictString() string {
+	v := string(r.Report.Verdict.Code)
+	if r.Report.Verdict.Cause != "" {
+		v += "/" + string(r.Report.Verdict.Cause)
+	}
+	return v
+}
+
+// Reader reads objects as an identity.
+type Reader interface {
+	// Namespaces returns where a question from id is answered: explicit
+	// when the user named a namespace, else the identity's configured
+	// namespaces, else the ones the identity may read (discovery).
+	Namespaces(ctx context.Context, id rbac.Identity, explicit string) (rbac.Namespaces, error)
+	// Snapshot reads the objects one target's diagnosis needs, as id.
+	Snapshot(ctx context.Context, id rbac.Identity, t diagnose.Target) (*diagnose.Snapshot, error)
+}
+
+// Explainer answers questions. It is safe for concurrent use.
+type Explainer struct {
+	// Reader reads as the caller. Required.
+	Reader Reader
+	// Now is the clock for lists; time.Now when nil.
+	Now func() time.Time
+}
+
+// Error is an error whose text is meant for the user (plain text, escaped
+// before it is shown). Cause, when set, is for logs only.
+type Error struct {
+	// Message is shown to the user.
+	Message string
+	// Cause is the underlying error, if any.
+	Cause error
+}
+
+// Error implements error.
+func (e *Error) Error() string {
+	if e.Cause != nil {
+		return e.Message + ": " + e.Cause.Error()
+	}
+	return e.Message
+}
+
+// UserMessage is the text to show the user.
+func (e *Error) UserMessage() string { return e.Message }
+
+// Unwrap returns the cause.
+func (e *Error) Unwrap() error { return e.Cause }
+
+// maxShownNamespaces is how many namespaces a "not found" answer lists.
+const maxShownNamespaces = 5
+
+// Explain diagnoses the job q names, reading as id. It looks in each of the
+// caller's namespaces in order and analyzes the job where it is found.
+// Found in several: an *Error asks the user to name the namespace. Found
+// nowhere: the NotFound report, which reads the same whether the job does
+// not exist or the caller may not see it. Errors that implement
+// UserMessage() are meant for the user; others are internal.
+func (e *Explainer) Explain(ctx context.Context, id rbac.Identity, q Question) (Result, error) {
+	if e.Reader == nil {
+		return Result{}, errNoReader
+	}
+	if q.Name == "" {
+		return Result{}, &Error{Message: "Tell me which job to look at, e.g. `why is train-7 waiting?`"}
+	}
+	nss, err := e.Reader.Namespaces(ctx, id, q.Namespace)
+	if err != nil {
+		return Result{}, err
+	}
+	res := Result{Namespaces: nss}
+	if len(nss.Names) == 0 {
+		return res, &Error{Message: "I don't know which namespace to look in, and you can't list workloads in any namespace I know of. Ask again with `-n NAMESPACE`, or ask your platform team for access."}
+	}
+	q = e.resolveCandidates(ctx, id, q, nss.Names)
+	res.Question = q
+	var found []*diagnose.Snapshot
+	var first *diagnose.Snapshot
+	for _, ns := range nss.Names {
+		s, err := e.Reader.Snapshot(ctx, id, q.Target(ns))
+		if err != nil {
+			return res, err
+		}
+		if first == nil {
+			first = s
+		}
+		if s.Job != nil || s.Workload != nil {
+			found = append(found, s)
+		}
+	}
+	switch len(found) {
+	case 0:
+		res.Report = notFound(first, q, nss)
+		return res, nil
+	case 1:
+		res.Report = diagnose.Analyze(found[0])
+		return res, nil
+	}
+	where := make([]string, 0, len(found))
+	for _, s := range found {
+		where = append(where, s.Target.Namespace)
+	}
+	return res, &Error{Message: fmt.Sprintf("%s exists in several of your namespaces (%s). Ask again with `-n NAMESPACE`.", q.Name, strings.Join(where, ", "))}
+}
+
+// notFound is the report for a job found in none of the namespaces.
+func notFound(first *diagnose.Snapshot, q Question, nss rbac.Namespaces) diagnose.Report {
+	r := diagnose.Analyze(first)
+	if len(nss.Names) > 1 {
+		shown := nss.Names
+		if len(shown) > maxShownNamespaces {
+			shown = append(append([]string(nil), shown[:maxShownNamespaces]...), fmt.Sprintf("and %d more", len(nss.Names)-maxShownNamespaces))
+		}
+		r.Verdict.Headline = fmt.Sprintf("I can't find %s in your namespaces (%s).", q.Name, strings.Join(shown, ", "))
+		r.Target.Namespace = ""
+		r.Remedies = []diagnose.Remedy{{Code: "CheckName", Who: diagnose.WhoYou, Summary: "Check the spelling, or name the namespace: `" + q.Name + " -n NAMESPACE`."}}
+	}
+	if nss.Truncated {
+		r.Verdict.Detail = fmt.Sprintf("I only looked in the first %d of your namespaces. Name the namespace to look elsewhere: `%s -n NAMESPACE`.", len(nss.Names), q.Name)
+	}
+	return r
+}
+
+// clock returns now, or time.Now when now is nil.
+func clock(now func() time.Time) time.Time {
+	if now != nil {
+		return now()
+	}
+	return time.Now()
+}
+
+// errNoReader is returned by an Explainer without a Reader.
+var errNoReader = errors.New("explain: Explainer has no Reader")
+
+// JobsQuery asks for the caller's jobs that are not running.
+type JobsQuery struct {
+	// Namespace restricts the list to one namespace; empty means the
+	// caller's namespaces.
+	Namespace string
+}
+
+// JobsResult lists the caller's jobs that are not running.
+type JobsResult struct {
+	// Jobs are the reports of the caller's jobs that are not running
+	// (pending, blocked, admitted without progress), newest first.
+	Jobs []diagnose.Report
+	// Namespaces are where the jobs were listed.
+	Namespaces rbac.Namespaces
+}

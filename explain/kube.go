@@ -1,0 +1,232 @@
+package explain
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"k8s.io/client-go/metadata"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/lru"
+	kueueclient "sigs.k8s.io/kueue/client-go/clientset/versioned"
+
+	"github.com/kueuebot/kueuebot/diagnose"
+	"github.com/kueuebot/kueuebot/diagnose/fetch"
+	"github.com/kueuebot/kueuebot/rbac"
+)
+
+// DefaultFetcherCacheSize bounds how many identities keep a fetcher.
+const DefaultFetcherCacheSize = 512
+
+// DefaultFetcherTTL is how long an identity's fetcher (and the discovery
+// it cached) is kept.
+const DefaultFetcherTTL = 10 * time.Minute
+
+// KubeReader reads a cluster as each caller through impersonation: it
+// copies the bot's rest.Config and impersonates the identity
+// (rbac.ClientsFor). It keeps one fetcher per identity (LRU-bounded, with a
+// TTL), so API discovery and HTTP connections are reused across questions.
+type KubeReader struct {
+	// Base is the bot's own rest.Config. Required.
+	Base *rest.Config
+	// Finder maps a caller to namespaces. Required.
+	Finder *rbac.NamespaceFinder
+	// ClusterScoped, when set (clusterScopedReads: bot), reads the caller's
+	// own ClusterQueue, flavors and cohort as the bot.
+	ClusterScoped kueueclient.Interface
+	// KueueConfig, when set (kube.kueueConfig), reads Kueue's own
+	// Configuration as the bot (fetch.KueueConfigMap).
+	KueueConfig func(context.Context) (*diagnose.KueueConfig, error)
+	// Timeout bounds each API request; fetch.DefaultTimeout when zero.
+	Timeout time.Duration
+	// CacheSize bounds the cached fetchers; DefaultFetcherCacheSize when 0.
+	CacheSize int
+	// TTL is how long a fetcher is kept; DefaultFetcherTTL when 0.
+	TTL time.Duration
+	// Now is the clock; time.Now when nil.
+	Now func() time.Time
+
+	once  sync.Once
+	cache *lru.Cache
+}
+
+type cachedReader struct {
+	clients  *rbac.Clients
+	fetcher  *fetch.Fetcher
+	metadata metadata.Interface
+	expires  time.Time
+}
+
+// identityKey is the cache key of an identity: user, groups and extra.
+func identityKey(id rbac.Identity) string {
+	var b strings.Builder
+	b.WriteString(id.User)
+	b.WriteByte(0)
+	for _, g := range id.Groups {
+		b.WriteString(g)
+		b.WriteByte(1)
+	}
+	b.WriteByte(0)
+	keys := make([]string, 0, len(id.Extra))
+	for k := range id.Extra {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		b.WriteString(k)
+		b.WriteByte(2)
+		for _, v := range id.Extra[k] {
+			b.WriteString(v)
+			b.WriteByte(1)
+		}
+		b.WriteByte(0)
+	}
+	return b.String()
+}
+
+// reader returns the cached clients and fetcher of id, building them on a
+// miss or after the TTL.
+func (k *KubeReader) reader(id rbac.Identity) (*cachedReader, error) {
+	if k.Base == nil {
+		return nil, errors.New("explain: KubeReader has no Base config")
+	}
+	k.once.Do(func() {
+		size := k.CacheSize
+		if size <= 0 {
+			size = DefaultFetcherCacheSize
+		}
+		k.cache = lru.New(size)
+	})
+	now := clock(k.Now)
+	key := identityKey(id)
+	if v, ok := k.cache.Get(key); ok {
+		if c := v.(*cachedReader); now.Before(c.expires) {
+			return c, nil
+		}
+		k.cache.Remove(key)
+	}
+	clients, err := rbac.ClientsFor(k.Base, id)
+	if err != nil {
+		return nil, err
+	}
+	meta, err := metadata.NewForConfig(clients.Config)
+	if err != nil {
+		return nil, err
+	}
+	ttl := k.TTL
+	if ttl <= 0 {
+		ttl = DefaultFetcherTTL
+	}
+	c := &cachedReader{
+		clients: clients,
+		fetcher: &fetch.Fetcher{
+			Kube: clients.Kube, Kueue: clients.Kueue, Dynamic: clients.Dynamic,
+			ClusterScoped: k.ClusterScoped, KueueConfig: k.KueueConfig, Timeout: k.Timeout, Now: k.Now,
+		},
+		metadata: meta,
+		expires:  now.Add(ttl),
+	}
+	k.cache.Add(key, c)
+	return c, nil
+}
+
+// Namespaces implements Reader.
+func (k *KubeReader) Namespaces(ctx context.Context, id rbac.Identity, explicit string) (rbac.Namespaces, error) {
+	if k.Finder == nil {
+		return rbac.Namespaces{}, errors.New("explain: KubeReader has no namespace Finder")
+	}
+	c, err := k.reader(id)
+	if err != nil {
+		return rbac.Namespaces{}, err
+	}
+	nss, err := k.Finder.Find(ctx, explicit, id, c.clients.Kube)
+	if err != nil {
+		if re := fetch.AsReadError(fetch.KindNamespaces, "", "", err); re != nil && ctx.Err() == nil {
+			return nss, re // a sick API server, said plainly
+		}
+		return nss, err
+	}
+	return nss, nil
+}
+
+// JobNames implements JobNamer with one metadata-only LIST of Workloads
+// per namespace, as id.
+func (k *KubeReader) JobNames(ctx context.Context, id rbac.Identity, namespaces []string) (map[string]bool, error) {
+	c, err := k.reader(id)
+	if err != nil {
+		return nil, err
+	}
+	return listJobNames(ctx, c.metadata, namespaces)
+}
+
+// List implements Lister: a few paginated LISTs per namespace as id
+// (Workloads, job kinds, LocalQueues, Pods, Events) and cluster-wide
+// (ClusterQueues, ResourceFlavors, Cohorts, AdmissionChecks), whatever the
+// number of workloads. A LIST the caller may not make becomes a gap of the
+// Snapshots that need it, as in a single question.
+func (k *KubeReader) List(ctx context.Context, id rbac.Identity, namespaces []string) (*fetch.Store, []string, error) {
+	c, err := k.reader(id)
+	if err != nil {
+		return nil, nil, err
+	}
+	st := fetch.NewStore()
+	_, err = st.ListInto(ctx, fetch.Clients{Kube: c.clients.Kube, Kueue: c.clients.Kueue, Dynamic: c.clients.Dynamic},
+		fetch.ListOptions{Namespaces: namespaces, Jobs: true, Pods: true, Events: true, Timeout: k.Timeout})
+	if errors.Is(err, fetch.ErrImpersonation) {
+		return nil, nil, &Error{Message: "I am not allowed to read the cluster as you: kueuebot's ClusterRole does not list your Kubernetes user or groups. Ask your platform team to regenerate kueuebot's RBAC from its config (deploy/rbac).", Cause: err}
+	}
+	if err != nil {
+		if re := fetch.AsReadError("Workload", "", "", err); re != nil && ctx.Err() == nil {
+			return nil, nil, re
+		}
+		return nil, nil, err
+	}
+	// RBAC decided what the LISTs returned: a namespace the caller may not
+	// read lists nothing.
+	return st, namespaces, nil
+}
+
+// Snapshot implements Reader.
+func (k *KubeReader) Snapshot(ctx context.Context, id rbac.Identity, t diagnose.Target) (*diagnose.Snapshot, error) {
+	c, err := k.reader(id)
+	if err != nil {
+		return nil, err
+	}
+	s, err := c.fetcher.Fetch(ctx, t)
+	if errors.Is(err, fetch.ErrImpersonation) {
+		// The bot's own RBAC is wrong: say so, without the server's text.
+		return nil, &Error{Message: "I am not allowed to read the cluster as you: kueuebot's ClusterRole does not list your Kubernetes user or groups. Ask your platform team to regenerate kueuebot's RBAC from its config (deploy/rbac).", Cause: err}
+	}
+	return s, err
+}
+
+// ClientReader reads with fixed clients, as whoever they authenticate as
+// (the CLI: the kubeconfig user, or --as). It looks only in the namespace
+// the question names, else in Default.
+type ClientReader struct {
+	// Fetcher reads the objects. Required.
+	Fetcher *fetch.Fetcher
+	// Default is the namespace when the question names none (the
+	// kubeconfig context's, or "default").
+	Default string
+}
+
+// Namespaces implements Reader.
+func (c *ClientReader) Namespaces(_ context.Context, _ rbac.Identity, explicit string) (rbac.Namespaces, error) {
+	if explicit != "" {
+		return rbac.Namespaces{Names: []string{explicit}, Source: rbac.SourceExplicit}, nil
+	}
+	ns := c.Default
+	if ns == "" {
+		ns = "default"
+	}
+	return rbac.Namespaces{Names: []string{ns}, Source: rbac.SourceConfigured}, nil
+}
+
+// Snapshot implements Reader.
+func (c *ClientReader) Snapshot(ctx context.Context, _ rbac.Identity, t diagnose.Target) (*diagnose.Snapshot, error) {
+	return c.Fetcher.Fetch(ctx, t)
+}
