@@ -98,7 +98,10 @@ func (d *Digest) Location() (*time.Location, error) {
 	return time.LoadLocation(d.TimeZone)
 }
 
-// ParseSchedule returns the digest's schedule in its time zone.
+// ParseSchedule returns the digest's schedule in its time zone. On a
+// daylight-saving change a wall-clock time that does not exist is skipped
+// (as robfig/cron does), and one that happens twice fires once, at its
+// first occurrence.
 func (d *Digest) ParseSchedule() (cron.Schedule, error) {
 	loc, err := d.Location()
 	if err != nil {
@@ -108,10 +111,44 @@ func (d *Digest) ParseSchedule() (cron.Schedule, error) {
 	if err != nil {
 		return nil, err
 	}
-	if spec, ok := s.(*cron.SpecSchedule); ok {
-		spec.Location = loc
+	spec, ok := s.(*cron.SpecSchedule)
+	if !ok {
+		return s, nil
 	}
-	return s, nil
+	spec.Location = loc
+	return onceSchedule{spec: spec, loc: loc}, nil
+}
+
+// onceSchedule fires a repeated wall-clock time once.
+type onceSchedule struct {
+	spec *cron.SpecSchedule
+	loc  *time.Location
+}
+
+// Next implements cron.Schedule.
+func (o onceSchedule) Next(t time.Time) time.Time {
+	for range 4 {
+		n := o.spec.Next(t)
+		if n.IsZero() || !repeatedWallClock(n, o.loc) {
+			return n
+		}
+		t = n
+	}
+	return o.spec.Next(t)
+}
+
+// repeatedWallClock reports whether the wall-clock time of n in loc was
+// already shown by an earlier instant (the second pass through the hour a
+// daylight-saving change repeats; shifts of 30 minutes to 2 hours exist).
+func repeatedWallClock(n time.Time, loc *time.Location) bool {
+	wall := n.In(loc)
+	for _, shift := range []time.Duration{30 * time.Minute, time.Hour, 2 * time.Hour} {
+		e := n.Add(-shift).In(loc)
+		if e.Hour() == wall.Hour() && e.Minute() == wall.Minute() && e.Day() == wall.Day() {
+			return true
+		}
+	}
+	return false
 }
 
 // LongWaitOrDefault, TopNOrDefault and MaxLatenessOrDefault apply the

@@ -118,3 +118,53 @@ digests:
 		t.Errorf("an unknown key must fail naming it: %v", err)
 	}
 }
+
+// Schedules follow the digest's time zone across daylight-saving changes:
+// a time that does not exist is skipped, one that happens twice fires once.
+func TestDigestScheduleDST(t *testing.T) {
+	paris, err := time.LoadLocation("Europe/Paris")
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := func(spec, tz string, from time.Time, n int) []string {
+		t.Helper()
+		d := Digest{Schedule: spec, TimeZone: tz}
+		s, err := d.ParseSchedule()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for x := from; len(out) < n; {
+			x = s.Next(x)
+			out = append(out, x.UTC().Format("Jan 2 15:04Z"))
+		}
+		return out
+	}
+	tests := []struct {
+		name     string
+		spec, tz string
+		from     time.Time
+		want     []string
+	}{
+		{"09:00 Paris keeps its local time across spring forward", "0 9 * * *", "Europe/Paris", time.Date(2026, 3, 28, 12, 0, 0, 0, paris),
+			[]string{"Mar 29 07:00Z", "Mar 30 07:00Z"}},
+		{"02:30 does not exist on spring forward: skipped", "30 2 * * *", "Europe/Paris", time.Date(2026, 3, 28, 12, 0, 0, 0, paris),
+			[]string{"Mar 30 00:30Z", "Mar 31 00:30Z"}},
+		{"02:30 happens twice on fall back: once", "30 2 * * *", "Europe/Paris", time.Date(2026, 10, 24, 12, 0, 0, 0, paris),
+			[]string{"Oct 25 00:30Z", "Oct 26 01:30Z"}},
+		{"every half hour through fall back: the repeated hour once", "*/30 1-3 * * *", "Europe/Paris", time.Date(2026, 10, 24, 12, 0, 0, 0, paris),
+			[]string{"Oct 24 23:00Z", "Oct 24 23:30Z", "Oct 25 00:00Z", "Oct 25 00:30Z", "Oct 25 02:00Z", "Oct 25 02:30Z", "Oct 26 00:00Z"}},
+		{"New York weekdays, over the weekend DST starts", "0 9 * * 1-5", "America/New_York", time.Date(2026, 3, 6, 12, 0, 0, 0, time.UTC),
+			[]string{"Mar 6 14:00Z", "Mar 9 13:00Z"}},
+		{"UTC by default", "0 9 * * *", "", time.Date(2026, 3, 28, 12, 0, 0, 0, time.UTC),
+			[]string{"Mar 29 09:00Z"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := runs(tc.spec, tc.tz, tc.from, len(tc.want))
+			if strings.Join(got, ", ") != strings.Join(tc.want, ", ") {
+				t.Errorf("runs = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
