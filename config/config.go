@@ -23,9 +23,10 @@ type Config struct {
 	Slack    Slack    `mapstructure:"slack"`
 	Kube     Kube     `mapstructure:"kube"`
 	Identity Identity `mapstructure:"identity"`
-	Digest   Digest   `mapstructure:"digest"`
-	Triage   Triage   `mapstructure:"triage"`
-	Ops      Ops      `mapstructure:"ops"`
+	// Digests are the scheduled pending-queue digests (see Digest).
+	Digests []Digest `mapstructure:"digests"`
+	Triage  Triage   `mapstructure:"triage"`
+	Ops     Ops      `mapstructure:"ops"`
 }
 
 // Slack mode values.
@@ -201,27 +202,6 @@ type UserGroupMapping struct {
 	Namespaces []string `mapstructure:"namespaces"`
 }
 
-// Digest configures scheduled digests.
-type Digest struct {
-	// Channels lists where digests are posted.
-	Channels []DigestChannel `mapstructure:"channels"`
-}
-
-// DigestChannel is one scheduled digest.
-type DigestChannel struct {
-	// Channel is the Slack channel ID (C... or G...).
-	Channel string `mapstructure:"channel"`
-	// Schedule is a five-field cron expression, e.g. "0 9 * * 1-5".
-	Schedule string `mapstructure:"schedule"`
-	// Namespaces are summarised in the digest.
-	Namespaces []string `mapstructure:"namespaces"`
-	// User is the Kubernetes user the digest reads as (impersonated like
-	// a caller; a digest never reads namespaced data as the bot).
-	User string `mapstructure:"user"`
-	// Groups are the Kubernetes groups the digest reads as.
-	Groups []string `mapstructure:"groups"`
-}
-
 //go:embed example.yaml
 var example []byte
 
@@ -254,8 +234,8 @@ func Default() *Config {
 			RefusalContact: "your Kubernetes platform team",
 			CacheTTL:       5 * time.Minute,
 		},
-		Digest: Digest{Channels: []DigestChannel{}},
-		Triage: Triage{Channels: []string{}, Patterns: DefaultTriagePatterns(), Detail: TriageSummary, Window: DefaultTriageWindow},
+		Digests: []Digest{},
+		Triage:  Triage{Channels: []string{}, Patterns: DefaultTriagePatterns(), Detail: TriageSummary, Window: DefaultTriageWindow},
 		Ops: Ops{
 			ListenAddr: DefaultOpsListenAddr, ShutdownGrace: DefaultShutdownGrace,
 			Workers: DefaultWorkers, QueueSize: DefaultQueueSize, AnswerTimeout: DefaultAnswerTimeout,

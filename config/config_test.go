@@ -106,8 +106,8 @@ func TestValidationErrors(t *testing.T) {
 		{"bad namespace", func(c *Config) { c.Identity.Users[0].Namespaces = []string{"Team_A"} }, []string{"identity.users[0].namespaces[0]"}},
 		{"no contact", func(c *Config) { c.Identity.RefusalContact = " " }, []string{"identity.refusalContact"}},
 		{"group maps nothing", func(c *Config) { c.Identity.UserGroups[0].Groups, c.Identity.UserGroups[0].Namespaces = nil, nil }, []string{"identity.userGroups[0]", "maps to nothing"}},
-		{"cron", func(c *Config) { c.Digest.Channels[0].Schedule = "daily" }, []string{"digest.channels[0].schedule"}},
-		{"digest user", func(c *Config) { c.Digest.Channels[0].User = "" }, []string{"digest.channels[0].user"}},
+		{"cron", func(c *Config) { c.Digests[0].Schedule = "daily" }, []string{"digests[0].schedule"}},
+		{"digest user", func(c *Config) { c.Digests[0].User = "" }, []string{"digests[0].user"}},
 		{"several at once", func(c *Config) {
 			c.Slack.Mode = "x"
 			c.Kube.MaxNamespaces = 0

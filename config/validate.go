@@ -12,14 +12,13 @@ import (
 )
 
 var (
-	reUserID     = regexp.MustCompile(`^[UW][A-Z0-9]{2,}$`)
-	reTeamID     = regexp.MustCompile(`^T[A-Z0-9]{2,}$`)
-	reEntID      = regexp.MustCompile(`^E[A-Z0-9]{2,}$`)
-	reGroupID    = regexp.MustCompile(`^S[A-Z0-9]{2,}$`)
-	reChannelID  = regexp.MustCompile(`^[CG][A-Z0-9]{2,}$`)
-	reNamespace  = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$`)
-	reDomain     = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)+$`)
-	reCronFields = regexp.MustCompile(`^\S+(\s+\S+){4}$`)
+	reUserID    = regexp.MustCompile(`^[UW][A-Z0-9]{2,}$`)
+	reTeamID    = regexp.MustCompile(`^T[A-Z0-9]{2,}$`)
+	reEntID     = regexp.MustCompile(`^E[A-Z0-9]{2,}$`)
+	reGroupID   = regexp.MustCompile(`^S[A-Z0-9]{2,}$`)
+	reChannelID = regexp.MustCompile(`^[CG][A-Z0-9]{2,}$`)
+	reNamespace = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$`)
+	reDomain    = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)+$`)
 )
 
 // SystemPrefix starts Kubernetes' reserved user and group names
@@ -36,7 +35,7 @@ func (c *Config) Validate() error {
 	c.validateSlack(&errs, false)
 	c.validateKube(&errs)
 	c.validateIdentity(&errs)
-	c.validateDigest(&errs)
+	c.validateDigests(&errs)
 	c.validateTriage(&errs)
 	c.validateOps(&errs)
 	return errs.err()
@@ -207,24 +206,6 @@ func (c *Config) validateIdentity(errs *errList) {
 	}
 	if id.CacheTTL <= 0 || id.CacheTTL > time.Hour {
 		errs.addf("identity.cacheTTL", "got %s, want a duration between 1s and 1h, e.g. \"5m\"", id.CacheTTL)
-	}
-}
-
-func (c *Config) validateDigest(errs *errList) {
-	for i, d := range c.Digest.Channels {
-		key := fmt.Sprintf("digest.channels[%d]", i)
-		if !reChannelID.MatchString(d.Channel) {
-			errs.addf(key+".channel", "got %q, want a Slack channel ID such as C012AB3CD", d.Channel)
-		}
-		if !reCronFields.MatchString(strings.TrimSpace(d.Schedule)) {
-			errs.addf(key+".schedule", "got %q, want a five-field cron expression such as \"0 9 * * 1-5\"", d.Schedule)
-		}
-		if len(d.Namespaces) == 0 {
-			errs.addf(key+".namespaces", "required: list the namespaces the digest summarises")
-		}
-		checkNamespaces(errs, key+".namespaces", d.Namespaces)
-		checkK8sName(errs, key+".user", d.User, true)
-		checkGroups(errs, key+".groups", d.Groups)
 	}
 }
 

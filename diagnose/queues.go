@@ -123,9 +123,11 @@ type QueueSummary struct {
 	Admitted int `json:"admitted"`
 	Finished int `json:"finished"`
 	// OldestPending is the pending Workload that has waited longest
-	// ("namespace/name"), and OldestWait how long (Now minus QueuedSince).
-	OldestPending string        `json:"oldestPending,omitempty"`
-	OldestWait    time.Duration `json:"oldestWait"`
+	// ("namespace/name"), and OldestWait how long (Now minus QueuedSince;
+	// OldestWaitSeconds in whole seconds, for JSON).
+	OldestPending     string        `json:"oldestPending,omitempty"`
+	OldestWait        time.Duration `json:"-"`
+	OldestWaitSeconds int64         `json:"oldestWaitSeconds"`
 
 	// Usage compares, per flavor and resource, what the queue holds with
 	// the ClusterQueue's nominal quota. A LocalQueue's usage is its own
@@ -269,6 +271,7 @@ func (q *QueueSummary) count(wl *kueue.Workload, phase Phase, now time.Time) {
 		name := wl.Namespace + "/" + wl.Name
 		if q.OldestPending == "" || wait > q.OldestWait || wait == q.OldestWait && name < q.OldestPending {
 			q.OldestPending, q.OldestWait = name, wait
+			q.OldestWaitSeconds = int64(wait / time.Second)
 		}
 	case PhaseReserved:
 		q.Reserved++

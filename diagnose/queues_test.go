@@ -70,7 +70,7 @@ func TestQueueSummaries(t *testing.T) {
 	want := []QueueSummary{
 		{
 			Kind: QueueKindCluster, Name: "cq", ClusterQueue: "cq", Cohort: "co", State: QueueActive,
-			Pending: 2, Reserved: 1, Admitted: 1, Finished: 1, OldestPending: "a/old", OldestWait: 30 * time.Hour,
+			Pending: 2, Reserved: 1, Admitted: 1, Finished: 1, OldestPending: "a/old", OldestWait: 30 * time.Hour, OldestWaitSeconds: 108000,
 			Usage: []ResourceUsage{
 				{Flavor: "f", Resource: corev1.ResourceCPU, Used: q("10"), Nominal: q("8"), Borrowed: q("2"), Percent: 125},
 				{Flavor: "f", Resource: corev1.ResourceMemory, Nominal: q("0"), Percent: -1},
@@ -79,11 +79,11 @@ func TestQueueSummaries(t *testing.T) {
 		},
 		{
 			Kind: QueueKindCluster, Name: "held", ClusterQueue: "held", State: QueueStopped,
-			Pending: 1, OldestPending: "b/held", OldestWait: time.Hour, Usage: []ResourceUsage{}, NominalKnown: true,
+			Pending: 1, OldestPending: "b/held", OldestWait: time.Hour, OldestWaitSeconds: 3600, Usage: []ResourceUsage{}, NominalKnown: true,
 		},
 		{
 			Kind: QueueKindLocal, Namespace: "a", Name: "lq", ClusterQueue: "cq", Cohort: "co", State: QueueActive,
-			Pending: 2, Reserved: 1, Admitted: 1, Finished: 1, OldestPending: "a/old", OldestWait: 30 * time.Hour,
+			Pending: 2, Reserved: 1, Admitted: 1, Finished: 1, OldestPending: "a/old", OldestWait: 30 * time.Hour, OldestWaitSeconds: 108000,
 			Usage: []ResourceUsage{
 				{Flavor: "f", Resource: corev1.ResourceCPU, Used: q("2"), Nominal: q("8"), Percent: 25},
 				{Flavor: "f", Resource: corev1.ResourceMemory, Nominal: q("0"), Percent: -1},
@@ -92,11 +92,11 @@ func TestQueueSummaries(t *testing.T) {
 		},
 		{
 			Kind: QueueKindLocal, Namespace: "b", Name: "lq", ClusterQueue: "held", State: QueueStopped,
-			Pending: 1, OldestPending: "b/held", OldestWait: time.Hour, Usage: []ResourceUsage{}, NominalKnown: true,
+			Pending: 1, OldestPending: "b/held", OldestWait: time.Hour, OldestWaitSeconds: 3600, Usage: []ResourceUsage{}, NominalKnown: true,
 		},
 		{
 			Kind: QueueKindLocal, Namespace: "b", Name: "lqq", State: QueueNotFound,
-			Pending: 1, OldestPending: "b/typo", OldestWait: 4 * time.Hour,
+			Pending: 1, OldestPending: "b/typo", OldestWait: 4 * time.Hour, OldestWaitSeconds: 14400,
 		},
 	}
 	if diff := cmp.Diff(want, got, cmp.Comparer(func(a, b resource.Quantity) bool { return a.Cmp(b) == 0 })); diff != "" {

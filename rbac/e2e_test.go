@@ -67,7 +67,7 @@ func e2eConfig(t *testing.T) *config.Config {
 	for _, name := range slices.Sorted(mapsKeys(e2eIdentities)) {
 		c.Identity.Users = append(c.Identity.Users, e2eIdentities[name])
 	}
-	c.Identity.UserGroups, c.Digest.Channels = nil, nil
+	c.Identity.UserGroups, c.Digests = nil, nil
 	c.Kube.ClusterScopedReads = config.ClusterScopedBot
 	if err := c.Validate(); err != nil {
 		t.Fatal(err)

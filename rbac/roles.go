@@ -30,7 +30,7 @@ var labels = map[string]string{"app.kubernetes.io/name": "kueuebot", "app.kubern
 
 // BotClusterRole is the bot's own ClusterRole, narrowed to what cfg maps:
 //
-//   - impersonate users: the users of identity.users and digest.channels by
+//   - impersonate users: the users of identity.users and digests by
 //     resourceNames; every user when identity.email is enabled (the names
 //     come from Slack at run time and cannot be listed);
 //   - impersonate groups: every group the config maps, by resourceNames
@@ -54,7 +54,7 @@ func BotClusterRole(cfg *config.Config) *rbacv1.ClusterRole {
 	for _, g := range cfg.Identity.UserGroups {
 		groups = append(groups, g.Groups...)
 	}
-	for _, d := range cfg.Digest.Channels {
+	for _, d := range cfg.Digests {
 		users = append(users, d.User)
 		groups = append(groups, d.Groups...)
 	}

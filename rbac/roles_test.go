@@ -79,7 +79,7 @@ func TestBotClusterRole(t *testing.T) {
 		{
 			name: "nothing mapped: no impersonation rule at all (empty resourceNames would mean all)",
 			mutate: func(c *config.Config) {
-				c.Identity.Users, c.Identity.UserGroups, c.Digest.Channels = nil, nil, nil
+				c.Identity.Users, c.Identity.UserGroups, c.Digests = nil, nil, nil
 			},
 			want: []rbacv1.PolicyRule{lqRule},
 		},
@@ -87,7 +87,7 @@ func TestBotClusterRole(t *testing.T) {
 			name: "reserved names are never granted",
 			mutate: func(c *config.Config) {
 				c.Identity.Users = []config.UserMapping{{SlackUserID: "U0000EVE1", TeamID: "T0000ACME1", User: "system:admin", Groups: []string{"system:masters"}}}
-				c.Identity.UserGroups, c.Digest.Channels = nil, nil
+				c.Identity.UserGroups, c.Digests = nil, nil
 			},
 			want: []rbacv1.PolicyRule{extraRule("U0000EVE1"), lqRule},
 		},

@@ -24,7 +24,7 @@ const (
 // NeedsStateRole reports whether cfg makes the bot keep state in its
 // namespace: only scheduled digests do (and the leader election that makes
 // one replica post each).
-func NeedsStateRole(cfg *config.Config) bool { return len(cfg.Digest.Channels) > 0 }
+func NeedsStateRole(cfg *config.Config) bool { return len(cfg.Digests) > 0 }
 
 // BotStateRole is the Role, in the bot's namespace ns, for its Lease and
 // state ConfigMap: get and update on exactly those names, and create on

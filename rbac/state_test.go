@@ -47,7 +47,7 @@ func TestBotObjects(t *testing.T) {
 	if got := len(BotObjects(c, "kueuebot")); got != 5 {
 		t.Errorf("with digests: %d objects, want 5 (SA, ClusterRole, binding, Role, binding)", got)
 	}
-	c.Digest.Channels = nil
+	c.Digests = nil
 	if got := len(BotObjects(c, "kueuebot")); got != 3 {
 		t.Errorf("without digests: %d objects, want 3 (no Role: the bot writes nothing)", got)
 	}

@@ -96,6 +96,13 @@ func (o *serveOptions) run(cmd *cobra.Command) error {
 		Metrics: metrics, Log: log,
 	})
 
+	stopDigests, err := startDigests(ctx, cfg, api, log, len(o.fromFiles) > 0, metrics.WrapKubeTransport)
+	if err != nil {
+		_ = disp.Shutdown(ctx)
+		return err
+	}
+	defer stopDigests()
+
 	ready := &bot.Readiness{}
 	ops := &bot.OpsServer{Addr: cfg.Ops.ListenAddr, Gatherer: reg, Ready: ready, Log: log}
 	if err := ops.Listen(); err != nil {

@@ -721,6 +721,12 @@ func selectorNeedsLabels(sel *metav1.LabelSelector) bool {
 // cohort reads the ClusterQueue's cohort tree: every Cohort object on the
 // way to the root and below it, and the ClusterQueues in it.
 func (c *collector) cohort(ctx context.Context, cq *kueue.ClusterQueue) error {
+	if ts, ok := c.src.(cohortTreeSource); ok {
+		if members, tree, ok := ts.cohortTree(cq); ok {
+			c.s.CohortClusterQueues, c.s.Cohorts = members, tree
+			return nil
+		}
+	}
 	cqs, err := c.src.listClusterQueues(ctx)
 	if err != nil {
 		if err := c.gap(ctx, "ClusterQueue", "cohort "+string(cq.Spec.CohortName), err); err != nil {
@@ -735,6 +741,13 @@ func (c *collector) cohort(ctx context.Context, cq *kueue.ClusterQueue) error {
 	}
 	c.s.CohortClusterQueues, c.s.Cohorts = cohortTree(cq, cqs, cohorts)
 	return nil
+}
+
+// cohortTreeSource is a source that has every cohort tree worked out in
+// advance (a Store): collect then uses it instead of listing (ok=false when
+// the lists failed, so that their Gaps are reported as usual).
+type cohortTreeSource interface {
+	cohortTree(cq *kueue.ClusterQueue) (members []kueue.ClusterQueue, cohorts []kueue.Cohort, ok bool)
 }
 
 // cohortTree selects, from all ClusterQueues and Cohorts, the other members

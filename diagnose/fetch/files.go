@@ -2,6 +2,8 @@ package fetch
 
 import (
 	"context"
+	"slices"
+	"strings"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -42,6 +44,22 @@ func FromFiles(paths []string, t diagnose.Target, now time.Time) (*diagnose.Snap
 // would give.
 type storeSource struct {
 	st *Store
+	// shared hands out the store's own objects instead of copies, for
+	// Snapshots that only Analyze reads and that do not outlive the call
+	// (Store.Classify): copying every Workload would double a digest's
+	// memory traffic.
+	shared bool
+}
+
+// own returns o, or a deep copy of it unless the source is shared.
+func own[T any, PT interface {
+	*T
+	DeepCopy() PT
+}](s *storeSource, o PT) PT {
+	if s.shared {
+		return o
+	}
+	return o.DeepCopy()
 }
 
 var _ source = (*storeSource)(nil)
@@ -105,7 +123,7 @@ func (s *storeSource) getObject(_ context.Context, k *JobKind, ns, name string) 
 		}
 	default:
 		if u := get[unstructured.Unstructured](s.st, schema.GroupKind{Group: k.Resource.Group, Kind: k.Kind}, ns, name); u != nil {
-			return u.DeepCopy(), nil
+			return own(s, u), nil
 		}
 	}
 	if err := s.st.listError(jobResource(k), ns); err != nil {
@@ -116,7 +134,7 @@ func (s *storeSource) getObject(_ context.Context, k *JobKind, ns, name string) 
 
 func (s *storeSource) getWorkload(_ context.Context, ns, name string) (*kueue.Workload, error) {
 	if w := get[kueue.Workload](s.st, gkWorkload, ns, name); w != nil {
-		return w.DeepCopy(), nil
+		return own(s, w), nil
 	}
 	return nil, s.missing(resWorkloads, ns, name)
 }
@@ -126,7 +144,7 @@ func (s *storeSource) workloadsForOwner(_ context.Context, ns string, uid types.
 	var out []kueue.Workload
 	for _, w := range byIndex[kueue.Workload](s.st, gkWorkload, indexOwner, string(uid)) {
 		if w.Namespace == ns {
-			out = append(out, *w.DeepCopy())
+			out = append(out, *own(s, w))
 		}
 	}
 	if len(out) == 0 {
@@ -139,7 +157,7 @@ func (s *storeSource) workloadsForOwner(_ context.Context, ns string, uid types.
 
 func (s *storeSource) getLocalQueue(_ context.Context, ns, name string) (*kueue.LocalQueue, error) {
 	if lq := get[kueue.LocalQueue](s.st, gkLocalQueue, ns, name); lq != nil {
-		return lq.DeepCopy(), nil
+		return own(s, lq), nil
 	}
 	return nil, s.missing(resLocalQueues, ns, name)
 }
@@ -148,16 +166,20 @@ func (s *storeSource) listLocalQueues(_ context.Context, ns string) ([]kueue.Loc
 	if err := s.st.listError(resLocalQueues, ns); err != nil {
 		return nil, err
 	}
-	var out []kueue.LocalQueue
-	for _, lq := range inNamespace[kueue.LocalQueue](s.st, gkLocalQueue, ns) {
-		out = append(out, *lq.DeepCopy())
+	lqs := s.st.view().localQueues[ns]
+	if s.shared {
+		return lqs[:len(lqs):len(lqs)], nil
+	}
+	out := make([]kueue.LocalQueue, 0, len(lqs))
+	for i := range lqs {
+		out = append(out, *lqs[i].DeepCopy())
 	}
 	return out, nil
 }
 
 func (s *storeSource) getClusterQueue(_ context.Context, name string) (*kueue.ClusterQueue, error) {
 	if cq := get[kueue.ClusterQueue](s.st, gkClusterQueue, "", name); cq != nil {
-		return cq.DeepCopy(), nil
+		return own(s, cq), nil
 	}
 	return nil, s.missing(resClusterQueues, "", name)
 }
@@ -173,6 +195,22 @@ func (s *storeSource) listClusterQueues(context.Context) ([]kueue.ClusterQueue, 
 	return cqs[:len(cqs):len(cqs)], nil
 }
 
+// cohortTree answers from the store's precomputed trees (the store's shared
+// slices when shared, else copies of them).
+func (s *storeSource) cohortTree(cq *kueue.ClusterQueue) ([]kueue.ClusterQueue, []kueue.Cohort, bool) {
+	if s.st.listError(resClusterQueues, "") != nil || s.st.listError(resCohorts, "") != nil {
+		return nil, nil, false
+	}
+	t, ok := s.st.view().trees[cq.Name]
+	if !ok || t.cohort != cq.Spec.CohortName {
+		return nil, nil, false // a ClusterQueue not (or no longer) as the store has it
+	}
+	if s.shared {
+		return t.members, t.cohorts, true
+	}
+	return slices.Clone(t.members), slices.Clone(t.cohorts), true
+}
+
 func (s *storeSource) listCohorts(context.Context) ([]kueue.Cohort, error) {
 	if err := s.st.listError(resCohorts, ""); err != nil {
 		return nil, err
@@ -186,18 +224,31 @@ func (s *storeSource) listCohorts(context.Context) ([]kueue.Cohort, error) {
 func pickNamed[T any, PT interface {
 	*T
 	DeepCopy() PT
-}](s *Store, gk schema.GroupKind, names []string) []T {
+}](s *storeSource, gk schema.GroupKind, names []string) []T {
 	var out []T
 	for _, n := range names {
-		if o := get[T](s, gk, "", n); o != nil {
-			out = append(out, *PT(o).DeepCopy())
+		if o := get[T](s.st, gk, "", n); o != nil {
+			out = append(out, *own(s, PT(o)))
 		}
 	}
 	return out
 }
 
 func (s *storeSource) getFlavors(_ context.Context, names []string) ([]kueue.ResourceFlavor, error) {
-	out := pickNamed[kueue.ResourceFlavor](s.st, gkFlavor, names)
+	var out []kueue.ResourceFlavor
+	if s.shared {
+		d := s.st.view()
+		key := strings.Join(names, ",")
+		if cached, ok := d.flavors.Load(key); ok {
+			out = cached.([]kueue.ResourceFlavor)
+		} else {
+			out = pickNamed[kueue.ResourceFlavor](s, gkFlavor, names)
+			d.flavors.Store(key, out)
+		}
+		out = out[:len(out):len(out)]
+	} else {
+		out = pickNamed[kueue.ResourceFlavor](s, gkFlavor, names)
+	}
 	if len(out) < len(names) {
 		if err := s.st.listError(resFlavors, ""); err != nil {
 			return nil, err
@@ -207,7 +258,7 @@ func (s *storeSource) getFlavors(_ context.Context, names []string) ([]kueue.Res
 }
 
 func (s *storeSource) getAdmissionChecks(_ context.Context, names []string) ([]kueue.AdmissionCheck, error) {
-	out := pickNamed[kueue.AdmissionCheck](s.st, gkAdmissionCheck, names)
+	out := pickNamed[kueue.AdmissionCheck](s, gkAdmissionCheck, names)
 	if len(out) < len(names) {
 		if err := s.st.listError(resAdmissionChecks, ""); err != nil {
 			return nil, err
@@ -261,7 +312,7 @@ func (s *storeSource) listPods(_ context.Context, ns, selector string, ownerUID 
 			match = match || controlledBy(p, ownerUID) || p.Labels[JobControllerUIDLabel] == string(ownerUID)
 		}
 		if match {
-			out = append(out, *p.DeepCopy())
+			out = append(out, *own(s, p))
 		}
 	}
 	return out, nil
@@ -274,7 +325,7 @@ func (s *storeSource) listEvents(_ context.Context, ns string, ref corev1.Object
 	var out []corev1.Event
 	for _, e := range byIndex[corev1.Event](s.st, gkEvent, indexInvolved, ns+"/"+ref.Kind+"/"+ref.Name) {
 		if involves(e, ref) {
-			out = append(out, *e.DeepCopy())
+			out = append(out, *own(s, e))
 		}
 	}
 	return out, nil
@@ -282,7 +333,7 @@ func (s *storeSource) listEvents(_ context.Context, ns string, ref corev1.Object
 
 func (s *storeSource) getNamespace(_ context.Context, name string) (*corev1.Namespace, error) {
 	if n := get[corev1.Namespace](s.st, gkNamespace, "", name); n != nil {
-		return n.DeepCopy(), nil
+		return own(s, n), nil
 	}
 	if err := s.st.listError(resNamespaces, name); err != nil {
 		return nil, err

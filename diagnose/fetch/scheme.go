@@ -132,9 +132,15 @@ func normalize(obj runtime.Object) (out runtime.Object, gk schema.GroupKind, ok 
 	if m, mErr := metaOf(obj); mErr == nil {
 		m.SetManagedFields(nil)
 	}
+	if wl, isWL := obj.(*kueue.Workload); isWL && slimming {
+		slimWorkload(wl)
+	}
 	obj.GetObjectKind().SetGroupVersionKind(gvk)
 	return obj, gvk.GroupKind(), true, nil
 }
+
+// slimming turns slimWorkload on; tests turn it off to compare.
+var slimming = true
 
 // metaOf returns obj's metadata accessor.
 func metaOf(obj runtime.Object) (metav1.Object, error) {

@@ -61,6 +61,8 @@ type Store struct {
 	// listed records, per resource and namespace ("" for cluster-wide),
 	// the error of a LIST that failed or a kind that was not read.
 	listed map[listKey]error
+	// interned shares equal parts of Workloads (slim.go).
+	interned *interner
 	// kueueNotServed is set when ListInto found that the cluster does not
 	// serve Kueue's API: Snapshots then say so, as a live read does.
 	kueueNotServed bool
@@ -77,7 +79,7 @@ type listKey struct {
 
 // NewStore returns an empty Store.
 func NewStore() *Store {
-	return &Store{indexers: map[schema.GroupKind]cache.Indexer{}, listed: map[listKey]error{}}
+	return &Store{indexers: map[schema.GroupKind]cache.Indexer{}, listed: map[listKey]error{}, interned: newInterner()}
 }
 
 // Index names of the store's indexers.
@@ -181,6 +183,9 @@ func (s *Store) addEntries(entries []entry) {
 		return
 	}
 	for _, e := range entries {
+		if wl, ok := e.obj.(*kueue.Workload); ok && slimming {
+			s.interned.workload(wl)
+		}
 		// The key function cannot fail on objects with metadata.
 		_ = s.indexer(e.gk).Update(e.obj)
 	}
@@ -476,6 +481,20 @@ type derived struct {
 	clusterQueues []kueue.ClusterQueue
 	cohorts       []kueue.Cohort
 	order         map[string]*ranking
+	// trees holds each ClusterQueue's cohort tree (cohortTree).
+	trees map[string]cohortMembers
+	// localQueues holds each namespace's LocalQueues, sorted by name.
+	localQueues map[string][]kueue.LocalQueue
+	// flavors caches, by the names asked for (joined by ","), the
+	// flavors found: many Snapshots ask for the same ClusterQueue's.
+	flavors sync.Map
+}
+
+// cohortMembers is one ClusterQueue's cohort tree, as cohortTree gives it.
+type cohortMembers struct {
+	cohort  kueue.CohortReference
+	members []kueue.ClusterQueue
+	cohorts []kueue.Cohort
 }
 
 // ranking is one ClusterQueue's pending Workloads in Kueue's order.
@@ -524,12 +543,22 @@ func (s *Store) view() *derived {
 	if d != nil && d.gen == gen {
 		return d
 	}
-	d = &derived{gen: gen, order: map[string]*ranking{}}
+	d = &derived{gen: gen, order: map[string]*ranking{}, trees: map[string]cohortMembers{}, localQueues: map[string][]kueue.LocalQueue{}}
+	for _, lq := range s.LocalQueues() {
+		d.localQueues[lq.Namespace] = append(d.localQueues[lq.Namespace], *lq)
+	}
 	for _, cq := range s.ClusterQueues() {
 		d.clusterQueues = append(d.clusterQueues, *cq)
 	}
 	for _, co := range s.Cohorts() {
 		d.cohorts = append(d.cohorts, *co)
+	}
+	for i := range d.clusterQueues {
+		cq := &d.clusterQueues[i]
+		if cq.Spec.CohortName != "" {
+			members, tree := cohortTree(cq, d.clusterQueues, d.cohorts)
+			d.trees[cq.Name] = cohortMembers{cohort: cq.Spec.CohortName, members: members, cohorts: tree}
+		}
 	}
 	byCQ := map[string][]*kueue.Workload{}
 	for _, wl := range s.Workloads() {

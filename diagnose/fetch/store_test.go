@@ -20,6 +20,7 @@ import (
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	kueueinformers "sigs.k8s.io/kueue/client-go/informers/externalversions"
 
+	"github.com/kueuebot/kueuebot/deploy/examples"
 	"github.com/kueuebot/kueuebot/diagnose"
 	"github.com/kueuebot/kueuebot/internal/gencluster"
 )
@@ -446,4 +447,40 @@ func clusterEnv(c *gencluster.Cluster) *env {
 
 func (e *env) clients() Clients {
 	return Clients{Kube: e.kube, Kueue: e.kueue, Dynamic: e.dyn}
+}
+
+// Slimming and interning Workloads (slim.go) changes no report: every
+// recorded real-Kueue scenario diagnoses the same with and without.
+func TestSlimmingKeepsVerdicts(t *testing.T) {
+	load := func(slim bool) *Store {
+		old := slimming
+		defer func() { slimming = old }()
+		slimming = slim
+		st := NewStore()
+		if err := st.AddFS(examples.FS); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.AddFiles("testdata/dump"); err != nil {
+			t.Fatal(err)
+		}
+		return st
+	}
+	slim, full := load(true), load(false)
+	subjects := full.Subjects()
+	if len(subjects) < 30 {
+		t.Fatalf("only %d subjects in the scenarios", len(subjects))
+	}
+	for _, sub := range subjects {
+		a, err := slim.Snapshot(sub.Target, testNow)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := full.Snapshot(sub.Target, testNow)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(diagnose.Analyze(b), diagnose.Analyze(a)); diff != "" {
+			t.Errorf("%v: report differs when slimmed (-full +slim):\n%s", sub.Target, diff)
+		}
+	}
 }

@@ -119,8 +119,8 @@ func TestChartValueSets(t *testing.T) {
 			if pdbs := find(r.Objects, "PodDisruptionBudget"); (len(pdbs) == 1) != (*d.Spec.Replicas > 1) {
 				t.Errorf("%d replicas, %d PodDisruptionBudgets", *d.Spec.Replicas, len(pdbs))
 			}
-			if roles := find(r.Objects, "Role"); (len(roles) == 1) != (len(cfg.Digest.Channels) > 0) {
-				t.Errorf("%d digest channels, %d Roles", len(cfg.Digest.Channels), len(roles))
+			if roles := find(r.Objects, "Role"); (len(roles) == 1) != (len(cfg.Digests) > 0) {
+				t.Errorf("%d digest channels, %d Roles", len(cfg.Digests), len(roles))
 			}
 			checkNetworkPolicy(t, typed[networkingv1.NetworkPolicy](t, one(t, r.Objects, "NetworkPolicy", "")), d, http)
 

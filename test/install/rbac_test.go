@@ -31,10 +31,9 @@ config:
     email: {groups: [employees]}
     userGroups:
       - {slackGroupID: S00MLTEAM, groups: [ml-researchers, team-a]}
-  digest:
-    channels:
-      - {channel: C00PLATFRM, schedule: "0 9 * * 1-5", namespaces: [team-a], user: kueuebot-digest, groups: [platform]}
-      - {channel: C00PLATFR2, schedule: "0 17 * * 5", namespaces: [team-b], user: bob}
+  digests:
+    - {name: platform, channel: C00PLATFRM, schedule: "0 9 * * 1-5", namespaces: [team-a], user: kueuebot-digest, groups: [platform]}
+    - {name: friday, channel: C00PLATFR2, schedule: "0 17 * * 5", namespaces: [team-b], user: bob}
 `,
 	"email mode": `
 config:
@@ -139,8 +138,7 @@ func TestChartNeverGrantsSystemNames(t *testing.T) {
 config:
   identity:
     users: [{slackUserID: U0000EVE1, teamID: T0000ACME1, user: "system:admin", groups: ["system:masters", team-a]}]
-  digest:
-    channels: [{channel: C00PLATFRM, schedule: "0 9 * * *", namespaces: [a], user: "system:kube-controller-manager", groups: ["system:nodes"]}]
+  digests: [{name: d, channel: C00PLATFRM, schedule: "0 9 * * *", namespaces: [a], user: "system:kube-controller-manager", groups: ["system:nodes"]}]
 `), "kueuebot", "kueuebot")
 	cr := typed[rbacv1.ClusterRole](t, one(t, r.Objects, "ClusterRole", "kueuebot"))
 	var groups []string

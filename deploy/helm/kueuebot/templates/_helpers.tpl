@@ -72,7 +72,7 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 
 {{/* Digests configured: the bot elects a leader and keeps digest state. */}}
 {{- define "kueuebot.digests" -}}
-{{- if (dig "digest" "channels" list .Values.config) -}}true{{- end -}}
+{{- if (dig "digests" list .Values.config) -}}true{{- end -}}
 {{- end -}}
 
 {{/*
@@ -97,7 +97,7 @@ run time); a rule whose list would be empty is left out (empty means all).
 {{- range (dig "userGroups" list $id) -}}
 {{- $groups = concat $groups (.groups | default list) -}}
 {{- end -}}
-{{- range (dig "digest" "channels" list .Values.config) -}}
+{{- range (dig "digests" list .Values.config) -}}
 {{- $users = append $users (.user | default "") -}}
 {{- $groups = concat $groups (.groups | default list) -}}
 {{- end -}}

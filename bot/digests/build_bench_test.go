@@ -1,0 +1,91 @@
+package digests
+
+import (
+	"fmt"
+	"runtime"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/kueuebot/kueuebot/diagnose/digest"
+	"github.com/kueuebot/kueuebot/diagnose/fetch"
+	"github.com/kueuebot/kueuebot/internal/gencluster"
+)
+
+var benchNow = time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+
+// BenchmarkBuild computes a digest over a filled store of generated
+// Workloads (5k, 20k, 50k in 1,000 namespaces and 200 ClusterQueues, a mix
+// of states): every pending one classified. ns/workload shows the cost is
+// linear; store-MiB is the filled store's live heap; peak-MiB the heap in
+// use at its highest while digests are computed; B/op what one digest
+// allocates.
+func BenchmarkBuild(b *testing.B) {
+	for _, n := range []int{5000, 20000, 50000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			st := fetch.NewStore()
+			func() {
+				c := gencluster.Generate(gencluster.Spec{Workloads: n, Namespaces: 1000, ClusterQueues: 200, CohortSize: 4, Now: benchNow})
+				if err := st.AddObjects(c.Objects()...); err != nil {
+					b.Fatal(err)
+				}
+			}()
+			base := heapInUse()
+			peak := base
+			done := make(chan struct{})
+			sampled := make(chan uint64)
+			go func() {
+				p := uint64(0)
+				for {
+					select {
+					case <-done:
+						sampled <- p
+						return
+					case <-time.After(5 * time.Millisecond):
+						var ms runtime.MemStats
+						runtime.ReadMemStats(&ms)
+						p = max(p, ms.HeapInuse)
+					}
+				}
+			}()
+			b.ReportAllocs()
+			b.ResetTimer()
+			cpu0 := cpuTime(b)
+			var d *digest.Digest
+			for b.Loop() {
+				var err error
+				if d, err = Build(st, "bench", digest.Scope{}, benchNow, nil, digest.Options{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.StopTimer()
+			b.ReportMetric(float64((cpuTime(b)-cpu0).Nanoseconds())/float64(b.N), "cpu-ns/op")
+			close(done)
+			peak = max(peak, <-sampled)
+			if d.Totals.Pending == 0 || len(d.Groups) < 3 {
+				b.Fatalf("digest of %d workloads: %d pending in %d groups", n, d.Totals.Pending, len(d.Groups))
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/workload")
+			b.ReportMetric(float64(base)/(1<<20), "store-MiB")
+			b.ReportMetric(float64(peak)/(1<<20), "peak-MiB")
+			runtime.KeepAlive(st)
+		})
+	}
+}
+
+// cpuTime is the process's CPU time so far (user and system, all
+// threads): a busy machine inflates it far less than wall time.
+func cpuTime(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func heapInUse() uint64 {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.HeapInuse
+}

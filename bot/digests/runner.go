@@ -1,0 +1,310 @@
+package digests
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"slices"
+	"time"
+
+	"github.com/robfig/cron/v3"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/clock"
+
+	"github.com/kueuebot/kueuebot/config"
+	"github.com/kueuebot/kueuebot/diagnose/digest"
+	"github.com/kueuebot/kueuebot/diagnose/fetch"
+	"github.com/kueuebot/kueuebot/rbac"
+)
+
+// Reader fills a store with what one digest covers, read as the digest's
+// identity.
+type Reader interface {
+	Read(ctx context.Context, d *config.Digest) (*fetch.Store, error)
+}
+
+// KubeReader reads a digest's namespaces with paginated LISTs, as the
+// digest's user and groups impersonated from the bot's Base config (never
+// as the bot).
+type KubeReader struct {
+	Base *rest.Config
+	// Timeout bounds each request; fetch.DefaultTimeout when zero.
+	Timeout time.Duration
+	Log     *slog.Logger
+}
+
+// Read implements Reader.
+func (k *KubeReader) Read(ctx context.Context, d *config.Digest) (*fetch.Store, error) {
+	c, err := rbac.ClientsFor(k.Base, rbac.Identity{User: d.User, Groups: d.Groups})
+	if err != nil {
+		return nil, err
+	}
+	st := fetch.NewStore()
+	stats, err := st.ListInto(ctx, fetch.Clients{Kube: c.Kube, Kueue: c.Kueue, Dynamic: c.Dynamic},
+		fetch.ListOptions{Namespaces: d.Namespaces, Jobs: true, Timeout: k.Timeout})
+	if err != nil {
+		return nil, err
+	}
+	if k.Log != nil {
+		var failed []string
+		for _, f := range stats.Failed {
+			if f.Resource != "pods" && f.Resource != "events" {
+				failed = append(failed, f.String())
+			}
+		}
+		k.Log.InfoContext(ctx, "digest read", slog.String("digest", d.Name), slog.String("user", d.User),
+			slog.Int("requests", stats.Requests), slog.Int("objects", stats.Objects), slog.Any("failedLists", failed))
+	}
+	return st, nil
+}
+
+// Runner posts the configured digests on their schedules while its replica
+// leads (Lead runs under leader election, RunElected). For each scheduled
+// time it builds the digest (a few LISTs as the digest's identity, then the
+// pure core), records the run key in the State before posting, and posts
+// through Poster; a run another replica recorded is left alone, so a
+// failover never posts twice. A run missed while no replica was up is
+// posted once, late, with a note, within the digest's maxLateness, and
+// skipped after.
+type Runner struct {
+	Reader Reader
+	Poster Poster
+	State  *State
+	// Holder names this replica in the state (its pod name).
+	Holder string
+	// Clock is the clock schedules run on; the real one when nil.
+	Clock clock.Clock
+	Log   *slog.Logger
+	// Retry is how long to wait before trying a run again whose reads
+	// failed; a minute when zero.
+	Retry time.Duration
+	// PostTimeout bounds posting a claimed run (which goes on even if
+	// leadership is lost meanwhile); two minutes when zero.
+	PostTimeout time.Duration
+
+	digests []scheduled
+}
+
+// scheduled is one digest with its parsed schedule.
+type scheduled struct {
+	cfg      config.Digest
+	schedule cron.Schedule
+	loc      *time.Location
+}
+
+// lateAfter is how far past its time a run still counts as on time.
+const lateAfter = time.Minute
+
+// NewRunner checks and keeps the digests (their schedules and time zones).
+func NewRunner(ds []config.Digest, r Runner) (*Runner, error) {
+	r.digests = nil
+	for _, d := range ds {
+		s, err := d.ParseSchedule()
+		if err != nil {
+			return nil, fmt.Errorf("digest %s: schedule %q: %w", d.Name, d.Schedule, err)
+		}
+		loc, err := d.Location()
+		if err != nil {
+			return nil, fmt.Errorf("digest %s: time zone %q: %w", d.Name, d.TimeZone, err)
+		}
+		r.digests = append(r.digests, scheduled{cfg: d, schedule: s, loc: loc})
+	}
+	if r.Clock == nil {
+		r.Clock = clock.RealClock{}
+	}
+	if r.Log == nil {
+		r.Log = slog.New(slog.DiscardHandler)
+	}
+	if r.Retry <= 0 {
+		r.Retry = time.Minute
+	}
+	if r.PostTimeout <= 0 {
+		r.PostTimeout = 2 * time.Minute
+	}
+	return &r, nil
+}
+
+// latest returns the last scheduled time in (after, now], or zero.
+func latest(s cron.Schedule, after, now time.Time) time.Time {
+	// Bound the walk: nothing older than a week past the latest lateness
+	// allowed is ever posted.
+	if floor := now.Add(-8 * 24 * time.Hour); after.Before(floor) {
+		after = floor
+	}
+	var last time.Time
+	for t := s.Next(after); !t.IsZero() && !t.After(now); t = s.Next(t) {
+		last = t
+	}
+	return last
+}
+
+// previous returns the last scheduled time at or before now (within a
+// week), or now when there is none.
+func previous(s cron.Schedule, now time.Time) time.Time {
+	if t := latest(s, now.Add(-7*24*time.Hour), now); !t.IsZero() {
+		return t
+	}
+	return now
+}
+
+// Lead runs the schedules until ctx ends (leadership lost or shutdown).
+func (r *Runner) Lead(ctx context.Context) {
+	r.Log.InfoContext(ctx, "leading: posting digests", slog.String("holder", r.Holder), slog.Int("digests", len(r.digests)))
+	retry := map[string]time.Time{}
+	for ctx.Err() == nil {
+		now := r.Clock.Now()
+		wake := time.Time{}
+		for i := range r.digests {
+			d := &r.digests[i]
+			if at, ok := retry[d.cfg.Name]; ok && now.Before(at) {
+				wake = earliest(wake, at)
+				continue
+			}
+			delete(retry, d.cfg.Name)
+			if again := r.handle(ctx, d, now); !again.IsZero() {
+				retry[d.cfg.Name] = again
+				wake = earliest(wake, again)
+			}
+			if ctx.Err() != nil {
+				return
+			}
+			if next := d.schedule.Next(now); !next.IsZero() {
+				wake = earliest(wake, next)
+			}
+		}
+		if wake.IsZero() {
+			<-ctx.Done()
+			return
+		}
+		wait := wake.Sub(r.Clock.Now())
+		if wait <= 0 {
+			continue
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-r.Clock.After(wait):
+		}
+	}
+}
+
+func earliest(a, b time.Time) time.Time {
+	if a.IsZero() || b.Before(a) {
+		return b
+	}
+	return a
+}
+
+// handle posts d's latest due run, if any. It returns when to try again
+// after a failed read (zero: no retry).
+func (r *Runner) handle(ctx context.Context, d *scheduled, now time.Time) time.Time {
+	name := d.cfg.Name
+	log := r.Log.With(slog.String("digest", name))
+	last, err := r.State.Get(ctx, name)
+	if err != nil {
+		log.ErrorContext(ctx, "digest state unreadable", slog.Any("error", err))
+		return now.Add(r.Retry)
+	}
+	if last == nil {
+		base := previous(d.schedule, now)
+		if last, err = r.State.Init(ctx, name, base, r.Holder, now); err != nil {
+			log.ErrorContext(ctx, "digest state unwritable", slog.Any("error", err))
+			return now.Add(r.Retry)
+		}
+		if last == nil {
+			return time.Time{}
+		}
+	}
+	due := latest(d.schedule, last.Scheduled, now)
+	if due.IsZero() {
+		return time.Time{}
+	}
+	key := RunKey(name, due)
+	log = log.With(slog.String("run", key))
+	age := now.Sub(due)
+	if age > d.cfg.MaxLatenessOrDefault() {
+		if ok, _, err := r.State.Claim(ctx, name, due, StatusSkipped, r.Holder, now); err != nil {
+			log.ErrorContext(ctx, "digest state unwritable", slog.Any("error", err))
+		} else if ok {
+			log.WarnContext(ctx, "digest run skipped: missed by more than maxLateness while no replica was up",
+				slog.Duration("late", age), slog.Duration("maxLateness", d.cfg.MaxLatenessOrDefault()))
+		}
+		return time.Time{}
+	}
+
+	start := r.Clock.Now()
+	st, err := r.Reader.Read(ctx, &d.cfg)
+	if err != nil {
+		if ctx.Err() == nil {
+			log.ErrorContext(ctx, "digest read failed; will retry", slog.Any("error", err), slog.Duration("retryIn", r.Retry))
+		}
+		return now.Add(r.Retry)
+	}
+	built := r.Clock.Now()
+	dg, err := Build(st, name, digest.Scope{Namespaces: d.cfg.Namespaces, LocalQueues: d.cfg.LocalQueues, ClusterQueues: d.cfg.ClusterQueues},
+		built, last.Figures, digest.Options{LongWait: d.cfg.LongWaitOrDefault(), TopN: d.cfg.TopNOrDefault()})
+	if err != nil {
+		log.ErrorContext(ctx, "digest build failed", slog.Any("error", err))
+		return time.Time{}
+	}
+
+	// Record the run before posting: a replica that finds it recorded
+	// leaves it alone, so a failover never posts twice.
+	claimed, _, err := r.State.Claim(ctx, name, due, StatusClaimed, r.Holder, r.Clock.Now())
+	if err != nil {
+		log.ErrorContext(ctx, "digest state unwritable; not posting", slog.Any("error", err))
+		return now.Add(r.Retry)
+	}
+	if !claimed {
+		log.InfoContext(ctx, "digest run recorded by another replica")
+		return time.Time{}
+	}
+	late := r.Clock.Now().Sub(due) > lateAfter
+	note := ""
+	if late {
+		note = fmt.Sprintf("This digest was due %s; no kueuebot replica was running then, so it comes late.", due.In(d.loc).Format("Mon Jan 2 15:04 MST"))
+	}
+	// A claimed run is posted to the end, even if leadership is lost
+	// meanwhile: nobody else will post it.
+	pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.PostTimeout)
+	defer cancel()
+	ts, postErr := Post(pctx, r.Poster, d.cfg.Channel, dg, note, "kueuebot digest --name "+name+" -o json")
+	finished := r.Clock.Now()
+	err = r.State.Finish(pctx, name, due, func(run *Run) {
+		run.At, run.Late, run.TS = finished, late, ts
+		switch {
+		case postErr == nil:
+			run.Status = StatusPosted
+			f := dg.Figures()
+			run.Figures = &f
+		case ts != "":
+			// The message is out; a thread reply failed.
+			run.Status, run.Error = StatusPosted, postErr.Error()
+			f := dg.Figures()
+			run.Figures = &f
+		default:
+			run.Status, run.Error = StatusFailed, postErr.Error()
+		}
+	})
+	attrs := []any{slog.Bool("late", late), slog.String("channel", d.cfg.Channel), slog.String("ts", ts),
+		slog.Int("pending", dg.Totals.Pending), slog.Int("needsAction", dg.Totals.NeedsAction),
+		slog.Duration("read", built.Sub(start)), slog.Duration("total", finished.Sub(start))}
+	if err != nil {
+		attrs = append(attrs, slog.Any("stateError", err))
+	}
+	if postErr != nil {
+		log.ErrorContext(ctx, "digest post failed", append(attrs, slog.Any("error", postErr))...)
+	} else {
+		log.InfoContext(ctx, "digest posted", attrs...)
+	}
+	return time.Time{}
+}
+
+// Names lists the runner's digests.
+func (r *Runner) Names() []string {
+	var out []string
+	for _, d := range r.digests {
+		out = append(out, d.cfg.Name)
+	}
+	return slices.Clip(out)
+}

@@ -1,0 +1,280 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/kueue/client-go/clientset/versioned"
+
+	"github.com/kueuebot/kueuebot/bot"
+	"github.com/kueuebot/kueuebot/bot/digests"
+	"github.com/kueuebot/kueuebot/config"
+	"github.com/kueuebot/kueuebot/diagnose/digest"
+	"github.com/kueuebot/kueuebot/diagnose/fetch"
+	"github.com/kueuebot/kueuebot/diagnose/render"
+)
+
+type digestOptions struct {
+	name          string
+	configPath    string
+	namespaces    []string
+	localQueues   []string
+	clusterQueues []string
+	output        string
+	post          bool
+	channel       string
+	fromFiles     []string
+	longWait      time.Duration
+	top           int
+
+	kubeconfig, context, as string
+	asGroups                []string
+	requestTimeout          string
+	clusterFlags            *genericclioptions.ConfigFlags
+}
+
+func newDigestCmd() *cobra.Command {
+	o := &digestOptions{}
+	cmd := &cobra.Command{
+		Use:   "digest",
+		Short: "Print or post a pending-queue digest",
+		Long: `Print or post a pending-queue digest: totals (pending, admitted, finished in
+the last day), each queue's pending count, longest wait and usage against its
+nominal quota, the pending workloads grouped by verdict, and what needs
+someone to act.
+
+The digest covers --namespace, --local-queue (NAMESPACE/NAME) and
+--cluster-queue (each repeatable; dimensions narrow each other), or the
+scheduled digest --name of the --config file, read as its configured
+identity. Every workload is classified by the same rules as 'kueuebot
+diagnose', from a few paginated LISTs (no request per workload), or from a
+dump with --from-file.
+
+-o json groups every pending workload under its verdict code. --post posts
+the digest to Slack (the --name digest's channel, or --channel) with the
+details in a thread, with the bot token of the --config file or
+KUEUEBOT_SLACK_BOTTOKEN.`,
+		Example: `  kueuebot digest --namespace team-a --namespace team-b
+  kueuebot digest --cluster-queue gpu -o json
+  kueuebot digest --name team-a --config /etc/kueuebot/config.yaml --post
+  kueuebot digest --from-file dump.yaml -o markdown`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return o.run(cmd.Context(), cmd) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.name, "name", "", "a digest of the config's digests[] (its scope, identity, thresholds and channel)")
+	f.StringVar(&o.configPath, "config", "", "kueuebot config file: the --name digests and the Slack bot token of --post")
+	f.StringArrayVar(&o.namespaces, "namespace", nil, "a namespace the digest covers (repeatable)")
+	f.StringArrayVar(&o.localQueues, "local-queue", nil, "a LocalQueue NAMESPACE/NAME the digest covers (repeatable)")
+	f.StringArrayVar(&o.clusterQueues, "cluster-queue", nil, "a ClusterQueue the digest covers (repeatable)")
+	f.StringVarP(&o.output, "output", "o", "text", "output format: text, markdown or json")
+	f.BoolVar(&o.post, "post", false, "post the digest to Slack as well")
+	f.StringVar(&o.channel, "channel", "", "the Slack channel ID --post posts to (default: the --name digest's)")
+	f.StringArrayVar(&o.fromFiles, "from-file", nil, "read a YAML/JSON dump instead of a cluster (repeatable; file or folder)")
+	f.DurationVar(&o.longWait, "long-wait", 0, fmt.Sprintf("a pending workload waiting longer counts as a long wait (default %s, or the --name digest's)", digest.DefaultLongWait))
+	f.IntVar(&o.top, "top", 0, fmt.Sprintf("how many workloads each short list names (default %d, or the --name digest's)", digest.DefaultTopN))
+
+	o.requestTimeout = fetch.DefaultTimeout.String()
+	o.clusterFlags = &genericclioptions.ConfigFlags{
+		KubeConfig: &o.kubeconfig, Context: &o.context, Impersonate: &o.as, ImpersonateGroup: &o.asGroups, Timeout: &o.requestTimeout,
+	}
+	o.clusterFlags.AddFlags(f)
+	return cmd
+}
+
+// digestSpec is what one run computes and where it posts.
+type digestSpec struct {
+	name    string
+	scope   digest.Scope
+	opts    digest.Options
+	channel string
+	// user and groups are the identity the digest reads as ("" for the
+	// kubeconfig's own, or --as).
+	user   string
+	groups []string
+}
+
+func (o *digestOptions) spec() (*digestSpec, *config.Config, error) {
+	if o.top < 0 || o.longWait < 0 {
+		return nil, nil, usagef("--top and --long-wait must not be negative")
+	}
+	var cfg *config.Config
+	if o.configPath != "" || o.name != "" || o.post {
+		var err error
+		if cfg, err = config.Load(o.configPath); err != nil {
+			return nil, nil, usageError{err}
+		}
+	}
+	s := &digestSpec{name: "ad hoc"}
+	if o.name != "" {
+		if len(o.namespaces)+len(o.localQueues)+len(o.clusterQueues) > 0 {
+			return nil, nil, usagef("--name takes its scope from the config: drop --namespace, --local-queue and --cluster-queue")
+		}
+		if o.as != "" || len(o.asGroups) > 0 {
+			return nil, nil, usagef("--name reads as the digest's configured identity: drop --as and --as-group")
+		}
+		d, ok := cfg.DigestNamed(o.name)
+		if !ok {
+			return nil, nil, usagef("no digest named %q in %s (digests: %s)", o.name, orDefaults(o.configPath), digestNames(cfg))
+		}
+		s = &digestSpec{
+			name: d.Name, channel: d.Channel, user: d.User, groups: d.Groups,
+			scope: digest.Scope{Namespaces: d.Namespaces, LocalQueues: d.LocalQueues, ClusterQueues: d.ClusterQueues},
+			opts:  digest.Options{LongWait: d.LongWaitOrDefault(), TopN: d.TopNOrDefault()},
+		}
+	} else {
+		for _, lq := range o.localQueues {
+			if ns, n, ok := strings.Cut(lq, "/"); !ok || ns == "" || n == "" || strings.Contains(n, "/") {
+				return nil, nil, usagef("--local-queue %q: want NAMESPACE/NAME", lq)
+			}
+		}
+		s.scope = digest.Scope{Namespaces: o.namespaces, LocalQueues: o.localQueues, ClusterQueues: o.clusterQueues}
+		s.name = scopeName(s.scope)
+	}
+	if o.longWait > 0 {
+		s.opts.LongWait = o.longWait
+	}
+	if o.top > 0 {
+		s.opts.TopN = o.top
+	}
+	if o.channel != "" {
+		s.channel = o.channel
+	}
+	if o.post {
+		if s.channel == "" {
+			return nil, nil, usagef("--post needs a channel: --channel C..., or a --name digest")
+		}
+		if cfg.Slack.BotToken.Reveal() == "" {
+			return nil, nil, usagef("--post needs the Slack bot token: slack.botToken in --config, or KUEUEBOT_SLACK_BOTTOKEN")
+		}
+	}
+	return s, cfg, nil
+}
+
+func digestNames(cfg *config.Config) string {
+	var names []string
+	for _, d := range cfg.Digests {
+		names = append(names, d.Name)
+	}
+	if len(names) == 0 {
+		return "none configured"
+	}
+	return strings.Join(names, ", ")
+}
+
+func orDefaults(path string) string {
+	if path == "" {
+		return "the default config (no --config given)"
+	}
+	return path
+}
+
+// scopeName names an ad-hoc digest after its scope.
+func scopeName(s digest.Scope) string {
+	parts := append(append(append([]string(nil), s.Namespaces...), s.LocalQueues...), s.ClusterQueues...)
+	if len(parts) == 0 {
+		return "all queues"
+	}
+	return strings.Join(parts, ", ")
+}
+
+func (o *digestOptions) run(ctx context.Context, cmd *cobra.Command) error {
+	format, err := render.ParseFormat(o.output)
+	if err != nil {
+		return usageError{err}
+	}
+	spec, cfg, err := o.spec()
+	if err != nil {
+		return err
+	}
+	st := fetch.NewStore()
+	if len(o.fromFiles) > 0 {
+		if o.kubeconfig != "" || o.context != "" || o.as != "" || len(o.asGroups) > 0 {
+			return usagef("--from-file reads no cluster: drop --kubeconfig, --context, --as and --as-group")
+		}
+		if err := st.AddFiles(o.fromFiles...); err != nil {
+			return fmt.Errorf("cannot read the dump: %w", err)
+		}
+	} else {
+		restCfg, err := o.clusterFlags.ToRESTConfig()
+		if err != nil {
+			return fmt.Errorf("cannot load the kubeconfig: %w (set --kubeconfig or KUBECONFIG, or use --from-file)", err)
+		}
+		restCfg.UserAgent = "kueuebot/" + version
+		if spec.user != "" {
+			restCfg.Impersonate = rest.ImpersonationConfig{UserName: spec.user, Groups: spec.groups}
+		}
+		clients, err := digestClients(restCfg)
+		if err != nil {
+			return err
+		}
+		stats, err := st.ListInto(ctx, clients, fetch.ListOptions{Namespaces: spec.scope.Namespaces, Jobs: true, Timeout: restCfg.Timeout})
+		if err != nil {
+			return fmt.Errorf("cannot read the cluster: %w", err)
+		}
+		for _, f := range stats.Failed {
+			if f.Err != nil && !strings.Contains(f.Err.Error(), "not read") {
+				fmt.Fprintf(cmd.ErrOrStderr(), "kueuebot: warning: %s\n", f)
+			}
+		}
+	}
+	d, err := digests.Build(st, spec.name, spec.scope, time.Now(), nil, spec.opts)
+	if err != nil {
+		return err
+	}
+	if err := render.WriteDigest(cmd.OutOrStdout(), format, d); err != nil {
+		return err
+	}
+	if !o.post {
+		return nil
+	}
+	api := bot.NewSlackClient(bot.SlackClientOptions{BotToken: cfg.Slack.BotToken.Reveal(), APIURL: cfg.Slack.APIURL})
+	ts, err := digests.Post(ctx, &digests.SlackPoster{API: api}, spec.channel, d, "", o.cliHint())
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "kueuebot: posted digest %q to %s (ts %s)\n", d.Name, spec.channel, ts)
+	return nil
+}
+
+// cliHint is the command that prints the whole digest just posted.
+func (o *digestOptions) cliHint() string {
+	if o.name != "" {
+		return "kueuebot digest --name " + o.name + " -o json"
+	}
+	var b strings.Builder
+	b.WriteString("kueuebot digest")
+	for _, ns := range o.namespaces {
+		b.WriteString(" --namespace " + ns)
+	}
+	for _, lq := range o.localQueues {
+		b.WriteString(" --local-queue " + lq)
+	}
+	for _, cq := range o.clusterQueues {
+		b.WriteString(" --cluster-queue " + cq)
+	}
+	return b.String() + " -o json"
+}
+
+func digestClients(cfg *rest.Config) (fetch.Clients, error) {
+	kube, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return fetch.Clients{}, err
+	}
+	kq, err := versioned.NewForConfig(cfg)
+	if err != nil {
+		return fetch.Clients{}, err
+	}
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return fetch.Clients{}, err
+	}
+	return fetch.Clients{Kube: kube, Kueue: kq, Dynamic: dyn}, nil
+}

@@ -1,0 +1,74 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"os"
+	"sync"
+
+	"github.com/slack-go/slack"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/transport"
+
+	"github.com/kueuebot/kueuebot/bot/digests"
+	"github.com/kueuebot/kueuebot/config"
+)
+
+// startDigests runs cfg's scheduled digests in the background for `serve`:
+// the replicas elect a leader on the Lease kueuebot-leader in the bot's
+// namespace (POD_NAMESPACE; this replica is POD_NAME), and the leader posts
+// each digest at its times, reading as the digest's identity. It returns at
+// once; stop waits until the digests have stopped (ctx ended). With dumps
+// (--from-file) there is no cluster to elect a leader in: digests are not
+// scheduled (print one with `kueuebot digest --from-file`).
+func startDigests(ctx context.Context, cfg *config.Config, api *slack.Client, log *slog.Logger, fromFiles bool, wrap transport.WrapperFunc) (stop func(), err error) {
+	noop := func() {}
+	if len(cfg.Digests) == 0 {
+		return noop, nil
+	}
+	if fromFiles {
+		log.Warn("digests are not scheduled when serving from dumps (--from-file)", slog.Int("digests", len(cfg.Digests)))
+		return noop, nil
+	}
+	ns := os.Getenv("POD_NAMESPACE")
+	if ns == "" {
+		return nil, errors.New("digests[] need the bot's namespace for leader election and digest state: set POD_NAMESPACE (the chart and deploy/manifests set it from the downward API)")
+	}
+	holder := os.Getenv("POD_NAME")
+	if holder == "" {
+		if holder, err = os.Hostname(); err != nil {
+			return nil, errors.New("digests[] need this replica's name: set POD_NAME")
+		}
+	}
+	base, _, err := (&diagnoseOptions{kubeconfig: cfg.Kube.Kubeconfig, context: cfg.Kube.Context}).restConfig()
+	if err != nil {
+		return nil, err
+	}
+	if wrap != nil {
+		base.Wrap(wrap)
+	}
+	own, err := kubernetes.NewForConfig(base)
+	if err != nil {
+		return nil, err
+	}
+	runner, err := digests.NewRunner(cfg.Digests, digests.Runner{
+		Reader: &digests.KubeReader{Base: base, Timeout: cfg.Kube.RequestTimeout, Log: log},
+		Poster: &digests.SlackPoster{API: api},
+		State:  &digests.State{Client: own, Namespace: ns},
+		Holder: holder,
+		Log:    log,
+	})
+	if err != nil {
+		return nil, err
+	}
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		err := digests.RunElected(ctx, digests.Election{Client: own, Namespace: ns, Identity: holder, Log: log}, runner.Lead)
+		if err != nil {
+			log.Error("digests stopped", slog.Any("error", err))
+		}
+	})
+	log.Info("digests scheduled", slog.Any("digests", runner.Names()), slog.String("namespace", ns), slog.String("replica", holder))
+	return wg.Wait, nil
+}

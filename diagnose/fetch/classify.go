@@ -1,0 +1,146 @@
+package fetch
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+
+	"github.com/kueuebot/kueuebot/diagnose"
+)
+
+// Subject is one thing to classify: a Workload, or a job that names a
+// LocalQueue but has no Workload (Kueue never created one: WorkloadMissing).
+type Subject struct {
+	// Target is what the job's owner would ask about: the owning job when
+	// the store holds it, else the Workload.
+	Target diagnose.Target
+	// Workload is nil for a job without one.
+	Workload *kueue.Workload
+	// LocalQueue is the Workload's spec.queueName, or the job's
+	// kueue.x-k8s.io/queue-name label.
+	LocalQueue string
+	// Created is the Workload's creation, or the job's.
+	Created time.Time
+}
+
+// Subjects returns a Subject for every Workload of the store, and for every
+// job of a supported kind (Pods excepted) that carries the queue-name label
+// and owns no Workload, sorted by namespace, then kind, then name. A job
+// controlled by another supported job (a Job of a JobSet) is part of its
+// parent's Workload, not a subject of its own.
+func (s *Store) Subjects() []Subject {
+	var out []Subject
+	// A job with several Workloads (a finished one and its successor) is
+	// the target of the one a diagnosis of the job picks; the others are
+	// classified as Workloads.
+	best := map[diagnose.Target]*kueue.Workload{}
+	for _, wl := range s.Workloads() {
+		if wl.Namespace == "" || wl.Name == "" {
+			continue // not a namespaced object: no target to name
+		}
+		t := TargetOf(wl, s)
+		out = append(out, Subject{Target: t, Workload: wl, LocalQueue: string(wl.Spec.QueueName), Created: wl.CreationTimestamp.Time})
+		if b := best[t]; t.Kind != KindWorkload && (b == nil || betterWorkload(wl, b)) {
+			best[t] = wl
+		}
+	}
+	for i := range out {
+		if t := out[i].Target; t.Kind != KindWorkload && best[t] != out[i].Workload {
+			out[i].Target = diagnose.Target{Kind: KindWorkload, Namespace: t.Namespace, Name: out[i].Workload.Name}
+		}
+	}
+	for i := range kinds {
+		k := &kinds[i]
+		if k.Kind == "Pod" || k.Kind == KindWorkload {
+			continue
+		}
+		gk := schema.GroupKind{Group: k.Resource.Group, Kind: k.Kind}
+		idx := s.lookup(gk)
+		if idx == nil {
+			continue
+		}
+		for _, obj := range idx.List() {
+			job, ok := obj.(metav1.Object)
+			if !ok || job.GetNamespace() == "" {
+				continue
+			}
+			queue := job.GetLabels()[QueueNameLabel]
+			if queue == "" || s.hasWorkload(k, job) {
+				continue
+			}
+			out = append(out, Subject{
+				Target:     diagnose.Target{Kind: k.Kind, Namespace: job.GetNamespace(), Name: job.GetName()},
+				LocalQueue: queue, Created: job.GetCreationTimestamp().Time,
+			})
+		}
+	}
+	slices.SortFunc(out, func(a, b Subject) int {
+		return cmp.Or(cmp.Compare(a.Target.Namespace, b.Target.Namespace),
+			cmp.Compare(a.Target.Kind, b.Target.Kind), cmp.Compare(a.Target.Name, b.Target.Name))
+	})
+	return out
+}
+
+// hasWorkload reports whether the job has a Workload in the store, or
+// belongs to its parent job's.
+func (s *Store) hasWorkload(k *JobKind, job metav1.Object) bool {
+	if ref := controllerRef(job); ref != nil {
+		if gv, err := schema.ParseGroupVersion(ref.APIVersion); err == nil {
+			if pk, ok := lookupGroupKind(gv.WithKind(ref.Kind).GroupKind()); ok && pk.Kind != KindWorkload && pk.Kind != "Pod" {
+				return true
+			}
+		}
+	}
+	if name := job.GetLabels()[PrebuiltWorkloadLabel]; name != "" {
+		return get[kueue.Workload](s, gkWorkload, job.GetNamespace(), name) != nil
+	}
+	for _, wl := range byIndex[kueue.Workload](s, gkWorkload, indexOwner, string(job.GetUID())) {
+		if wl.Namespace == job.GetNamespace() {
+			return true
+		}
+	}
+	// A job without a UID (hand-written dump) is matched by Kueue's name.
+	u, isU := job.(*unstructured.Unstructured)
+	gvk := k.GroupVersionKind()
+	if isU {
+		gvk = u.GroupVersionKind()
+	} else if _, isJob := job.(*batchv1.Job); isJob {
+		gvk = batchv1.SchemeGroupVersion.WithKind("Job")
+	}
+	name := WorkloadName(job.GetName()+k.workloadNameSuffix, job.GetUID(), gvk)
+	return get[kueue.Workload](s, gkWorkload, job.GetNamespace(), name) != nil
+}
+
+// Classify analyzes each subject's target from the store, on every core,
+// and hands its report to keep, which is called concurrently (for different
+// i) and must not retain r. The Snapshots share the store's objects instead
+// of copying them (Analyze only reads), so classifying thousands of
+// Workloads costs the reports alone. It makes no request.
+func (s *Store) Classify(subjects []Subject, now time.Time, keep func(i int, r *diagnose.Report)) error {
+	var mu sync.Mutex
+	var firstErr error
+	errAt := len(subjects)
+	parallel(len(subjects), func(i int) {
+		snap, err := collect(context.Background(), &storeSource{st: s, shared: true}, subjects[i].Target, now)
+		if err != nil {
+			mu.Lock()
+			if i < errAt {
+				errAt, firstErr = i, fmt.Errorf("%s/%s: %w", subjects[i].Target.Namespace, subjects[i].Target.Name, err)
+			}
+			mu.Unlock()
+			return
+		}
+		r := diagnose.Analyze(snap)
+		keep(i, &r)
+	})
+	return firstErr
+}
