@@ -56,6 +56,9 @@ func (a *analysis) workloadMissing() bool {
 		return a.set(CodeWorkloadMissing, CauseNone, fmt.Sprintf("Kueue cannot create a Workload for %s.", a.jobRef()),
 			"Kueue reports that it could not build the Workload: "+msg)
 	}
+	if a.unreadPriorityClass() {
+		return true
+	}
 	if susp, ok := a.job.suspended(); ok && !susp && !a.hasActivePods() {
 		// Kueue's webhook suspends every job it manages when it is created;
 		// one that never was is not Kueue's.
@@ -180,4 +183,26 @@ func selectorTestsLabels(sel *metav1.LabelSelector) bool {
 		}
 	}
 	return false
+}
+
+// unreadPriorityClass explains a job that names a WorkloadPriorityClass the
+// caller may not read (or that could not be read): Kueue suspended the job,
+// so it manages it, and reports no other reason for making no Workload. A
+// class that does not exist is then the likely cause: Kueue's reconciler
+// fails to set the Workload's priority, logs the error and creates nothing,
+// with no event on the job. The answer says it could not check, and who can.
+func (a *analysis) unreadPriorityClass() bool {
+	name := a.job.label(WorkloadPriorityClassLabel)
+	if name == "" || a.s.PriorityClass != nil || !hasGap(a.s, "WorkloadPriorityClass", name) || a.s.HasGap("WorkloadPriorityClass", GapNotFound) {
+		return false
+	}
+	if susp, ok := a.job.suspended(); !ok || !susp {
+		return false
+	}
+	a.remedy("CheckPriorityClass", WhoPlatform, "kubectl get workloadpriorityclass "+name,
+		"Ask the platform team whether WorkloadPriorityClass %s exists; if it does not, they can create it, or tell you which class to use.", name)
+	a.remedy("FixPriorityClass", WhoYou, "", "If it does not exist, recreate the job with %s naming a class that does, or without the label.", WorkloadPriorityClassLabel)
+	return a.set(CodeWorkloadMissing, CauseNone,
+		fmt.Sprintf("Kueue has not created a Workload for %s, probably because WorkloadPriorityClass %s does not exist.", a.jobRef(), name),
+		fmt.Sprintf("The job's %s label names WorkloadPriorityClass %s, which I could not read (see the gaps below). Kueue suspended the job, so it manages it, and reports no other error; when the class a job names does not exist, Kueue cannot set the Workload's priority and creates none, without an event on the job. The job stays suspended.", WorkloadPriorityClassLabel, name))
 }

@@ -31,12 +31,22 @@ func TestWorkloadMissingCauses(t *testing.T) {
 			headline: "WorkloadPriorityClass urgent does not exist",
 		},
 		{
-			name: "unreadable WorkloadPriorityClass is not called missing",
+			name: "unreadable WorkloadPriorityClass is the likely cause, not a certain one",
 			edit: func(s *diagnose.Snapshot) {
 				s.Job.SetLabels(map[string]string{diagnose.QueueNameLabel: "user-queue", diagnose.WorkloadPriorityClassLabel: "urgent"})
 				s.Gaps = append(s.Gaps, diagnose.Gap{Kind: "WorkloadPriorityClass", Name: "urgent", Reason: diagnose.GapForbidden})
 			},
-			headline: "Kueue has not picked up job/sample-job yet.",
+			headline: "probably because WorkloadPriorityClass urgent does not exist",
+			detail:   "which I could not read",
+		},
+		{
+			name: "unreadable WorkloadPriorityClass of a job Kueue never suspended",
+			edit: func(s *diagnose.Snapshot) {
+				s.Job.SetLabels(map[string]string{diagnose.QueueNameLabel: "user-queue", diagnose.WorkloadPriorityClassLabel: "urgent"})
+				_ = unstructured.SetNestedField(s.Job.Object, false, "spec", "suspend")
+				s.Gaps = append(s.Gaps, diagnose.Gap{Kind: "WorkloadPriorityClass", Name: "urgent", Reason: diagnose.GapForbidden})
+			},
+			headline: "Kueue does not manage job/sample-job: it never suspended it.",
 		},
 		{
 			name: "integration not enabled in Kueue's Configuration",

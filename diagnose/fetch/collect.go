@@ -499,6 +499,11 @@ func (c *collector) noWorkload(ctx context.Context) error {
 		}
 	}
 	if name := job.GetLabels()[diagnose.WorkloadPriorityClassLabel]; name != "" {
+		if c.s.LocalQueue != nil {
+			// clusterScopedReads=bot: the bot reads the one class the
+			// caller's own job names, as it reads their ClusterQueue.
+			c.src.useBot()
+		}
 		if r, ok := c.src.(priorityClassReader); ok {
 			wpc, err := r.getPriorityClass(ctx, name)
 			if err != nil {

@@ -52,9 +52,6 @@ type remedyStep struct {
 	Verdict string `json:"verdict"`
 	// Cause, if set, is the cause it must give.
 	Cause string `json:"cause,omitempty"`
-	// As overrides who runs the command: "admin" or a test user. For remedies whose Who is wrong
-	// for the sandbox's users (say so in expect.yaml).
-	As string `json:"as,omitempty"`
 }
 
 type cliReport struct {
@@ -115,16 +112,11 @@ func (sc *scenarioRun) runRemedy(ctx context.Context, rs remedyStep) error {
 	if command == "" {
 		return fmt.Errorf("remedy %s: the diagnosis offers no command for it (remedies: %s):\n%s", rs.Code, strings.Join(codes, ", "), raw)
 	}
-	kubeconfig := filepath.Join(sc.o.state, "kubeconfig")
-	as := "admin"
-	if who == "you" {
-		as = e.User
-	}
-	if rs.As != "" {
-		as = rs.As
-	}
-	if as != "admin" {
-		kubeconfig = filepath.Join(sc.o.state, "kubeconfig-"+as)
+	// The command runs as exactly the identity the answer says acts, with that identity's RBAC:
+	// a remedy that says "you" must work for the scenario's user.
+	kubeconfig, as, err := sc.actor(who, e.User)
+	if err != nil {
+		return fmt.Errorf("remedy %s: %w", rs.Code, err)
 	}
 	if sc.o.kubectl == "" {
 		return fmt.Errorf("remedy %s: no kubectl (build it with make sandbox-build, or pass -kubectl)", rs.Code)
@@ -139,6 +131,21 @@ func (sc *scenarioRun) runRemedy(ctx context.Context, rs remedyStep) error {
 		return fmt.Errorf("remedy %s as %s: %s: %w\n%s", rs.Code, as, command, err, out)
 	}
 	return nil
+}
+
+// actor is the kubeconfig and name of whoever a remedy's Who names: "you" is the scenario's user,
+// "platform team" is admin. Nothing else is accepted: a remedy must say who acts.
+func (sc *scenarioRun) actor(who, user string) (kubeconfig, as string, err error) {
+	switch who {
+	case "you":
+		if user == "" || user == "admin" {
+			return "", "", fmt.Errorf("the remedy is for the user, and expect.yaml names no plain user (user: %q)", user)
+		}
+		return filepath.Join(sc.o.state, "kubeconfig-"+user), user, nil
+	case "platform team":
+		return filepath.Join(sc.o.state, "kubeconfig"), "admin", nil
+	}
+	return "", "", fmt.Errorf("the remedy names no one who acts (who: %q)", who)
 }
 
 // checkVerdict diagnoses the scenario's target live (as admin) once the dump is written and
