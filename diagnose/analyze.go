@@ -217,7 +217,7 @@ func (a *analysis) resolve() bool {
 		case len(a.s.NamespaceLocalQueues) > 0 && a.job.suspendedForKueue():
 			lq := a.s.NamespaceLocalQueues[0].Name
 			a.remedy("AddQueueName", WhoYou, fmt.Sprintf("kubectl label %s %s %s=%s", a.jobRef(), a.nsFlag(), QueueNameLabel, lq),
-				"Add the queue-name label (LocalQueues in %s: %s). Kueue only picks up jobs labelled at creation, so recreate the job with the label if relabelling has no effect.", a.ns, lqNames(a.s.NamespaceLocalQueues))
+				"Add the queue-name label (LocalQueues in %s: %s): Kueue takes over a suspended job once it is labelled, creates its Workload and unsuspends it when admitted.", a.ns, lqNames(a.s.NamespaceLocalQueues))
 		case len(a.s.NamespaceLocalQueues) > 0:
 			// Kueue refuses a new queue name on a job that is not suspended.
 			a.remedy("AddQueueName", WhoYou, "",

@@ -44,6 +44,7 @@ var (
 	gkCohort         = kueue.GroupVersion.WithKind("Cohort").GroupKind()
 	gkFlavor         = kueue.GroupVersion.WithKind("ResourceFlavor").GroupKind()
 	gkAdmissionCheck = kueue.GroupVersion.WithKind("AdmissionCheck").GroupKind()
+	gkPriorityClass  = kueue.GroupVersion.WithKind("WorkloadPriorityClass").GroupKind()
 	gkPod            = schema.GroupKind{Kind: "Pod"}
 	gkEvent          = schema.GroupKind{Kind: "Event"}
 	gkNamespace      = schema.GroupKind{Kind: "Namespace"}

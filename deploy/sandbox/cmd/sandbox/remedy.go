@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"sigs.k8s.io/yaml"
@@ -25,6 +26,8 @@ type expectation struct {
 	Stage string `json:"stage"`
 	Code  string `json:"code"`
 	Cause string `json:"cause"`
+	// Remedies are remedy codes the answer must offer, where code and cause do not pin it down.
+	Remedies []string `json:"remedies,omitempty"`
 }
 
 func readExpectation(dir string) (expectation, error) {
@@ -58,12 +61,14 @@ type cliReport struct {
 	Verdict struct {
 		Stage, Code, Cause, Headline, Detail string
 	} `json:"verdict"`
-	Remedies []struct {
-		Code    string `json:"code"`
-		Summary string `json:"summary"`
-		Who     string `json:"who"`
-		Command string `json:"command"`
-	} `json:"remedies"`
+	Remedies []cliRemedy `json:"remedies"`
+}
+
+type cliRemedy struct {
+	Code    string `json:"code"`
+	Summary string `json:"summary"`
+	Who     string `json:"who"`
+	Command string `json:"command"`
 }
 
 // diagnose runs `kueuebot diagnose` on the scenario's target with kubeconfig and returns its report.
@@ -165,6 +170,11 @@ func (sc *scenarioRun) checkVerdict(ctx context.Context) error {
 	}
 	if r.Verdict.Stage != e.Stage || r.Verdict.Code != e.Code || r.Verdict.Cause != e.Cause {
 		return fmt.Errorf("live verdict %s/%s/%s, expect.yaml says %s/%s/%s:\n%s", r.Verdict.Stage, r.Verdict.Code, r.Verdict.Cause, e.Stage, e.Code, e.Cause, raw)
+	}
+	for _, want := range e.Remedies {
+		if !slices.ContainsFunc(r.Remedies, func(m cliRemedy) bool { return m.Code == want }) {
+			return fmt.Errorf("live answer lacks the remedy %s that expect.yaml names:\n%s", want, raw)
+		}
 	}
 	return nil
 }
