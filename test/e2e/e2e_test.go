@@ -91,8 +91,8 @@ type report struct {
 	Verdict struct {
 		Stage, Code, Cause, Headline, Detail string
 	}
-	Target struct{ Kind, Namespace, Name, Workload string }
-	Queue  struct{ LocalQueue, ClusterQueue string }
+	Target   struct{ Kind, Namespace, Name, Workload string }
+	Queue    struct{ LocalQueue, ClusterQueue string }
 	Quota    []json.RawMessage
 	Gaps     []struct{ Kind, Name, Reason string }
 	Remedies []struct{ Code, Who, Command string }
