@@ -192,6 +192,24 @@ func TestBotReadsAsTheCaller(t *testing.T) {
 	}
 }
 
+// TestBotNamesAMissingPriorityClass: alice may not read
+// WorkloadPriorityClasses (Kueue's batch-user role, a cluster-scoped
+// kind), so with clusterScopedReads: bot the bot reads the one her job
+// names, and the answer says that it does not exist and what to do
+// (scenario missing-priority-class). Asked directly as alice, the same job
+// gets the likely cause (TestScenariosLive).
+func TestBotNamesAMissingPriorityClass(t *testing.T) {
+	sb := sandbox(t)
+	a := newBot(t, sb)
+	waitAllowed(t, sb, "kueuebot", authorizationv1.ResourceAttributes{Verb: "get", Group: "kueue.x-k8s.io", Resource: "workloadpriorityclasses"})
+	got := ask(t, a, "U0000ALICE", "why is urgent -n sc-missing-priority-class waiting?")
+	for _, want := range []string{"WorkloadMissing", "WorkloadPriorityClass does-not-exist does not exist", "Recreate the job with kueue.x-k8s.io/priority-class", "create WorkloadPriorityClass does-not-exist"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("alice's answer lacks %q:\n%s", want, got)
+		}
+	}
+}
+
 func impersonated(events []auditEvent, user string) bool {
 	for _, ev := range events {
 		if ev.ImpersonatedUser != nil && ev.ImpersonatedUser.Username == user {
