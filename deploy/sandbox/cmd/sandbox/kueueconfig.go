@@ -36,6 +36,13 @@ var kueueVariants = map[string]map[string]any{
 		"requeuingStrategy": map[string]any{"timestamp": "Eviction", "backoffLimitCount": 0}}},
 	// Fair sharing among the ClusterQueues of a cohort (preemption by share instead of by priority).
 	"fair-sharing": {"fairSharing": map[string]any{"preemptionStrategies": []any{"LessThanOrEqualToFinalShare", "LessThanInitialShare"}}},
+	// Kueue manages jobs only in namespaces without the label kueuebot.io/unmanaged (and, as by
+	// default, not in kube-system or kueue-system); ManagedJobsNamespaceSelectorAlwaysRespected
+	// (beta, on in v0.17) applies it to jobs that name a LocalQueue too.
+	"unmanaged-namespace": {"managedJobsNamespaceSelector": map[string]any{"matchExpressions": []any{
+		map[string]any{"key": "kubernetes.io/metadata.name", "operator": "NotIn", "values": []any{"kube-system", kueueNamespace}},
+		map[string]any{"key": "kueuebot.io/unmanaged", "operator": "DoesNotExist"},
+	}}},
 	// The alpha kueue.x-k8s.io/admission-gated-by annotation holds Workloads back.
 	"admission-gated-by": {"featureGates": map[string]any{"AdmissionGatedBy": true}},
 }
