@@ -92,6 +92,11 @@ func (p *yparser) split(doc []byte) bool {
 
 // skipBlank returns the first line from i that is neither blank nor a
 // comment.
+// printableRune is go-yaml's is_printable for a rune past ASCII.
+func printableRune(r rune) bool {
+	return r == 0x85 || r >= 0xA0 && r <= 0xD7FF || r >= 0xE000 && r <= 0xFFFD && r != 0xFEFF || r >= 0x10000 && r <= 0x10FFFF
+}
+
 // printable reports whether doc holds only what go-yaml accepts: valid
 // UTF-8 of printable characters (its is_printable), line breaks, no BOM.
 func printable(doc []byte) bool {
@@ -108,7 +113,7 @@ func printable(doc []byte) bool {
 		if r == utf8.RuneError && size == 1 {
 			return false
 		}
-		if !(r == 0x85 || r >= 0xA0 && r <= 0xD7FF || r >= 0xE000 && r <= 0xFFFD && r != 0xFEFF || r >= 0x10000 && r <= 0x10FFFF) {
+		if !printableRune(r) {
 			return false
 		}
 		i += size
