@@ -19,6 +19,7 @@ import (
 	"github.com/kueuebot/kueuebot/diagnose/digest"
 	"github.com/kueuebot/kueuebot/diagnose/fetch"
 	"github.com/kueuebot/kueuebot/diagnose/render"
+	"github.com/kueuebot/kueuebot/rbac"
 )
 
 type digestOptions struct {
@@ -208,6 +209,11 @@ func (o *digestOptions) run(ctx context.Context, cmd *cobra.Command) error {
 			return fmt.Errorf("cannot load the kubeconfig: %w (set --kubeconfig or KUBECONFIG, or use --from-file)", err)
 		}
 		restCfg.UserAgent = "kueuebot/" + version
+		if restCfg.QPS == 0 && restCfg.RateLimiter == nil {
+			// A digest makes a LIST per kind and namespace: client-go's
+			// default 5 QPS would stretch one over 50 namespaces to minutes.
+			restCfg.QPS, restCfg.Burst = rbac.DefaultQPS, rbac.DefaultBurst
+		}
 		if spec.user != "" {
 			restCfg.Impersonate = rest.ImpersonationConfig{UserName: spec.user, Groups: spec.groups}
 		}
