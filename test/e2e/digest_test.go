@@ -128,7 +128,9 @@ func digestRBAC(t testing.TB, sb, user string, namespaces []string) {
 		}
 		_, err := cs.RbacV1().ClusterRoleBindings().Create(ctx, crb, metav1.CreateOptions{})
 		create("binding "+name, err)
-		t.Cleanup(func() { _ = cs.RbacV1().ClusterRoleBindings().Delete(context.Background(), name, metav1.DeleteOptions{}) })
+		t.Cleanup(func() {
+			_ = cs.RbacV1().ClusterRoleBindings().Delete(context.Background(), name, metav1.DeleteOptions{})
+		})
 	}
 	reader := rbac.ReaderClusterRole()
 	reader.Name = "e2e-digest-reader"
