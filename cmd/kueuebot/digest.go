@@ -54,9 +54,11 @@ someone to act.
 The digest covers --namespace, --local-queue (NAMESPACE/NAME) and
 --cluster-queue (each repeatable; dimensions narrow each other), or the
 scheduled digest --name of the --config file, read as its configured
-identity. Every workload is classified by the same rules as 'kueuebot
-diagnose', from a few paginated LISTs (no request per workload), or from a
-dump with --from-file.
+identity (impersonated: the kubeconfig's user must be allowed to impersonate
+it). Every workload is classified by the same rules as 'kueuebot diagnose',
+from paginated LISTs (one per kind and namespace, or per kind cluster-wide
+without --namespace; no request per workload), or from a dump with
+--from-file.
 
 -o json groups every pending workload under its verdict code. --post posts
 the digest to Slack (the --name digest's channel, or --channel) with the

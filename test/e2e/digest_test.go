@@ -136,6 +136,9 @@ func digestRBAC(t testing.TB, sb, user string, namespaces []string) {
 	reader.Name = "e2e-digest-reader"
 	_, err := cs.RbacV1().ClusterRoles().Create(ctx, reader, metav1.CreateOptions{})
 	create("reader role", err)
+	t.Cleanup(func() {
+		_ = cs.RbacV1().ClusterRoles().Delete(context.Background(), reader.Name, metav1.DeleteOptions{})
+	})
 	for _, ns := range namespaces {
 		rb := &rbacv1.RoleBinding{
 			ObjectMeta: metav1.ObjectMeta{Name: "e2e-digest-" + user, Namespace: ns},
