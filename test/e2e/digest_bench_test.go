@@ -49,8 +49,10 @@ func BenchmarkDigestSandbox(b *testing.B) {
 			d := config.Digest{Name: "bench", User: user, Namespaces: namespaces}
 			base := botRESTConfig(b, sb, digestUserAgent+"-bench")
 			var requests, objects, pending int
+			var listing, building time.Duration
 			b.ResetTimer()
 			for b.Loop() {
+				t0 := time.Now()
 				c, err := rbac.ClientsFor(base, rbac.Identity{User: user})
 				if err != nil {
 					b.Fatal(err)
@@ -61,15 +63,20 @@ func BenchmarkDigestSandbox(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
+				t1 := time.Now()
 				dg, err := digests.Build(st, d.Name, digest.Scope{Namespaces: namespaces}, time.Now(), nil, digest.Options{})
 				if err != nil {
 					b.Fatal(err)
 				}
+				listing += t1.Sub(t0)
+				building += time.Since(t1)
 				requests, objects, pending = stats.Requests, stats.Objects, dg.Totals.Pending
 				if got := len(st.Workloads()); got != n {
 					b.Fatalf("%d Workloads read, want %d", got, n)
 				}
 			}
+			b.ReportMetric(listing.Seconds()/float64(b.N), "list-s/op")
+			b.ReportMetric(building.Seconds()/float64(b.N), "build-s/op")
 			b.ReportMetric(float64(requests), "requests/op")
 			b.ReportMetric(float64(objects), "objects/op")
 			b.ReportMetric(float64(pending), "pending/op")
