@@ -38,6 +38,7 @@ func startServeProc(t *testing.T, bin, cfg, ns, name string) *serveProc {
 		"KUEUEBOT_SLACK_BOTTOKEN=xoxb-e2e", "KUEUEBOT_SLACK_APPTOKEN=xapp-e2e",
 		"POD_NAMESPACE="+ns, "POD_NAME="+name)
 	p.cmd.Stdout, p.cmd.Stderr = logf, logf
+	dieWithTest(p.cmd)
 	if err := p.cmd.Start(); err != nil {
 		logf.Close()
 		t.Fatal(err)
