@@ -262,7 +262,7 @@ func (r *Runner) handle(ctx context.Context, d *scheduled, now time.Time) time.T
 	late := r.Clock.Now().Sub(due) > lateAfter
 	note := ""
 	if late {
-		note = fmt.Sprintf("This digest was due %s; no kueuebot replica was running then, so it comes late.", due.In(d.loc).Format("Mon Jan 2 15:04 MST"))
+		note = fmt.Sprintf("This digest was due %s and comes late: no kueuebot replica could post it then (none was running, or the one leading stopped).", due.In(d.loc).Format("Mon Jan 2 15:04 MST"))
 	}
 	// A claimed run is posted to the end, even if leadership is lost
 	// meanwhile: nobody else will post it.

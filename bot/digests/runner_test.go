@@ -233,7 +233,7 @@ func TestRunnerLateRuns(t *testing.T) {
 			msgs := r.poster.messages()
 			run := r.lastRun(t)
 			if tc.wantPost {
-				if len(msgs) != 1 || !strings.Contains(msgs[0].text, "This digest was due Mon Nov 30 09:00 CET; no kueuebot replica was running then, so it comes late.") {
+				if len(msgs) != 1 || !strings.Contains(msgs[0].text, "This digest was due Mon Nov 30 09:00 CET and comes late: no kueuebot replica could post it then (none was running, or the one leading stopped).") {
 					t.Fatalf("posts = %+v", msgs)
 				}
 				if run.Status != StatusPosted || !run.Late {

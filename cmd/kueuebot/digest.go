@@ -19,6 +19,7 @@ import (
 	"github.com/kueuebot/kueuebot/diagnose/digest"
 	"github.com/kueuebot/kueuebot/diagnose/fetch"
 	"github.com/kueuebot/kueuebot/diagnose/render"
+	"github.com/kueuebot/kueuebot/rbac"
 )
 
 type digestOptions struct {
@@ -53,9 +54,11 @@ someone to act.
 The digest covers --namespace, --local-queue (NAMESPACE/NAME) and
 --cluster-queue (each repeatable; dimensions narrow each other), or the
 scheduled digest --name of the --config file, read as its configured
-identity. Every workload is classified by the same rules as 'kueuebot
-diagnose', from a few paginated LISTs (no request per workload), or from a
-dump with --from-file.
+identity (impersonated: the kubeconfig's user must be allowed to impersonate
+it). Every workload is classified by the same rules as 'kueuebot diagnose',
+from paginated LISTs (one per kind and namespace, or per kind cluster-wide
+without --namespace; no request per workload), or from a dump with
+--from-file.
 
 -o json groups every pending workload under its verdict code. --post posts
 the digest to Slack (the --name digest's channel, or --channel) with the
@@ -208,6 +211,11 @@ func (o *digestOptions) run(ctx context.Context, cmd *cobra.Command) error {
 			return fmt.Errorf("cannot load the kubeconfig: %w (set --kubeconfig or KUBECONFIG, or use --from-file)", err)
 		}
 		restCfg.UserAgent = "kueuebot/" + version
+		if restCfg.QPS == 0 && restCfg.RateLimiter == nil {
+			// A digest makes a LIST per kind and namespace: client-go's
+			// default 5 QPS would stretch one over 50 namespaces to minutes.
+			restCfg.QPS, restCfg.Burst = rbac.DefaultQPS, rbac.DefaultBurst
+		}
 		if spec.user != "" {
 			restCfg.Impersonate = rest.ImpersonationConfig{UserName: spec.user, Groups: spec.groups}
 		}

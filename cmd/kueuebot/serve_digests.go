@@ -10,6 +10,7 @@ import (
 	"github.com/slack-go/slack"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/transport"
+	"k8s.io/klog/v2"
 
 	"github.com/kueuebot/kueuebot/bot/digests"
 	"github.com/kueuebot/kueuebot/config"
@@ -62,6 +63,9 @@ func startDigests(ctx context.Context, cfg *config.Config, api *slack.Client, lo
 	if err != nil {
 		return nil, err
 	}
+	// client-go's leader election logs through klog: into the bot's JSON
+	// log, not as unstructured lines on stderr.
+	klog.SetSlogLogger(log)
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		err := digests.RunElected(ctx, digests.Election{Client: own, Namespace: ns, Identity: holder, Log: log}, runner.Lead)
