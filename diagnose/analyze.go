@@ -553,6 +553,9 @@ func (a *analysis) alternativeQueues() {
 func (a *analysis) requeue() bool {
 	rq := a.cond(kueue.WorkloadRequeued)
 	ev := a.cond(kueue.WorkloadEvicted)
+	if a.evictedForPodsReadyTimeout() && (rq == nil || rq.Status == metav1.ConditionFalse) && (a.qr == nil || a.qr.Status != metav1.ConditionTrue) {
+		return a.podsReadyTimeout()
+	}
 	if st := a.wl.Status.RequeueState; st != nil && st.RequeueAt != nil && st.RequeueAt.After(a.s.Now) {
 		wait := st.RequeueAt.Sub(a.s.Now).Round(1e9)
 		n := int32(0)

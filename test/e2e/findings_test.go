@@ -28,7 +28,6 @@ func replay(t *testing.T, dump string, target diagnose.Target) diagnose.Report {
 // (waitForPodsReady) and now in requeue backoff: the user needs to hear why
 // it was evicted (PodsReadyTimeout), not only that it waits for a backoff.
 func TestFindingPodsReadyTimeoutIsTheCause(t *testing.T) {
-	t.Skip("finding: diagnose says Requeuing/Backoff for a PodsReadyTimeout eviction (scenario pods-ready-timeout)")
 	r := replay(t, filepath.Join(repoRoot(), "deploy", "examples", "scenarios", "pods-ready-timeout.yaml"),
 		diagnose.Target{Kind: "Job", Namespace: "sc-pods-ready-timeout", Name: "slow"})
 	if r.Verdict.Code != diagnose.CodeRequeuing || r.Verdict.Cause != diagnose.CausePodsReadyTimeout {
@@ -47,7 +46,6 @@ func TestFindingPodsReadyTimeoutIsTheCause(t *testing.T) {
 // flavor on-demand (nodeLabels instance-type=on-demand) and the workers'
 // nodeSelector instance-type=spot instead of the driver's toleration.
 func TestFindingNodeSelectorAndTaint(t *testing.T) {
-	t.Skip("finding: diagnose says NodeAffinityMismatch and does not name the pod set (testdata/finding-jobset-nodeselector-and-taint.yaml)")
 	r := replay(t, filepath.Join("testdata", "finding-jobset-nodeselector-and-taint.yaml"),
 		diagnose.Target{Kind: "JobSet", Namespace: "sc-jobset-workers-no-flavor", Name: "split"})
 	if r.Verdict.Code != diagnose.CodeNoMatchingFlavor || r.Verdict.Cause != diagnose.CauseUntoleratedTaint {
@@ -62,7 +60,6 @@ func TestFindingNodeSelectorAndTaint(t *testing.T) {
 // the driver tolerates the only flavor's taint, the workers do not): the
 // answer should say which pod set is stuck.
 func TestFindingNoMatchingFlavorNamesThePodSet(t *testing.T) {
-	t.Skip("finding: NoMatchingFlavor says \"the pods of jobset/split\" without naming pod set workers (scenario jobset-workers-no-flavor)")
 	r := replay(t, filepath.Join(repoRoot(), "deploy", "examples", "scenarios", "jobset-workers-no-flavor.yaml"),
 		diagnose.Target{Kind: "JobSet", Namespace: "sc-jobset-workers-no-flavor", Name: "split"})
 	if !strings.Contains(r.Verdict.Headline+r.Verdict.Detail, "pod set workers") {
