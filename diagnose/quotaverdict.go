@@ -96,7 +96,11 @@ func (a *analysis) quotaVerdict() bool {
 	cq := a.s.ClusterQueue
 	if nc := o.notCovered(); len(nc) > 0 {
 		names := resNames(nc)
-		a.remedy("RemoveResource", WhoYou, "", "Remove the %s request from the pods if it is not needed, or use a LocalQueue whose ClusterQueue provides it%s.", names, lqSuggestion(a.s.NamespaceLocalQueues, a.r.Queue.LocalQueue))
+		pods := "the pods"
+		if a.multiPodSet() {
+			pods = "the pods of " + podSetList(o.podSetsNotCovered())
+		}
+		a.remedy("RemoveResource", WhoYou, "", "Remove the %s request from %s if it is not needed, or use a LocalQueue whose ClusterQueue provides it%s.", names, pods, lqSuggestion(a.s.NamespaceLocalQueues, a.r.Queue.LocalQueue))
 		a.remedy("CoverResource", WhoPlatform, "", "Or ask the platform team to add %s to the coveredResources of ClusterQueue %s.", names, cq.Name)
 		who := a.jobRef()
 		detail := fmt.Sprintf("No resource group of ClusterQueue %s covers %s, so Kueue can never admit the job as it is.", cq.Name, names)
