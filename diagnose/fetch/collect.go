@@ -529,24 +529,29 @@ func (c *collector) noWorkload(ctx context.Context) error {
 }
 
 // preemptor reads, for a Workload waiting after a preemption, the Workload
-// that preempted it, if it is in the same namespace and the caller may list
-// Workloads there: one LIST by the job-uid label Kueue's message names.
+// that preempted it, as the caller: one LIST by the job-uid label Kueue's
+// message names in the Workload's namespace and, when it is not there
+// (fair sharing and cohort reclamation preempt across teams), one LIST in
+// every namespace, which succeeds only for a caller who may read them all.
 // Failures are not gaps: this only names who preempted.
 func (c *collector) preemptor(ctx context.Context, wl *kueue.Workload) error {
 	p, ok := diagnose.PreemptorOf(wl)
 	if !ok || p.JobUID == "" {
 		return nil
 	}
-	list, err := c.src.workloadsForOwner(ctx, wl.Namespace, p.JobUID)
-	if err != nil {
-		if fatal(ctx, err) {
-			return stop(ctx, err)
+	for _, ns := range []string{wl.Namespace, metav1.NamespaceAll} {
+		list, err := c.src.workloadsForOwner(ctx, ns, p.JobUID)
+		if err != nil {
+			if fatal(ctx, err) {
+				return stop(ctx, err)
+			}
+			return nil
 		}
-		return nil
-	}
-	for i := range list {
-		if list[i].UID == p.UID {
-			c.s.Preemptor = list[i].DeepCopy()
+		for i := range list {
+			if list[i].UID == p.UID {
+				c.s.Preemptor = list[i].DeepCopy()
+				return nil
+			}
 		}
 	}
 	return nil

@@ -66,3 +66,24 @@ func TestFindingNoMatchingFlavorNamesThePodSet(t *testing.T) {
 		t.Errorf("the answer does not name pod set workers: %s %s", r.Verdict.Headline, r.Verdict.Detail)
 	}
 }
+
+// A Workload preempted by another one the caller can read: the answer
+// names the preemptor's job, namespace and priority (and its ClusterQueue
+// when it is another one, as with fair sharing), never its UID.
+func TestFindingPreemptorIsNamed(t *testing.T) {
+	for _, c := range []struct {
+		scenario, name, want string
+	}{
+		{"preempted", "low", "It was preempted by Job sc-preempted/high, priority 1000 against yours 100."},
+		{"fair-sharing-preempted", "greedy", "It was preempted by Job sc-fair-sharing-preempted/fair of ClusterQueue sc-fair-sharing-preempted-b, priority 0 against yours 0."},
+	} {
+		ns := "sc-" + c.scenario
+		r := replay(t, filepath.Join(repoRoot(), "deploy", "examples", "scenarios", c.scenario+".yaml"), diagnose.Target{Kind: "Job", Namespace: ns, Name: c.name})
+		if r.Verdict.Code != diagnose.CodeRequeuing || r.Verdict.Cause != diagnose.CausePreempted || !strings.Contains(r.Verdict.Detail, c.want) {
+			t.Errorf("%s: verdict %s/%s %q, want Requeuing/Preempted with %q", c.scenario, r.Verdict.Code, r.Verdict.Cause, r.Verdict.Detail, c.want)
+		}
+		if strings.Contains(r.Verdict.Headline+r.Verdict.Detail, "UID") {
+			t.Errorf("%s: the answer shows a UID: %s %s", c.scenario, r.Verdict.Headline, r.Verdict.Detail)
+		}
+	}
+}
