@@ -296,6 +296,10 @@ func (a *analysis) deactivated() bool {
 			}
 		}
 	}
+	if kc := a.s.KueueConfig; cause == CauseRequeuingLimitExceeded && kc != nil && kc.WaitForPodsReady != nil && kc.WaitForPodsReady.BackoffLimitCount != nil {
+		w := kc.WaitForPodsReady
+		reasonText = fmt.Sprintf("its pods did not become ready within Kueue's waitForPodsReady timeout of %s after %d requeue(s), the backoffLimitCount", w.Timeout, *w.BackoffLimitCount)
+	}
 	cmd := fmt.Sprintf("kubectl patch workload %s %s --type=merge -p '{\"spec\":{\"active\":true}}'", a.wl.Name, a.nsFlag())
 	switch cause {
 	case CauseManual:

@@ -37,13 +37,27 @@ func (a *analysis) podsReadyTimeout() bool {
 	if recovery {
 		why = "a pod failed after the job had started and the pods did not recover within Kueue's waitForPodsReady recoveryTimeout"
 	}
+	var cfg *WaitForPodsReady
+	if kc := a.s.KueueConfig; kc != nil {
+		cfg = kc.WaitForPodsReady
+	}
 	var detail strings.Builder
 	fmt.Fprintf(&detail, "Kueue evicted Workload %s because %s", a.wl.Name, why)
-	if d, ok := a.admittedToEvicted(); ok && !recovery {
+	switch {
+	case cfg != nil && !recovery:
+		fmt.Fprintf(&detail, " of %s", cfg.Timeout)
+	case cfg != nil && cfg.RecoveryTimeout != nil:
+		fmt.Fprintf(&detail, " of %s", *cfg.RecoveryTimeout)
+	}
+	if d, ok := a.admittedToEvicted(); ok && !recovery && cfg == nil {
 		fmt.Fprintf(&detail, " (it was evicted %s after it was admitted; the timeout itself is set in Kueue's configuration)", duration.HumanDuration(d))
 	}
 	detail.WriteString(", then suspended the job and released its quota.")
-	fmt.Fprintf(&detail, " Evictions for this reason so far: %d (status.requeueState.count).", count)
+	fmt.Fprintf(&detail, " Evictions for this reason so far: %d (status.requeueState.count)", count)
+	if cfg != nil && cfg.BackoffLimitCount != nil {
+		fmt.Fprintf(&detail, " of at most %d (waitForPodsReady.requeuingStrategy.backoffLimitCount)", *cfg.BackoffLimitCount)
+	}
+	detail.WriteString(".")
 	head := fmt.Sprintf("%s was evicted because its pods were not ready in time (PodsReadyTimeout)", a.jobRef())
 	if st != nil && st.RequeueAt != nil && st.RequeueAt.After(a.s.Now) {
 		wait := st.RequeueAt.Sub(a.s.Now)
@@ -53,8 +67,17 @@ func (a *analysis) podsReadyTimeout() bool {
 		head += "; it is not queued again yet."
 		detail.WriteString(" Its requeue backoff has not been recorded yet; Kueue queues it again once it has passed.")
 	}
-	detail.WriteString(" If Kueue's waitForPodsReady.requeuingStrategy.backoffLimitCount is set, the first timeout after the count has reached it deactivates the Workload; without a limit Kueue retries forever.")
-	a.podsReadyRemedies(recovery)
+	switch {
+	case cfg != nil && cfg.BackoffLimitCount != nil && count >= *cfg.BackoffLimitCount:
+		detail.WriteString(" The limit is reached: if its pods time out once more, Kueue deactivates the Workload and stops retrying.")
+	case cfg != nil && cfg.BackoffLimitCount != nil:
+		fmt.Fprintf(&detail, " After %d more such eviction(s) the next timeout deactivates the Workload and Kueue stops retrying.", *cfg.BackoffLimitCount-count)
+	case cfg != nil:
+		detail.WriteString(" Kueue's configuration sets no requeue limit: it retries forever.")
+	default:
+		detail.WriteString(" If Kueue's waitForPodsReady.requeuingStrategy.backoffLimitCount is set, the first timeout after the count has reached it deactivates the Workload; without a limit Kueue retries forever.")
+	}
+	a.podsReadyRemedies(recovery, cfg)
 	if a.quota != nil && a.quota.level == fitNever && len(a.quota.notCovered()) == 0 {
 		detail.WriteString(" Once queued again it will not be admitted either: " + a.shortfallText(false))
 		a.sizeRemedies(false)
@@ -62,7 +85,7 @@ func (a *analysis) podsReadyTimeout() bool {
 	return a.set(CodeRequeuing, CausePodsReadyTimeout, head, detail.String())
 }
 
-func (a *analysis) podsReadyRemedies(recovery bool) {
+func (a *analysis) podsReadyRemedies(recovery bool, cfg *WaitForPodsReady) {
 	cmd := fmt.Sprintf("kubectl get events %s --field-selector involvedObject.kind=Pod --sort-by=.lastTimestamp", a.nsFlag())
 	if recovery {
 		a.remedy("FixStartup", WhoYou, cmd, "Find out why a pod failed and was not replaced in time (crash loops, evicted or failed nodes, image pulls), and fix it: otherwise every retry ends the same way.")
@@ -70,7 +93,11 @@ func (a *analysis) podsReadyRemedies(recovery bool) {
 		a.remedy("FixStartup", WhoYou, cmd, "Find out why the pods did not become ready in time (image pulls, crash loops, unschedulable pods, slow init containers or readiness probes), and fix it: otherwise every retry ends the same way.")
 	}
 	a.remedy("Wait", WhoYou, "", "Then wait: Kueue queues the job again by itself after the backoff, and it gets the same time to start its pods.")
-	a.remedy("RaisePodsReadyTimeout", WhoPlatform, "", "If the pods only need longer to start (large images, slow provisioning), ask the platform team to raise waitForPodsReady.timeout in Kueue's configuration.")
+	timeout := "waitForPodsReady.timeout"
+	if cfg != nil {
+		timeout += fmt.Sprintf(" (now %s)", cfg.Timeout)
+	}
+	a.remedy("RaisePodsReadyTimeout", WhoPlatform, "", "If the pods only need longer to start (large images, slow provisioning), ask the platform team to raise %s in Kueue's configuration.", timeout)
 }
 
 // underlyingCause is the cause Kueue recorded for the Workload's

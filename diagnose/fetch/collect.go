@@ -455,6 +455,9 @@ func (c *collector) queues(ctx context.Context, wl *kueue.Workload) error {
 		if err := c.preemptor(ctx, wl); err != nil {
 			return err
 		}
+		if err := c.podsReadyConfig(ctx, wl); err != nil {
+			return err
+		}
 	}
 
 	if c.s.Job != nil && (admitted || all) {
@@ -555,6 +558,39 @@ func (c *collector) preemptor(ctx context.Context, wl *kueue.Workload) error {
 		}
 	}
 	return nil
+}
+
+// podsReadyConfig reads, for a Workload that Kueue evicted or deactivated
+// because its Pods were not ready in time, Kueue's Configuration when the
+// bot may read it (cached; usually no request): its waitForPodsReady
+// timeout and requeue limit make the answer exact. Failures are not gaps:
+// this only adds the numbers.
+func (c *collector) podsReadyConfig(ctx context.Context, wl *kueue.Workload) error {
+	r, ok := c.src.(kueueConfigReader)
+	if !ok || c.s.KueueConfig != nil || !podsReadyEvicted(wl) {
+		return nil
+	}
+	kc, err := r.kueueConfig(ctx)
+	if err != nil {
+		if fatal(ctx, err) {
+			return stop(ctx, err)
+		}
+		return nil
+	}
+	c.s.KueueConfig = kc
+	return nil
+}
+
+// podsReadyEvicted reports a Workload whose last eviction, or whose
+// deactivation, was for the waitForPodsReady timeout.
+func podsReadyEvicted(wl *kueue.Workload) bool {
+	for _, t := range []string{kueue.WorkloadEvicted, kueue.WorkloadRequeued, kueue.WorkloadDeactivationTarget} {
+		c := apimeta.FindStatusCondition(wl.Status.Conditions, t)
+		if c != nil && (strings.HasSuffix(c.Reason, kueue.WorkloadEvictedByPodsReadyTimeout) || strings.HasSuffix(c.Reason, kueue.WorkloadRequeuingLimitExceeded)) {
+			return true
+		}
+	}
+	return false
 }
 
 // quotaMessage reports whether Kueue says the Workload does not fit its
