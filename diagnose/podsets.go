@@ -26,6 +26,14 @@ func podSetList(names []string) string {
 	return "pod sets " + strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
 
+// verb picks the singular or plural form for a list of pod sets.
+func verb(names []string, singular, plural string) string {
+	if len(names) > 1 {
+		return plural
+	}
+	return singular
+}
+
 // noMatchingFlavor answers a Workload one of whose pod sets no flavor of
 // the ClusterQueue can take (taints, node selection), or a ClusterQueue
 // that names a flavor that does not exist.
@@ -94,7 +102,10 @@ func (a *analysis) othersFitText(blocking []string) string {
 		case fitNever:
 			state = "does not fit the maximum quota either"
 		}
-		s := fmt.Sprintf("Pod set %s %s", p.req.name, state)
+		s := fmt.Sprintf("pod set %s %s", p.req.name, state)
+		if len(parts) == 0 {
+			s = "P" + s[1:]
+		}
 		if len(flavors) > 0 {
 			s += fmt.Sprintf(" (flavor %s)", strings.Join(flavors, ", "))
 		}

@@ -31,8 +31,12 @@ type flavorFit struct {
 	borrowOnly bool
 	limits     map[corev1.ResourceName][]quotaLimit
 	// maxNow and maxEver are how many pods of the pod set would fit now and
-	// ever in this flavor (-1 when unbounded).
+	// ever in this flavor (-1 when unbounded), with the rest of the
+	// Workload as it is (sizes).
 	maxNow, maxEver int64
+	// avail and maxCap are, per resource, what the flavor has free now and
+	// can ever hold for the Workload.
+	avail, maxCap map[corev1.ResourceName]int64
 	// short is, per resource, how much is missing now / ever.
 	shortNow, shortEver map[corev1.ResourceName]int64
 	// needNow is, per resource short now, what must be available (the
@@ -111,7 +115,50 @@ func evaluateQuota(s *Snapshot, wl *kueue.Workload) *quotaOutcome {
 		e.out.podSets = append(e.out.podSets, pf)
 	}
 	e.out.missingFlavors = sortedKeys(e.missing)
+	e.out.sizes()
 	return e.out
+}
+
+// sizes sets, for every pod set and flavor, how many of its pods would fit
+// now and ever with the other pod sets of the Workload as they are: those
+// that Kueue would place in the same flavor take their share first, before
+// or after this one. Pod sets that cannot fit at all are left out, as they
+// must change anyway.
+func (o *quotaOutcome) sizes() {
+	others := func(i int, k fr) int64 {
+		var n int64
+		for j, q := range o.podSets {
+			if j == i || q.level < fitLater {
+				continue
+			}
+			for _, f := range q.chosen() {
+				if f.flavor == k.flavor {
+					if _, ok := f.avail[k.resource]; ok {
+						n += q.req.total[k.resource]
+					}
+				}
+			}
+		}
+		return n
+	}
+	for i := range o.podSets {
+		p := &o.podSets[i]
+		for gi := range p.groups {
+			for fi := range p.groups[gi].flavors {
+				f := &p.groups[gi].flavors[fi]
+				f.maxNow, f.maxEver = -1, -1
+				for _, r := range sortedRes(f.avail) {
+					per := p.req.perPod[r]
+					if per <= 0 {
+						continue
+					}
+					n := others(i, fr{f.flavor, r})
+					f.maxNow = minPods(f.maxNow, (f.avail[r]-n)/per)
+					f.maxEver = minPods(f.maxEver, (f.maxCap[r]-n)/per)
+				}
+			}
+		}
+	}
 }
 
 // ownUsage is what the Workload's own admission to cq holds, which its
@@ -170,6 +217,12 @@ func (e *quotaEval) podSet(req podSetRequest) podSetFit {
 		} else {
 			chosen := gf.flavors[gf.chosen]
 			pf.level = min(pf.level, chosen.level)
+			if chosen.level < fitLater {
+				// Kueue stops at a pod set that cannot fit (NoFit): what
+				// it would take is not counted against later pod sets.
+				pf.groups = append(pf.groups, gf)
+				continue
+			}
 			for _, r := range byGroup[gi] {
 				k := fr{chosen.flavor, r}
 				e.assumed[k] += req.total[r]
@@ -234,7 +287,8 @@ func (e *quotaEval) flavor(name string, req podSetRequest, res []corev1.Resource
 	}
 	ff := flavorFit{flavor: name, inel: inel, level: fitNow, maxNow: -1, maxEver: -1,
 		shortNow: map[corev1.ResourceName]int64{}, shortEver: map[corev1.ResourceName]int64{}, needNow: map[corev1.ResourceName]int64{},
-		limits: map[corev1.ResourceName][]quotaLimit{}, prior: map[corev1.ResourceName]int64{}, priorBy: map[corev1.ResourceName][]string{}}
+		limits: map[corev1.ResourceName][]quotaLimit{}, prior: map[corev1.ResourceName]int64{}, priorBy: map[corev1.ResourceName][]string{},
+		avail: map[corev1.ResourceName]int64{}, maxCap: map[corev1.ResourceName]int64{}}
 	if inel != nil {
 		ff.level = fitIneligible
 	}
@@ -279,10 +333,7 @@ func (e *quotaEval) flavor(name string, req podSetRequest, res []corev1.Resource
 			ff.shortEver[r] = val - maxCap
 		}
 		rows = append(rows, row)
-		if per := req.perPod[r]; per > 0 {
-			ff.maxNow = minPods(ff.maxNow, (avail-e.assumed[k])/per)
-			ff.maxEver = minPods(ff.maxEver, (maxCap-e.assumed[k])/per)
-		}
+		ff.avail[r], ff.maxCap[r] = avail, maxCap
 		if inel != nil {
 			continue
 		}

@@ -130,7 +130,7 @@ func (a *analysis) quotaVerdict() bool {
 		detail := a.shortfallText(false) + " It will wait forever as it is: make it smaller or get more quota."
 		if a.multiPodSet() {
 			by := o.podSetsAt(fitNever)
-			head = fmt.Sprintf("%s asks for more than ClusterQueue %s can ever hold: %s does not fit.", a.jobRef(), cq.Name, podSetList(by))
+			head = fmt.Sprintf("%s asks for more than ClusterQueue %s can ever hold: %s %s.", a.jobRef(), cq.Name, podSetList(by), verb(by, "does not fit", "do not fit"))
 			detail += a.othersFitText(by)
 		}
 		return a.set(CodeExceedsMaxQuota, CauseNone, head, detail)
@@ -151,9 +151,13 @@ func (a *analysis) quotaVerdict() bool {
 			it = podSetList(by)
 			detail += a.othersFitText(by)
 		}
-		head := fmt.Sprintf("%s waits for quota: other workloads in ClusterQueue %s hold what %s needs.", a.jobRef(), cq.Name, it)
+		needs := "needs"
+		if a.multiPodSet() {
+			needs = verb(o.podSetsAt(fitLater), "needs", "need")
+		}
+		head := fmt.Sprintf("%s waits for quota: other workloads in ClusterQueue %s hold what %s %s.", a.jobRef(), cq.Name, it, needs)
 		if a.cohortHolds() {
-			head = fmt.Sprintf("%s waits for quota: workloads of ClusterQueue %s and of its cohort %s hold what %s needs.", a.jobRef(), cq.Name, cq.Spec.CohortName, it)
+			head = fmt.Sprintf("%s waits for quota: workloads of ClusterQueue %s and of its cohort %s hold what %s %s.", a.jobRef(), cq.Name, cq.Spec.CohortName, it, needs)
 		}
 		switch cause {
 		case CausePendingPreemption:
@@ -269,6 +273,17 @@ func (a *analysis) quotaFromMessage() bool {
 	m := a.msg
 	cqName := a.r.Queue.ClusterQueue
 	note := " (from Kueue's message; I could not read the ClusterQueue to check the numbers)"
+	if (m.has(ReasonUntoleratedTaint) || m.has(ReasonNodeAffinity)) && len(a.wl.Spec.PodSets) > 1 {
+		var named []string
+		for _, r := range m.Reasons {
+			if r.PodSet != "" && !slices.Contains(named, r.PodSet) {
+				named = append(named, r.PodSet)
+			}
+		}
+		if len(named) > 0 {
+			a.finding("MessagePodSetUnchecked", SeverityInfo, "Kueue's message names %s. With several pod sets it may name one that fits: after a failed attempt Kueue resumes its flavor search at the next flavor. I could not read the ClusterQueue and its flavors to tell which pod set is stuck; check the node selectors and tolerations of every pod set.", podSetList(named))
+		}
+	}
 	switch {
 	case m.ClusterQueueNotFound:
 		return a.clusterQueueMissing(cqName)
@@ -359,7 +374,7 @@ func (a *analysis) shortfallText(now bool) string {
 				}
 				prior := ""
 				if n := f.prior[r]; n > 0 {
-					prior = fmt.Sprintf(" on top of the %s %s that %s takes", fmtQ(r, n), r, podSetList(f.priorBy[r]))
+					prior = fmt.Sprintf(" on top of the %s %s that %s %s", fmtQ(r, n), r, podSetList(f.priorBy[r]), verb(f.priorBy[r], "takes", "take"))
 				}
 				if now {
 					if prior != "" {
@@ -448,22 +463,43 @@ func (a *analysis) sizeRemedies(now bool) {
 		if fits >= 0 && fits < int64(p.req.count) {
 			a.shrinkRemedy(p, fits, now)
 		}
-		if now {
-			continue
-		}
+	}
+	if now {
+		return
+	}
+	// One raise per flavor and resource that some pod set lacks, enough
+	// for every pod set of the Workload that Kueue would put there.
+	need := map[fr]int64{}
+	var short []fr
+	for _, p := range a.quota.podSets {
 		for _, f := range p.chosen() {
-			for _, r := range sortedRes(f.shortEver) {
+			for r := range f.avail {
 				k := fr{f.flavor, r}
-				gi, fi, ri := resourceIndex(cq, f.flavor, r)
-				newNominal := a.quota.tree.cq.nominal[k] + f.shortEver[r]
-				cmd := ""
-				if gi >= 0 {
-					cmd = raiseQuotaCommand(cq.Name, gi, fi, ri, f.flavor, r, exactQ(r, newNominal))
+				need[k] += p.req.total[r]
+				if _, ok := f.shortEver[r]; ok && !slices.Contains(short, k) {
+					short = append(short, k)
 				}
-				a.remedy("RaiseQuota", WhoPlatform, cmd, "Or ask the platform team to raise the nominal quota of %s in flavor %s of ClusterQueue %s by %s (from %s to %s).",
-					r, f.flavor, cq.Name, fmtQ(r, f.shortEver[r]), fmtQ(r, a.quota.tree.cq.nominal[k]), fmtQ(r, newNominal))
 			}
 		}
+	}
+	for _, k := range short {
+		r := k.resource
+		by := need[k] - a.quota.tree.cq.potential(k)
+		if by <= 0 {
+			continue
+		}
+		gi, fi, ri := resourceIndex(cq, k.flavor, r)
+		newNominal := a.quota.tree.cq.nominal[k] + by
+		cmd := ""
+		if gi >= 0 {
+			cmd = raiseQuotaCommand(cq.Name, gi, fi, ri, k.flavor, r, exactQ(r, newNominal))
+		}
+		all := ""
+		if a.multiPodSet() {
+			all = ", enough for all pod sets of the job in that flavor"
+		}
+		a.remedy("RaiseQuota", WhoPlatform, cmd, "Or ask the platform team to raise the nominal quota of %s in flavor %s of ClusterQueue %s by %s (from %s to %s%s).",
+			r, k.flavor, cq.Name, fmtQ(r, by), fmtQ(r, a.quota.tree.cq.nominal[k]), fmtQ(r, newNominal), all)
 	}
 }
 
@@ -489,7 +525,11 @@ func (a *analysis) shrinkRemedy(p podSetFit, fits int64, now bool) {
 		a.remedy("Shrink", WhoYou, cmd, "Run it smaller: parallelism %d fits %s, %d does not. (Kueue re-queues a suspended job with the new size.)", fits, when, p.req.count)
 		return
 	}
-	a.remedy("Shrink", WhoYou, "", "Run it smaller: %d pods of pod set %s fit %s, %d do not.", fits, p.req.name, when, p.req.count)
+	pods := "pods of pod set %s fit"
+	if fits == 1 {
+		pods = "pod of pod set %s fits"
+	}
+	a.remedy("Shrink", WhoYou, "", "Run it smaller: %d "+pods+" %s, %d do not.", fits, p.req.name, when, p.req.count)
 }
 
 // shrinkCommand is the patch that sets a suspended batch Job's parallelism

@@ -11,9 +11,8 @@ import (
 )
 
 // Findings: states recorded from the real Kueue in the sandbox where the
-// verdict kueuebot gives today is, we think, not the right one. Each test
-// asserts the right answer and is skipped until diagnose gives it; remove the
-// t.Skip with the fix (and update the scenario's expect.yaml when it has one).
+// verdict kueuebot gave was not the right one. Each test asserts the right
+// answer on the recorded state.
 
 func replay(t *testing.T, dump string, target diagnose.Target) diagnose.Report {
 	t.Helper()
@@ -41,18 +40,24 @@ func TestFindingPodsReadyTimeoutIsTheCause(t *testing.T) {
 // the cause is UntoleratedTaint (add a toleration), and the answer names
 // pod set workers (the driver fits). Kueue's own condition message names
 // pod set driver here (it resumes the flavor search where the last attempt
-// stopped), so it cannot be taken at its word.
-// Manifests: the scenario jobset-workers-no-flavor with a second, untainted
-// flavor on-demand (nodeLabels instance-type=on-demand) and the workers'
-// nodeSelector instance-type=spot instead of the driver's toleration.
+// stopped), so it cannot be taken at its word. Scenario
+// jobset-selector-tainted-flavor; testdata/finding-jobset-nodeselector-and-taint.yaml
+// is the state first recorded, where Kueue's message names the driver.
 func TestFindingNodeSelectorAndTaint(t *testing.T) {
-	r := replay(t, filepath.Join("testdata", "finding-jobset-nodeselector-and-taint.yaml"),
-		diagnose.Target{Kind: "JobSet", Namespace: "sc-jobset-workers-no-flavor", Name: "split"})
-	if r.Verdict.Code != diagnose.CodeNoMatchingFlavor || r.Verdict.Cause != diagnose.CauseUntoleratedTaint {
-		t.Errorf("verdict %s/%s, want NoMatchingFlavor/UntoleratedTaint", r.Verdict.Code, r.Verdict.Cause)
-	}
-	if !strings.Contains(r.Verdict.Headline+r.Verdict.Detail, "pod set workers") {
-		t.Errorf("the answer does not name pod set workers: %s %s", r.Verdict.Headline, r.Verdict.Detail)
+	for _, c := range []struct{ dump, ns string }{
+		{filepath.Join("testdata", "finding-jobset-nodeselector-and-taint.yaml"), "sc-jobset-workers-no-flavor"},
+		{filepath.Join(repoRoot(), "deploy", "examples", "scenarios", "jobset-selector-tainted-flavor.yaml"), "sc-jobset-selector-tainted-flavor"},
+	} {
+		r := replay(t, c.dump, diagnose.Target{Kind: "JobSet", Namespace: c.ns, Name: "split"})
+		if r.Verdict.Code != diagnose.CodeNoMatchingFlavor || r.Verdict.Cause != diagnose.CauseUntoleratedTaint {
+			t.Errorf("%s: verdict %s/%s, want NoMatchingFlavor/UntoleratedTaint", c.dump, r.Verdict.Code, r.Verdict.Cause)
+		}
+		if !strings.Contains(r.Verdict.Headline+r.Verdict.Detail, "pod set workers") {
+			t.Errorf("%s: the answer does not name pod set workers: %s %s", c.dump, r.Verdict.Headline, r.Verdict.Detail)
+		}
+		if !strings.Contains(r.Verdict.Detail, "only its taint spot=true:NoSchedule keeps them out") {
+			t.Errorf("%s: the answer does not say that only the taint keeps the workers out: %s", c.dump, r.Verdict.Detail)
+		}
 	}
 }
 
