@@ -92,3 +92,34 @@ func TestFindingPreemptorIsNamed(t *testing.T) {
 		}
 	}
 }
+
+// TestFindingsLive asks the live sandbox, as the scenarios' user, what the
+// findings above assert on the recorded dumps, for the scenarios of the
+// Kueue configuration the sandbox runs now (make sandbox-scenarios
+// SCENARIO=<name> leaves it on that scenario's).
+func TestFindingsLive(t *testing.T) {
+	sb := sandbox(t)
+	grantQuotaViewer(t, sb, "alice")
+	current := sandboxConfig(t, sb)
+	for _, c := range []struct {
+		scenario, target string
+		want             []string
+	}{
+		{"fair-sharing-preempted", "greedy", []string{"It was preempted by Job sc-fair-sharing-preempted/fair of ClusterQueue sc-fair-sharing-preempted-b, priority 0 against yours 0."}},
+		{"preempted", "low", []string{"It was preempted by Job sc-preempted/high, priority 1000 against yours 100."}},
+		{"pods-ready-timeout", "slow", []string{"was evicted because its pods were not ready in time (PodsReadyTimeout)", "Evictions for this reason so far: 1"}},
+		{"jobset-selector-tainted-flavor", "jobset/split", []string{"can take pod set workers of jobset/split", "only its taint spot=true:NoSchedule keeps them out"}},
+	} {
+		t.Run(c.scenario, func(t *testing.T) {
+			if cfg := scenarioConfig(t, c.scenario); cfg != current {
+				t.Skipf("runs with Kueue configuration %s; the sandbox runs %s now", cfg, current)
+			}
+			r, raw := diagnoseAs(t, sb, "alice", c.target, "sc-"+c.scenario)
+			for _, w := range c.want {
+				if !strings.Contains(raw, w) {
+					t.Errorf("the live answer does not say %q:\n%s %s", w, r.Verdict.Headline, r.Verdict.Detail)
+				}
+			}
+		})
+	}
+}
