@@ -217,7 +217,7 @@ func (a *analysis) resolve() bool {
 		case len(a.s.NamespaceLocalQueues) > 0 && a.job.suspendedForKueue():
 			lq := a.s.NamespaceLocalQueues[0].Name
 			a.remedy("AddQueueName", WhoYou, fmt.Sprintf("kubectl label %s %s %s=%s", a.jobRef(), a.nsFlag(), QueueNameLabel, lq),
-				"Add the queue-name label (LocalQueues in %s: %s). Kueue only picks up jobs labelled at creation, so recreate the job with the label if relabelling has no effect.", a.ns, lqNames(a.s.NamespaceLocalQueues))
+				"Add the queue-name label (LocalQueues in %s: %s): Kueue takes over a suspended job once it is labelled, creates its Workload and unsuspends it when admitted.", a.ns, lqNames(a.s.NamespaceLocalQueues))
 		case len(a.s.NamespaceLocalQueues) > 0:
 			// Kueue refuses a new queue name on a job that is not suspended.
 			a.remedy("AddQueueName", WhoYou, "",
@@ -303,11 +303,15 @@ func (a *analysis) deactivated() bool {
 	cmd := fmt.Sprintf("kubectl patch workload %s %s --type=merge -p '{\"spec\":{\"active\":true}}'", a.wl.Name, a.nsFlag())
 	switch cause {
 	case CauseManual:
-		a.remedy("Reactivate", WhoYou, cmd, "If the deactivation was a mistake, reactivate the Workload (needs patch rights on workloads; otherwise ask your platform team).")
+		// Kueue's batch-user role (and kueuebot-reader) grant no patch on
+		// workloads: reactivating is the platform team's; recreating the
+		// job is what the user can do.
+		a.remedy("Reactivate", WhoPlatform, cmd, "If the deactivation was a mistake, ask the platform team to reactivate the Workload (spec.active=true); Kueue then queues it again.")
+		a.remedy("Recreate", WhoYou, "", "Or delete and recreate the job yourself: Kueue queues it as a new Workload.")
 	case CauseRequeuingLimitExceeded:
 		a.remedy("FixStartup", WhoYou, fmt.Sprintf("kubectl describe pods -l batch.kubernetes.io/job-name=%s %s", a.r.Target.Name, a.nsFlag()),
 			"Find out why the pods did not become ready in time (image pulls, crash loops, scheduling), fix it, then recreate the job.")
-		a.remedy("Reactivate", WhoYou, cmd, "Or reactivate the Workload to try again once the cause is fixed.")
+		a.remedy("Reactivate", WhoPlatform, cmd, "Or ask the platform team to reactivate the Workload (spec.active=true) once the cause is fixed, to try again.")
 	case CauseMaximumExecutionTimeExceeded:
 		a.remedy("RaiseMaxExecTime", WhoYou, "", "Recreate the job with a larger kueue.x-k8s.io/max-exec-time-seconds label, or split the work into shorter jobs.")
 	case CauseAdmissionCheckRejected:

@@ -33,7 +33,7 @@ func (a *analysis) workloadMissing() bool {
 		return true
 	}
 	if name := a.job.label(WorkloadPriorityClassLabel); name != "" && a.s.PriorityClass == nil && a.s.HasGap("WorkloadPriorityClass", GapNotFound) {
-		a.remedy("FixPriorityClass", WhoYou, "", "Recreate the job with %s naming a WorkloadPriorityClass that exists (kubectl get workloadpriorityclasses), or without the label.", WorkloadPriorityClassLabel)
+		a.remedy("FixPriorityClass", WhoYou, "", "Recreate the job with %s naming a WorkloadPriorityClass that exists (ask the platform team which ones do), or without the label.", WorkloadPriorityClassLabel)
 		a.remedy("CreatePriorityClass", WhoPlatform, "", "Or ask the platform team to create WorkloadPriorityClass %s.", name)
 		return a.set(CodeWorkloadMissing, CauseNone, fmt.Sprintf("Kueue cannot create a Workload for %s: WorkloadPriorityClass %s does not exist.", a.jobRef(), name),
 			fmt.Sprintf("The job's %s label names WorkloadPriorityClass %s, which does not exist, so Kueue cannot set the Workload's priority and creates none. The job stays suspended.", WorkloadPriorityClassLabel, name))
@@ -56,15 +56,38 @@ func (a *analysis) workloadMissing() bool {
 		return a.set(CodeWorkloadMissing, CauseNone, fmt.Sprintf("Kueue cannot create a Workload for %s.", a.jobRef()),
 			"Kueue reports that it could not build the Workload: "+msg)
 	}
-	if susp, ok := a.job.suspended(); ok && !susp && !a.hasActivePods() {
-		// Kueue's webhook suspends every job it manages when it is created;
-		// one that never was is not Kueue's.
-		kueueRemedy("Ask the platform team whether Kueue's %s integration is enabled, whether namespace %s is in Kueue's managedJobsNamespaceSelector, and whether Kueue's webhook was up when the job was created; then recreate the job.", a.r.Target.Kind, a.ns)
-		return a.set(CodeWorkloadMissing, CauseNone, fmt.Sprintf("Kueue does not manage %s: it never suspended it.", a.jobRef()),
-			detail+fmt.Sprintf(" The job is not suspended, which Kueue's webhook does to every job it manages when it is created: the %s integration is not enabled, namespace %s is outside Kueue's managedJobsNamespaceSelector, or the webhook was down at creation. Kubernetes runs it outside any quota.", a.r.Target.Kind, a.ns))
+	if a.unreadPriorityClass() {
+		return true
 	}
-	if susp, ok := a.job.suspended(); ok && !susp {
+	susp, hasSuspend := a.job.suspended()
+	if hasSuspend && !susp && !a.hasActivePods() {
+		// Kueue's webhook suspends every job that names a LocalQueue when
+		// it is created (jobframework.WorkloadShouldBeSuspended), whatever
+		// its namespace; one that never was did not go through it.
+		kueueRemedy("Ask the platform team whether Kueue's %s integration is enabled and whether Kueue's webhook was up when the job was created; then recreate the job.", a.r.Target.Kind)
+		return a.set(CodeWorkloadMissing, CauseNone, fmt.Sprintf("Kueue does not manage %s: it never suspended it.", a.jobRef()),
+			detail+fmt.Sprintf(" The job is not suspended, which Kueue's webhook does to every job that names a LocalQueue when it is created: the %s integration is not enabled, or the webhook did not see the job. Kubernetes runs it outside any quota.", a.r.Target.Kind))
+	}
+	if hasSuspend && !susp {
 		detail += " The job is not suspended and still has active pods; Kueue waits for them to stop before it creates the Workload."
+		kueueRemedy("Check that the Kueue controller runs and that the %s integration is enabled for namespace %s.", a.r.Target.Kind, a.ns)
+		return a.set(CodeWorkloadMissing, CauseNone, head, detail)
+	}
+	if hasSuspend && a.s.KueueConfig != nil {
+		// Kueue's Configuration enables the kind and manages the namespace
+		// (notManagedByConfig said nothing): the controller is the cause.
+		kueueRemedy("Ask the platform team to check Kueue's controller: it runs, and its logs name the job if it fails on it.")
+		return a.set(CodeWorkloadMissing, CauseNone, fmt.Sprintf("Kueue suspended %s but has not created its Workload.", a.jobRef()),
+			detail+fmt.Sprintf(" Kueue's webhook suspended the job and nothing reports an error on it; Kueue's Configuration enables the %s integration and manages namespace %s, so Kueue's controller is down or fails on the job.", a.r.Target.Kind, a.ns))
+	}
+	if hasSuspend {
+		// Suspended by Kueue's webhook, and no Workload: Kueue's controller
+		// ignores the namespace (managedJobsNamespaceSelector, enforced by
+		// the controller only: ManagedJobsNamespaceSelectorAlwaysRespected),
+		// or it is down or failing on the job.
+		kueueRemedy("Ask the platform team whether namespace %s is in Kueue's managedJobsNamespaceSelector (if not, nothing will ever unsuspend the job: run it in a namespace Kueue manages) and whether Kueue's controller runs; its logs name the job if it fails on it.", a.ns)
+		return a.set(CodeWorkloadMissing, CauseNone, fmt.Sprintf("Kueue suspended %s but has not created its Workload.", a.jobRef()),
+			detail+fmt.Sprintf(" Kueue's webhook suspended the job, as it does with every job that names a LocalQueue, and nothing reports an error on it. Either namespace %s is outside Kueue's managedJobsNamespaceSelector (the webhook still suspends such a job, Kueue's controller then ignores it, and it stays suspended for good), or Kueue's controller is down or fails on the job.", a.ns))
 	}
 	kueueRemedy("Check that the Kueue controller runs and that the %s integration is enabled for namespace %s.", a.r.Target.Kind, a.ns)
 	return a.set(CodeWorkloadMissing, CauseNone, head, detail+
@@ -180,4 +203,26 @@ func selectorTestsLabels(sel *metav1.LabelSelector) bool {
 		}
 	}
 	return false
+}
+
+// unreadPriorityClass explains a job that names a WorkloadPriorityClass the
+// caller may not read (or that could not be read): Kueue's webhook
+// suspended the job, and nothing reports another reason for making no
+// Workload. A class that does not exist is then the likely cause: Kueue's reconciler
+// fails to set the Workload's priority, logs the error and creates nothing,
+// with no event on the job. The answer says it could not check, and who can.
+func (a *analysis) unreadPriorityClass() bool {
+	name := a.job.label(WorkloadPriorityClassLabel)
+	if name == "" || a.s.PriorityClass != nil || !hasGap(a.s, "WorkloadPriorityClass", name) || a.s.HasGap("WorkloadPriorityClass", GapNotFound) {
+		return false
+	}
+	if susp, ok := a.job.suspended(); !ok || !susp {
+		return false
+	}
+	a.remedy("CheckPriorityClass", WhoPlatform, "kubectl get workloadpriorityclass "+name,
+		"Ask the platform team whether WorkloadPriorityClass %s exists; if it does not, they can create it, or tell you which class to use.", name)
+	a.remedy("FixPriorityClass", WhoYou, "", "If it does not exist, recreate the job with %s naming a class that does, or without the label.", WorkloadPriorityClassLabel)
+	return a.set(CodeWorkloadMissing, CauseNone,
+		fmt.Sprintf("Kueue has not created a Workload for %s, probably because WorkloadPriorityClass %s does not exist.", a.jobRef(), name),
+		fmt.Sprintf("The job's %s label names WorkloadPriorityClass %s, which I could not read (see the gaps below). Kueue's webhook suspended the job and nothing reports another error; when the class a job names does not exist, Kueue cannot set the Workload's priority and creates none, without an event on the job. The job stays suspended.", WorkloadPriorityClassLabel, name))
 }

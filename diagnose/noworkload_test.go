@@ -31,12 +31,22 @@ func TestWorkloadMissingCauses(t *testing.T) {
 			headline: "WorkloadPriorityClass urgent does not exist",
 		},
 		{
-			name: "unreadable WorkloadPriorityClass is not called missing",
+			name: "unreadable WorkloadPriorityClass is the likely cause, not a certain one",
 			edit: func(s *diagnose.Snapshot) {
 				s.Job.SetLabels(map[string]string{diagnose.QueueNameLabel: "user-queue", diagnose.WorkloadPriorityClassLabel: "urgent"})
 				s.Gaps = append(s.Gaps, diagnose.Gap{Kind: "WorkloadPriorityClass", Name: "urgent", Reason: diagnose.GapForbidden})
 			},
-			headline: "Kueue has not picked up job/sample-job yet.",
+			headline: "probably because WorkloadPriorityClass urgent does not exist",
+			detail:   "which I could not read",
+		},
+		{
+			name: "unreadable WorkloadPriorityClass of a job Kueue never suspended",
+			edit: func(s *diagnose.Snapshot) {
+				s.Job.SetLabels(map[string]string{diagnose.QueueNameLabel: "user-queue", diagnose.WorkloadPriorityClassLabel: "urgent"})
+				_ = unstructured.SetNestedField(s.Job.Object, false, "spec", "suspend")
+				s.Gaps = append(s.Gaps, diagnose.Gap{Kind: "WorkloadPriorityClass", Name: "urgent", Reason: diagnose.GapForbidden})
+			},
+			headline: "Kueue does not manage job/sample-job: it never suspended it.",
 		},
 		{
 			name: "integration not enabled in Kueue's Configuration",
@@ -59,7 +69,14 @@ func TestWorkloadMissingCauses(t *testing.T) {
 			edit: func(s *diagnose.Snapshot) {
 				s.KueueConfig = &diagnose.KueueConfig{Frameworks: []string{"batch/job"}, ManagedJobsNamespaceSelector: &metav1.LabelSelector{}}
 			},
-			headline: "Kueue has not picked up job/sample-job yet.",
+			headline: "Kueue suspended job/sample-job but has not created its Workload.",
+			detail:   "manages namespace team-a, so Kueue's controller is down or fails on the job",
+		},
+		{
+			name:     "suspended, no Workload, Kueue's Configuration unknown: the namespace or the controller",
+			edit:     func(s *diagnose.Snapshot) {},
+			headline: "Kueue suspended job/sample-job but has not created its Workload.",
+			detail:   "outside Kueue's managedJobsNamespaceSelector (the webhook still suspends such a job",
 		},
 		{
 			name: "Kueue's composition event",
@@ -75,7 +92,7 @@ func TestWorkloadMissingCauses(t *testing.T) {
 				_ = unstructured.SetNestedField(s.Job.Object, false, "spec", "suspend")
 			},
 			headline: "Kueue does not manage job/sample-job: it never suspended it.",
-			detail:   "managedJobsNamespaceSelector",
+			detail:   "the Job integration is not enabled, or the webhook did not see the job",
 		},
 		{
 			name: "unsuspended with active pods: Kueue waits for them",

@@ -345,7 +345,7 @@ func (a *analysis) useClaim() bool {
 	case CodeMisconfigured, CodeOnHold:
 		a.remedy("AskPlatform", WhoPlatform, "", "Ask the platform team to fix or resume the queue: %s", c.Detail)
 	case CodeDeactivated:
-		a.remedy("Reactivate", WhoYou, "", "Reactivate the Workload (spec.active=true) once the cause is fixed, or ask the platform team.")
+		a.remedy("Reactivate", WhoPlatform, "", "Ask the platform team to reactivate the Workload (spec.active=true) once the cause is fixed, or recreate the job.")
 	case CodeAdmissionGated, CodeWaitingForPodsReady, CodePendingEvaluation, CodeWaitingForAdmissionChecks:
 		a.remedy("Wait", WhoYou, "", "Wait: Kueue admits the job by itself once this clears.")
 	}
@@ -522,7 +522,11 @@ func (a *analysis) shrinkRemedy(p podSetFit, fits int64, now bool) {
 		return
 	}
 	if cmd, ok := a.shrinkCommand(p, fits); ok {
-		a.remedy("Shrink", WhoYou, cmd, "Run it smaller: parallelism %d fits %s, %d does not. (Kueue re-queues a suspended job with the new size.)", fits, when, p.req.count)
+		partial := ""
+		if v, ok := a.job.u.GetAnnotations()[JobMinParallelismAnnotation]; ok {
+			partial = fmt.Sprintf(" The patch also removes %s=%s: partial admission needs a minimum below parallelism, and Kueue fails a Workload whose minimum exceeds its pod count.", JobMinParallelismAnnotation, v)
+		}
+		a.remedy("Shrink", WhoYou, cmd, "Run it smaller: parallelism %d fits %s, %d does not. (Kueue re-queues a suspended job with the new size.)%s", fits, when, p.req.count, partial)
 		return
 	}
 	pods := "pods of pod set %s fit"

@@ -3,6 +3,7 @@ package diagnose_test
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -29,6 +30,8 @@ type ScenarioExpect struct {
 	Stage  diagnose.Stage  `json:"stage"`
 	Code   diagnose.Code   `json:"code"`
 	Cause  diagnose.Cause  `json:"cause"`
+	// Remedies are remedy codes the answer must offer.
+	Remedies []string `json:"remedies"`
 }
 
 func readExpect(t testing.TB, name string) ScenarioExpect {
@@ -61,6 +64,11 @@ func TestScenarioDumps(t *testing.T) {
 			if r.Verdict.Code != e.Code || r.Verdict.Cause != e.Cause || r.Verdict.Stage != e.Stage {
 				t.Errorf("verdict %s/%s/%s, want %s/%s/%s\nheadline: %s\ndetail: %s",
 					r.Verdict.Stage, r.Verdict.Code, r.Verdict.Cause, e.Stage, e.Code, e.Cause, r.Verdict.Headline, r.Verdict.Detail)
+			}
+			for _, want := range e.Remedies {
+				if !slices.ContainsFunc(r.Remedies, func(m diagnose.Remedy) bool { return m.Code == want }) {
+					t.Errorf("no %s remedy in %+v", want, r.Remedies)
+				}
 			}
 			checkReport(t, &r)
 		})

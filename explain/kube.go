@@ -176,7 +176,7 @@ func (k *KubeReader) List(ctx context.Context, id rbac.Identity, namespaces []st
 	_, err = st.ListInto(ctx, fetch.Clients{Kube: c.clients.Kube, Kueue: c.clients.Kueue, Dynamic: c.clients.Dynamic},
 		fetch.ListOptions{Namespaces: namespaces, Jobs: true, Pods: true, Events: true, Timeout: k.Timeout})
 	if errors.Is(err, fetch.ErrImpersonation) {
-		return nil, nil, &Error{Message: "I am not allowed to read the cluster as you: kueuebot's ClusterRole does not list your Kubernetes user or groups. Ask your platform team to regenerate kueuebot's RBAC from its config (deploy/rbac).", Cause: err}
+		return nil, nil, &Error{Message: "I am not allowed to read the cluster as you: kueuebot's ClusterRole does not list your Kubernetes user or groups. Ask your platform team to add your identity to kueuebot's config and apply its RBAC again (helm upgrade, or kueuebot rbac --config).", Cause: err}
 	}
 	if err != nil {
 		if re := fetch.AsReadError("Workload", "", "", err); re != nil && ctx.Err() == nil {
@@ -198,7 +198,7 @@ func (k *KubeReader) Snapshot(ctx context.Context, id rbac.Identity, t diagnose.
 	s, err := c.fetcher.Fetch(ctx, t)
 	if errors.Is(err, fetch.ErrImpersonation) {
 		// The bot's own RBAC is wrong: say so, without the server's text.
-		return nil, &Error{Message: "I am not allowed to read the cluster as you: kueuebot's ClusterRole does not list your Kubernetes user or groups. Ask your platform team to regenerate kueuebot's RBAC from its config (deploy/rbac).", Cause: err}
+		return nil, &Error{Message: "I am not allowed to read the cluster as you: kueuebot's ClusterRole does not list your Kubernetes user or groups. Ask your platform team to add your identity to kueuebot's config and apply its RBAC again (helm upgrade, or kueuebot rbac --config).", Cause: err}
 	}
 	return s, err
 }

@@ -38,6 +38,7 @@ func TestBotClusterRole(t *testing.T) {
 	}
 	lqRule := rbacv1.PolicyRule{APIGroups: []string{"kueue.x-k8s.io"}, Resources: []string{"localqueues"}, Verbs: []string{"list"}}
 	quotaRule := rbacv1.PolicyRule{APIGroups: []string{"kueue.x-k8s.io"}, Resources: []string{"clusterqueues", "cohorts", "resourceflavors"}, Verbs: []string{"get", "list"}}
+	wpcRule := rbacv1.PolicyRule{APIGroups: []string{"kueue.x-k8s.io"}, Resources: []string{"workloadpriorityclasses"}, Verbs: []string{"get"}}
 
 	tests := []struct {
 		name   string
@@ -54,13 +55,13 @@ func TestBotClusterRole(t *testing.T) {
 			},
 		},
 		{
-			name:   "bot mode adds cluster-scoped quota reads",
+			name:   "bot mode adds cluster-scoped quota and priority-class reads",
 			mutate: func(c *config.Config) { c.Kube.ClusterScopedReads = config.ClusterScopedBot },
 			want: []rbacv1.PolicyRule{
 				usersRule("alice", "bob", "kueuebot-digest"),
 				groupsRule("ml-researchers", "team-a", "team-b"),
 				extraRule("U00000BOB", "U0000ALICE"),
-				lqRule, quotaRule,
+				lqRule, quotaRule, wpcRule,
 			},
 		},
 		{

@@ -95,8 +95,9 @@ type EscalationOptions struct {
 }
 
 // Escalation is the compact summary posted for the on-call team: the
-// verdict, its cause, the job and its queues, the strongest evidence, the
-// remedies already suggested and a link to the thread. rep is read as the
+// verdict, its cause, the job and its queues, the strongest evidence, what
+// the answer leaves to the platform team (with its commands), the remedies
+// already suggested to the user and a link to the thread. rep is read as the
 // person who pressed the button, so it holds only what they may see.
 func Escalation(rep diagnose.Report, o EscalationOptions) Message {
 	v := rep.Verdict
@@ -130,16 +131,41 @@ func Escalation(rep diagnose.Report, o EscalationOptions) Message {
 		}
 		bl = append(bl, packSections("*Evidence*", items)...)
 	}
-	if len(rep.Remedies) > 0 {
+	// What the answer left to the platform team comes first, with its
+	// command: the user could not act on it, the on-call team can.
+	var platform, user []diagnose.Remedy
+	for _, r := range rep.Remedies {
+		if r.Who == diagnose.WhoPlatform {
+			platform = append(platform, r)
+		} else {
+			user = append(user, r)
+		}
+	}
+	if len(platform) > 0 {
 		var items []string
-		for i, r := range rep.Remedies {
+		for i, r := range platform {
 			if i == escalationRemedies {
-				items = append(items, fmt.Sprintf("_and %d more_", len(rep.Remedies)-i))
+				items = append(items, fmt.Sprintf("_and %d more_", len(platform)-i))
+				break
+			}
+			it := "• " + Line(r.Summary)
+			if r.Command != "" {
+				it += "\n" + CodeBlock(r.Command)
+			}
+			items = append(items, it)
+		}
+		bl = append(bl, packSections("*For the platform team*", items)...)
+	}
+	if len(user) > 0 {
+		var items []string
+		for i, r := range user {
+			if i == escalationRemedies {
+				items = append(items, fmt.Sprintf("_and %d more_", len(user)-i))
 				break
 			}
 			items = append(items, "• "+Line(r.Summary)+" ("+whoText(r.Who)+")")
 		}
-		bl = append(bl, packSections("*Already suggested*", items)...)
+		bl = append(bl, packSections("*Already suggested to the user*", items)...)
 	}
 	link := "Thread: this one."
 	if safeLink(o.ThreadLink) {

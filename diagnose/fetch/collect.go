@@ -124,7 +124,7 @@ func stop(ctx context.Context, err error) error {
 // ErrImpersonation is returned when the API server refuses the
 // impersonation itself: the bot's own RBAC is wrong, which is neither the
 // caller's fault nor something to report as "not found".
-var ErrImpersonation = errors.New("the API server refused the impersonation; check the bot's ClusterRole (deploy/rbac)")
+var ErrImpersonation = errors.New("the API server refused the impersonation; the bot's ClusterRole does not list this identity: add it to the config's identity mapping and apply the RBAC again (helm upgrade, or kueuebot rbac --config FILE | kubectl apply -f -)")
 
 // impersonationRefused tells a refused impersonation (the bot's RBAC) from
 // a refused read (the caller's RBAC).
@@ -502,6 +502,11 @@ func (c *collector) noWorkload(ctx context.Context) error {
 		}
 	}
 	if name := job.GetLabels()[diagnose.WorkloadPriorityClassLabel]; name != "" {
+		if c.s.LocalQueue != nil {
+			// clusterScopedReads=bot: the bot reads the one class the
+			// caller's own job names, as it reads their ClusterQueue.
+			c.src.useBot()
+		}
 		if r, ok := c.src.(priorityClassReader); ok {
 			wpc, err := r.getPriorityClass(ctx, name)
 			if err != nil {

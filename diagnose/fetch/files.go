@@ -2,6 +2,7 @@ package fetch
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -176,6 +177,17 @@ func (s *storeSource) listLocalQueues(_ context.Context, ns string) ([]kueue.Loc
 		out = append(out, *lqs[i].DeepCopy())
 	}
 	return out, nil
+}
+
+// getPriorityClass returns the class when the store holds it. A class it
+// does not hold is not known to be missing: nothing lists
+// WorkloadPriorityClasses into a store, and a dump holds only those its
+// author chose, so the answer may say "probably", never "does not exist".
+func (s *storeSource) getPriorityClass(_ context.Context, name string) (*kueue.WorkloadPriorityClass, error) {
+	if wpc := get[kueue.WorkloadPriorityClass](s.st, gkPriorityClass, "", name); wpc != nil {
+		return own(s, wpc), nil
+	}
+	return nil, fmt.Errorf("the objects read hold no WorkloadPriorityClass %s: %w", name, errNotRead)
 }
 
 func (s *storeSource) getClusterQueue(_ context.Context, name string) (*kueue.ClusterQueue, error) {

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
 	"github.com/kueuebot/kueuebot/diagnose"
@@ -238,3 +239,21 @@ type (
 	kueueAdmissionCheck = kueue.AdmissionCheck
 	coreEvent           = corev1.Event
 )
+
+// TestStorePriorityClass: a store returns the WorkloadPriorityClasses it
+// holds; one it does not hold is "not read", never "does not exist" (no
+// store lists every class), so the answer stays a likely cause.
+func TestStorePriorityClass(t *testing.T) {
+	st := NewStore()
+	if err := st.AddFiles("../../deploy/examples/scenarios/preempted.yaml"); err != nil {
+		t.Fatal(err)
+	}
+	src := &storeSource{st: st}
+	if w, err := src.getPriorityClass(t.Context(), "sc-preempted-high"); err != nil || w == nil || w.Value <= 0 {
+		t.Errorf("held class: %+v, %v", w, err)
+	}
+	w, err := src.getPriorityClass(t.Context(), "nope")
+	if w != nil || err == nil || apierrors.IsNotFound(err) || !isAnswer(err) {
+		t.Errorf("class not held: %+v, %v; want a not-read answer", w, err)
+	}
+}

@@ -80,7 +80,8 @@ type Fetcher struct {
 	// ClusterScoped is optional: the bot's identity for ClusterQueue,
 	// ResourceFlavor and cohort reads in clusterScopedReads=bot mode. It is
 	// used only after the caller's own LocalQueue read succeeded, and only
-	// for that LocalQueue's ClusterQueue, its flavors and its cohort.
+	// for that LocalQueue's ClusterQueue, its flavors and its cohort, and
+	// for the WorkloadPriorityClass a job without a Workload names.
 	ClusterScoped versioned.Interface
 	// KueueConfig is optional: it reads Kueue's own Configuration with the
 	// bot's identity (KueueConfigMap), for a job without a Workload, to
@@ -641,9 +642,10 @@ func (s *liveSource) getNamespace(ctx context.Context, name string) (*corev1.Nam
 }
 
 func (s *liveSource) getPriorityClass(ctx context.Context, name string) (*kueue.WorkloadPriorityClass, error) {
+	cs := s.clusterClient()
 	if s.v1beta1() {
 		old, err := do(ctx, s, func(ctx context.Context) (*kueuev1beta1.WorkloadPriorityClass, error) {
-			return s.f.Kueue.KueueV1beta1().WorkloadPriorityClasses().Get(ctx, name, metav1.GetOptions{})
+			return cs.KueueV1beta1().WorkloadPriorityClasses().Get(ctx, name, metav1.GetOptions{})
 		})
 		if err != nil {
 			return nil, err
@@ -651,6 +653,6 @@ func (s *liveSource) getPriorityClass(ctx context.Context, name string) (*kueue.
 		return priorityClassFromV1beta1(old)
 	}
 	return do(ctx, s, func(ctx context.Context) (*kueue.WorkloadPriorityClass, error) {
-		return s.f.Kueue.KueueV1beta2().WorkloadPriorityClasses().Get(ctx, name, metav1.GetOptions{})
+		return cs.KueueV1beta2().WorkloadPriorityClasses().Get(ctx, name, metav1.GetOptions{})
 	})
 }

@@ -22,6 +22,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	sigsjson "sigs.k8s.io/json"
 	sigsyaml "sigs.k8s.io/yaml"
 )
 
@@ -262,6 +263,17 @@ func parallel(n int, fn func(i int)) {
 // cut splits one file into pieces: its documents, and the items of large
 // Lists.
 func cut(in input) ([]piece, error) {
+	if !hasDocumentSeparator(in.data) {
+		// One document (what kubectl get -o yaml|json writes): no need to
+		// copy it line by line through a YAML reader.
+		if len(in.data) > maxDocumentSize {
+			return nil, fmt.Errorf("%s: document 1: larger than %d bytes", in.name, maxDocumentSize)
+		}
+		if len(bytes.TrimSpace(in.data)) == 0 {
+			return nil, nil
+		}
+		return cutDocument(in.name, 1, in.data), nil
+	}
 	r := utilyaml.NewYAMLReader(bufio.NewReaderSize(bytes.NewReader(in.data), 64<<10))
 	var out []piece
 	for i := 1; ; i++ {
@@ -277,6 +289,12 @@ func cut(in input) ([]piece, error) {
 		}
 		out = append(out, cutDocument(in.name, i, doc)...)
 	}
+}
+
+// hasDocumentSeparator reports whether data may hold a YAML document
+// separator: a line that starts with "---".
+func hasDocumentSeparator(data []byte) bool {
+	return bytes.HasPrefix(data, []byte("---")) || bytes.Contains(data, []byte("\n---"))
 }
 
 func cutDocument(file string, doc int, data []byte) []piece {
@@ -444,6 +462,16 @@ type typeMeta struct {
 	Items      []json.RawMessage `json:"items"`
 }
 
+// yamlToJSON converts YAML to JSON: what kubectl writes through the fast
+// path (fastYAMLToJSON, several times faster), anything else through
+// sigs.k8s.io/yaml.
+func yamlToJSON(doc []byte) ([]byte, error) {
+	if js, ok := fastYAMLToJSON(doc); ok {
+		return js, nil
+	}
+	return sigsyaml.YAMLToJSON(doc)
+}
+
 // decodePiece converts a piece to JSON and decodes it.
 func decodePiece(p *piece) result {
 	switch p.kind {
@@ -451,7 +479,7 @@ func decodePiece(p *piece) result {
 		es, err := decodeValue(bytes.TrimSpace(p.data), p.listKind)
 		return result{entries: es, err: err}
 	case listItem:
-		js, err := sigsyaml.YAMLToJSON(p.data)
+		js, err := yamlToJSON(p.data)
 		if err != nil {
 			return result{err: err}
 		}
@@ -462,7 +490,7 @@ func decodePiece(p *piece) result {
 		es, err := decodeValue(bytes.TrimSpace(js[1:len(js)-1]), schema.GroupVersionKind{})
 		return result{entries: es, err: err}
 	case listHead:
-		js, err := sigsyaml.YAMLToJSON(p.data)
+		js, err := yamlToJSON(p.data)
 		if err != nil {
 			return result{err: err}
 		}
@@ -478,7 +506,7 @@ func decodePiece(p *piece) result {
 		_, isList := listItemKind(gv.WithKind(tm.Kind), &tm)
 		return result{list: isList}
 	}
-	js, err := sigsyaml.YAMLToJSON(p.data)
+	js, err := yamlToJSON(p.data)
 	if err != nil {
 		return result{err: fmt.Errorf("invalid YAML: %w", err)}
 	}
@@ -497,8 +525,8 @@ func decodeValue(js []byte, listKind schema.GroupVersionKind) ([]entry, error) {
 	if len(js) == 0 || js[0] != '{' {
 		return nil, errors.New("not a Kubernetes object (want a mapping with apiVersion and kind)")
 	}
-	var tm typeMeta
-	if err := json.Unmarshal(js, &tm); err != nil {
+	tm, err := sniffTypeMeta(js)
+	if err != nil {
 		return nil, fmt.Errorf("not a Kubernetes object: %w", err)
 	}
 	gvk := listKind
@@ -540,6 +568,45 @@ func decodeValue(js []byte, listKind schema.GroupVersionKind) ([]entry, error) {
 	return []entry{{obj: out, gk: gk}}, nil
 }
 
+// sniffTypeMeta reads apiVersion and kind from an object's JSON. When
+// both come before any other key (as kubectl, sorting keys, writes every
+// object but a List) it stops there, without reading the rest; otherwise
+// (a List, whose items come first, or keys in another order) it decodes
+// the whole object.
+func sniffTypeMeta(js []byte) (typeMeta, error) {
+	var tm typeMeta
+	dec := json.NewDecoder(bytes.NewReader(js))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return tm, errors.New("want a mapping with apiVersion and kind")
+	}
+	for range 2 {
+		t, err := dec.Token()
+		key, isKey := t.(string)
+		if err != nil || !isKey || (key != "apiVersion" && key != "kind") {
+			return fullTypeMeta(js)
+		}
+		var v string
+		if err := dec.Decode(&v); err != nil {
+			return fullTypeMeta(js)
+		}
+		if key == "kind" {
+			tm.Kind = v
+		} else {
+			tm.APIVersion = v
+		}
+	}
+	if tm.APIVersion == "" || tm.Kind == "" || strings.HasSuffix(tm.Kind, "List") {
+		return fullTypeMeta(js)
+	}
+	return tm, nil
+}
+
+func fullTypeMeta(js []byte) (typeMeta, error) {
+	var tm typeMeta
+	err := json.Unmarshal(js, &tm)
+	return tm, err
+}
+
 // listItemKind reports whether gvk is a list to expand, and the kind its
 // items have when they omit it: `kind: List` (and core lists such as
 // PodList) of any items, or a typed list of a kind the store keeps
@@ -561,8 +628,18 @@ func listItemKind(gvk schema.GroupVersionKind, tm *typeMeta) (schema.GroupVersio
 func decodeKind(js []byte, gvk schema.GroupVersionKind) (kruntime.Object, error) {
 	switch {
 	case typedKinds[gvk]:
-		obj, _, err := deserializer.Decode(js, &gvk, nil)
-		return obj, err
+		// gvk is known: decode straight into the scheme's type, as the
+		// scheme's deserializer would, without its second pass to read
+		// apiVersion and kind.
+		obj, err := scheme.New(gvk)
+		if err != nil {
+			return nil, err
+		}
+		if err := sigsjson.UnmarshalCaseSensitivePreserveInts(js, obj); err != nil {
+			return nil, err
+		}
+		obj.GetObjectKind().SetGroupVersionKind(gvk)
+		return obj, nil
 	case isJobKind(gvk):
 		var meta struct {
 			Metadata metav1.ObjectMeta `json:"metadata"`

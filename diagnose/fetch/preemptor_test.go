@@ -125,3 +125,46 @@ func TestFetchNoWorkloadReads(t *testing.T) {
 		}
 	}
 }
+
+// TestFetchNoWorkloadPriorityClassByBot: with clusterScopedReads=bot, the
+// WorkloadPriorityClass a job without a Workload names is read with the
+// bot's identity (the caller may not read cluster-scoped classes), once
+// the caller's own LocalQueue was read; without the bot it stays the
+// caller's read, and a refusal stays a Forbidden gap.
+func TestFetchNoWorkloadPriorityClassByBot(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		bot     bool
+		wantGap diagnose.GapReason
+	}{
+		{"bot reads it", true, diagnose.GapNotFound},
+		{"caller is refused", false, diagnose.GapForbidden},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			job := testJob()
+			job.Labels[diagnose.WorkloadPriorityClassLabel] = "urgent"
+			e := newEnv([]runtime.Object{job}, []runtime.Object{testLQ()}, nil)
+			e.kueue.PrependReactor("get", "workloadpriorityclasses", fail("get", "workloadpriorityclasses", forbidden("workloadpriorityclasses", "urgent")))
+			f := e.fetcher()
+			if tc.bot {
+				f.ClusterScoped = e.bot
+			}
+			s, err := f.Fetch(t.Context(), diagnose.Target{Kind: "Job", Namespace: testNS, Name: jobName})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !s.HasGap("WorkloadPriorityClass", tc.wantGap) {
+				t.Errorf("gaps %v, want WorkloadPriorityClass urgent %s", s.Gaps, tc.wantGap)
+			}
+			var botGets int
+			for _, a := range e.bot.Actions() {
+				if a.GetVerb() == "get" && a.GetResource().Resource == "workloadpriorityclasses" {
+					botGets++
+				}
+			}
+			if want := map[bool]int{true: 1, false: 0}[tc.bot]; botGets != want {
+				t.Errorf("bot read the class %d times, want %d", botGets, want)
+			}
+		})
+	}
+}

@@ -10,7 +10,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/runtime/serializer"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	kueuev1beta1 "sigs.k8s.io/kueue/apis/kueue/v1beta1"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
@@ -23,17 +22,12 @@ import (
 // v1beta2 with scheme.ConvertToVersion.
 var scheme = runtime.NewScheme()
 
-// deserializer decodes JSON (and YAML) into the scheme's typed objects,
-// keeping the apiVersion and kind they were written with.
-var deserializer runtime.Decoder
-
 func init() {
 	utilruntime.Must(corev1.AddToScheme(scheme))
 	utilruntime.Must(batchv1.AddToScheme(scheme))
 	utilruntime.Must(eventsv1.AddToScheme(scheme))
 	utilruntime.Must(kueue.AddToScheme(scheme))
 	utilruntime.Must(kueuev1beta1.AddToScheme(scheme))
-	deserializer = serializer.NewCodecFactory(scheme).UniversalDeserializer()
 }
 
 // Group kinds the store indexes.
@@ -44,6 +38,7 @@ var (
 	gkCohort         = kueue.GroupVersion.WithKind("Cohort").GroupKind()
 	gkFlavor         = kueue.GroupVersion.WithKind("ResourceFlavor").GroupKind()
 	gkAdmissionCheck = kueue.GroupVersion.WithKind("AdmissionCheck").GroupKind()
+	gkPriorityClass  = kueue.GroupVersion.WithKind("WorkloadPriorityClass").GroupKind()
 	gkPod            = schema.GroupKind{Kind: "Pod"}
 	gkEvent          = schema.GroupKind{Kind: "Event"}
 	gkNamespace      = schema.GroupKind{Kind: "Namespace"}

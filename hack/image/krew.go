@@ -37,17 +37,24 @@ func archiveName(tag, goos, goarch string) string {
 }
 
 // krewArchive writes the release archive of one platform into dir: the
-// binary alone, as kubectl-kueuebot, mode 0755.
-func krewArchive(binary []byte, tag, goos, goarch, dir string, mtime time.Time) (string, error) {
+// binary, as kubectl-kueuebot, mode 0755, and the project's LICENSE (krew
+// installs both).
+func krewArchive(binary, license []byte, tag, goos, goarch, dir string, mtime time.Time) (string, error) {
 	var b bytes.Buffer
 	zw := gzip.NewWriter(&b)
 	zw.ModTime = mtime
 	tw := tar.NewWriter(zw)
-	if err := tw.WriteHeader(&tar.Header{Name: pluginBinary(goos), Mode: 0o755, Size: int64(len(binary)), ModTime: mtime, Typeflag: tar.TypeReg, Format: tar.FormatPAX}); err != nil {
-		return "", err
-	}
-	if _, err := tw.Write(binary); err != nil {
-		return "", err
+	for _, f := range []struct {
+		name string
+		mode int64
+		data []byte
+	}{{pluginBinary(goos), 0o755, binary}, {"LICENSE", 0o644, license}} {
+		if err := tw.WriteHeader(&tar.Header{Name: f.name, Mode: f.mode, Size: int64(len(f.data)), ModTime: mtime, Typeflag: tar.TypeReg, Format: tar.FormatPAX}); err != nil {
+			return "", err
+		}
+		if _, err := tw.Write(f.data); err != nil {
+			return "", err
+		}
 	}
 	if err := tw.Close(); err != nil {
 		return "", err
@@ -110,6 +117,10 @@ func buildKrew(ctx context.Context, repo, tag, out string, epoch int64) error {
 		return err
 	}
 	defer os.RemoveAll(tmp)
+	license, err := os.ReadFile(filepath.Join(repo, "LICENSE"))
+	if err != nil {
+		return err
+	}
 	for _, p := range krewPlatforms {
 		goos, goarch, _ := strings.Cut(p, "/")
 		bin := filepath.Join(tmp, goos+"-"+goarch)
@@ -120,7 +131,7 @@ func buildKrew(ctx context.Context, repo, tag, out string, epoch int64) error {
 		if err != nil {
 			return err
 		}
-		if _, err := krewArchive(b, tag, goos, goarch, out, time.Unix(epoch, 0)); err != nil {
+		if _, err := krewArchive(b, license, tag, goos, goarch, out, time.Unix(epoch, 0)); err != nil {
 			return err
 		}
 	}

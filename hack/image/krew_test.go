@@ -100,7 +100,7 @@ func TestKrewManifest(t *testing.T) {
 		if p.Sha256 != sums[name] || !regexp.MustCompile(`^[0-9a-f]{64}$`).MatchString(p.Sha256) {
 			t.Errorf("%s/%s: sha256 %s, the archive's is %s", os, arch, p.Sha256, sums[name])
 		}
-		if p.Bin != pluginBinary(os) || len(p.Files) != 1 || p.Files[0].From != p.Bin || p.Files[0].To != "." {
+		if p.Bin != pluginBinary(os) || len(p.Files) != 2 || p.Files[0].From != p.Bin || p.Files[0].To != "." || p.Files[1].From != "LICENSE" || p.Files[1].To != "." {
 			t.Errorf("%s/%s: bin %s files %+v", os, arch, p.Bin, p.Files)
 		}
 	}
@@ -113,7 +113,8 @@ func TestKrewManifest(t *testing.T) {
 }
 
 // TestKrewArchive: the archive krew installs holds the binary as
-// kubectl-kueuebot, which then calls itself kubectl kueuebot.
+// kubectl-kueuebot, which then calls itself kubectl kueuebot, and the
+// project's LICENSE.
 func TestKrewArchive(t *testing.T) {
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "build")
@@ -124,7 +125,11 @@ func TestKrewArchive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	archive, err := krewArchive(b, "v1.2.3", runtime.GOOS, runtime.GOARCH, dir, time.Unix(0, 0))
+	license, err := os.ReadFile("../../LICENSE")
+	if err != nil {
+		t.Fatal(err)
+	}
+	archive, err := krewArchive(b, license, "v1.2.3", runtime.GOOS, runtime.GOARCH, dir, time.Unix(0, 0))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,8 +155,15 @@ func TestKrewArchive(t *testing.T) {
 	if err != nil || !bytes.Equal(data, b) {
 		t.Fatalf("archived binary differs (%v)", err)
 	}
+	lh, err := tr.Next()
+	if err != nil || lh.Name != "LICENSE" {
+		t.Fatalf("no LICENSE after the binary in the archive (%v)", err)
+	}
+	if got, err := io.ReadAll(tr); err != nil || !bytes.Equal(got, license) {
+		t.Errorf("archived LICENSE differs (%v)", err)
+	}
 	if _, err := tr.Next(); err != io.EOF {
-		t.Errorf("more than the binary in the archive (%v)", err)
+		t.Errorf("more than the binary and LICENSE in the archive (%v)", err)
 	}
 	if err := os.WriteFile(extracted, data, 0o755); err != nil {
 		t.Fatal(err)

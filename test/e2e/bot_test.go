@@ -16,12 +16,14 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 	kueueclient "sigs.k8s.io/kueue/client-go/clientset/versioned"
 
 	"github.com/kueuebot/kueuebot/bot"
 	"github.com/kueuebot/kueuebot/bot/blocks"
 	"github.com/kueuebot/kueuebot/config"
+	"github.com/kueuebot/kueuebot/diagnose/fetch"
 	"github.com/kueuebot/kueuebot/explain"
 	"github.com/kueuebot/kueuebot/rbac"
 )
@@ -61,7 +63,15 @@ const userAgent = "kueuebot-e2e-bot"
 // impersonating the asking user for every namespaced read.
 func newBot(t *testing.T, sb string) *bot.Asker {
 	t.Helper()
-	cfg, err := config.Parse([]byte(botConfig))
+	return newBotWith(t, sb, botConfig)
+}
+
+// newBotWith is newBot with another config; with kube.kueueConfig it also
+// grants the bot's user the Role that reads Kueue's manager ConfigMap and
+// reads it as the bot, as `kueuebot serve` does.
+func newBotWith(t *testing.T, sb, configYAML string) *bot.Asker {
+	t.Helper()
+	cfg, err := config.Parse([]byte(configYAML))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,15 +114,30 @@ func newBot(t *testing.T, sb string) *bot.Asker {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &bot.Asker{
-		Resolve: resolver,
-		Explain: &explain.Explainer{Reader: &explain.KubeReader{
-			Base:          base,
-			Finder:        &rbac.NamespaceFinder{Bot: botKueue, Max: cfg.Kube.MaxNamespaces, Concurrency: 4},
-			ClusterScoped: botKueue,
-			Timeout:       10 * time.Second,
-		}},
+	reader := &explain.KubeReader{
+		Base:          base,
+		Finder:        &rbac.NamespaceFinder{Bot: botKueue, Max: cfg.Kube.MaxNamespaces, Concurrency: 4},
+		ClusterScoped: botKueue,
+		Timeout:       10 * time.Second,
 	}
+	if kc := cfg.Kube.KueueConfig; kc.Enabled() {
+		role, rb := rbac.BotKueueConfigRole(cfg, "")
+		role.Name, rb.Name, rb.RoleRef.Name = "kueuebot-e2e-kueue-config", "kueuebot-e2e-kueue-config", "kueuebot-e2e-kueue-config"
+		rb.Subjects = []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: "kueuebot"}}
+		if _, err := admin.RbacV1().Roles(kc.Namespace).Create(ctx, role, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+			t.Fatal(err)
+		}
+		if _, err := admin.RbacV1().RoleBindings(kc.Namespace).Create(ctx, rb, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			_ = admin.RbacV1().RoleBindings(kc.Namespace).Delete(context.Background(), rb.Name, metav1.DeleteOptions{})
+			_ = admin.RbacV1().Roles(kc.Namespace).Delete(context.Background(), role.Name, metav1.DeleteOptions{})
+		})
+		waitAllowed(t, sb, "kueuebot", authorizationv1.ResourceAttributes{Verb: "get", Resource: "configmaps", Namespace: kc.Namespace, Name: kc.ConfigMap})
+		reader.KueueConfig = fetch.KueueConfigMap(kubernetes.NewForConfigOrDie(base), kc.Namespace, kc.ConfigMap, kc.Key, time.Minute)
+	}
+	return &bot.Asker{Resolve: resolver, Explain: &explain.Explainer{Reader: reader}}
 }
 
 func ask(t *testing.T, a *bot.Asker, slackID, question string) string {
@@ -189,6 +214,48 @@ func TestBotReadsAsTheCaller(t *testing.T) {
 	}
 	if asAlice == 0 || asBob == 0 {
 		t.Errorf("expected impersonated reads for alice and bob, got %d and %d (of %d events)", asAlice, asBob, len(events))
+	}
+}
+
+// TestBotNamesAMissingPriorityClass: alice may not read
+// WorkloadPriorityClasses (Kueue's batch-user role, a cluster-scoped
+// kind), so with clusterScopedReads: bot the bot reads the one her job
+// names, and the answer says that it does not exist and what to do
+// (scenario missing-priority-class). Asked directly as alice, the same job
+// gets the likely cause (TestScenariosLive).
+func TestBotNamesAMissingPriorityClass(t *testing.T) {
+	sb := sandbox(t)
+	if cfg := sandboxConfig(t, sb); cfg != "default" {
+		t.Skipf("scenario missing-priority-class runs with the default Kueue configuration; the sandbox runs %s", cfg)
+	}
+	a := newBot(t, sb)
+	waitAllowed(t, sb, "kueuebot", authorizationv1.ResourceAttributes{Verb: "get", Group: "kueue.x-k8s.io", Resource: "workloadpriorityclasses"})
+	got := ask(t, a, "U0000ALICE", "why is urgent -n sc-missing-priority-class waiting?")
+	for _, want := range []string{"WorkloadMissing", "WorkloadPriorityClass does-not-exist does not exist", "Recreate the job with kueue.x-k8s.io/priority-class", "create WorkloadPriorityClass does-not-exist"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("alice's answer lacks %q:\n%s", want, got)
+		}
+	}
+}
+
+// TestBotNamesAnUnmanagedNamespace: with kube.kueueConfig the bot reads
+// Kueue's Configuration (the sandbox publishes it as Kueue's manager
+// ConfigMap) and says for certain that Kueue does not manage the job's
+// namespace (scenario namespace-unmanaged, Kueue variant
+// unmanaged-namespace); without it the answer names the selector as one of
+// two causes (TestScenariosLive).
+func TestBotNamesAnUnmanagedNamespace(t *testing.T) {
+	sb := sandbox(t)
+	if cfg := sandboxConfig(t, sb); cfg != "unmanaged-namespace" {
+		t.Skipf("needs Kueue configuration unmanaged-namespace (make sandbox-scenarios SCENARIO=namespace-unmanaged); the sandbox runs %s", cfg)
+	}
+	a := newBotWith(t, sb, strings.Replace(botConfig, "  clusterScopedReads: bot\n",
+		"  clusterScopedReads: bot\n  kueueConfig: {namespace: kueue-system, configMap: kueue-manager-config, key: controller_manager_config.yaml}\n", 1))
+	got := ask(t, a, "U0000ALICE", "why is outside -n sc-namespace-unmanaged waiting?")
+	for _, want := range []string{"WorkloadMissing", "Kueue does not manage jobs in namespace sc-namespace-unmanaged", "kueuebot.io/unmanaged", "let Kueue manage namespace sc-namespace-unmanaged"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("alice's answer lacks %q:\n%s", want, got)
+		}
 	}
 }
 

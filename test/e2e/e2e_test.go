@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -90,10 +91,11 @@ type report struct {
 	Verdict struct {
 		Stage, Code, Cause, Headline, Detail string
 	}
-	Target struct{ Kind, Namespace, Name, Workload string }
-	Queue  struct{ LocalQueue, ClusterQueue string }
-	Quota  []json.RawMessage
-	Gaps   []struct{ Kind, Name, Reason string }
+	Target   struct{ Kind, Namespace, Name, Workload string }
+	Queue    struct{ LocalQueue, ClusterQueue string }
+	Quota    []json.RawMessage
+	Gaps     []struct{ Kind, Name, Reason string }
+	Remedies []struct{ Code, Who, Command string }
 }
 
 // diagnoseAs runs `kueuebot diagnose` live against the sandbox with user's
@@ -198,6 +200,20 @@ type expect struct {
 	Stage  string          `json:"stage"`
 	Code   string          `json:"code"`
 	Cause  string          `json:"cause"`
+	// Remedies are remedy codes the answer must offer (what to do, when the
+	// code and cause alone do not pin the answer down).
+	Remedies []string `json:"remedies"`
+}
+
+// missingRemedies is the remedy codes of want that r does not offer.
+func missingRemedies(r report, want []string) []string {
+	var missing []string
+	for _, w := range want {
+		if !slices.ContainsFunc(r.Remedies, func(m struct{ Code, Who, Command string }) bool { return m.Code == w }) {
+			missing = append(missing, w)
+		}
+	}
+	return missing
 }
 
 func expectations(t *testing.T) map[string]expect {
@@ -245,6 +261,9 @@ func TestScenariosLive(t *testing.T) {
 			r, raw := diagnoseAs(t, sb, e.User, targetArg(e), e.Target.Namespace)
 			if r.Verdict.Code != e.Code || r.Verdict.Cause != e.Cause || r.Verdict.Stage != e.Stage {
 				t.Errorf("verdict %s/%s/%s, want %s/%s/%s\n%s", r.Verdict.Stage, r.Verdict.Code, r.Verdict.Cause, e.Stage, e.Code, e.Cause, raw)
+			}
+			if m := missingRemedies(r, e.Remedies); len(m) > 0 {
+				t.Errorf("the answer lacks the remedies %v\n%s", m, raw)
 			}
 		})
 	}

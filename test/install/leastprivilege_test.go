@@ -239,6 +239,7 @@ func checkAccessMatrix(t *testing.T, c *cluster, bot kubernetes.Interface, ns st
 			allowed["kueue.x-k8s.io/"+r+" get "] = true
 			allowed["kueue.x-k8s.io/"+r+" list "] = true
 		}
+		allowed["kueue.x-k8s.io/workloadpriorityclasses get "] = true
 	}
 	// The verbs each resource serves, and those RBAC checks beyond them
 	// (escalation, impersonation, certificate signing).

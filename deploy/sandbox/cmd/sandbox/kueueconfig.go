@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 )
 
@@ -36,6 +37,13 @@ var kueueVariants = map[string]map[string]any{
 		"requeuingStrategy": map[string]any{"timestamp": "Eviction", "backoffLimitCount": 0}}},
 	// Fair sharing among the ClusterQueues of a cohort (preemption by share instead of by priority).
 	"fair-sharing": {"fairSharing": map[string]any{"preemptionStrategies": []any{"LessThanOrEqualToFinalShare", "LessThanInitialShare"}}},
+	// Kueue manages jobs only in namespaces without the label kueuebot.io/unmanaged (and, as by
+	// default, not in kube-system or kueue-system); ManagedJobsNamespaceSelectorAlwaysRespected
+	// (beta, on in v0.17) applies it to jobs that name a LocalQueue too.
+	"unmanaged-namespace": {"managedJobsNamespaceSelector": map[string]any{"matchExpressions": []any{
+		map[string]any{"key": "kubernetes.io/metadata.name", "operator": "NotIn", "values": []any{"kube-system", kueueNamespace}},
+		map[string]any{"key": "kueuebot.io/unmanaged", "operator": "DoesNotExist"},
+	}}},
 	// The alpha kueue.x-k8s.io/admission-gated-by annotation holds Workloads back.
 	"admission-gated-by": {"featureGates": map[string]any{"AdmissionGatedBy": true}},
 }
@@ -149,6 +157,9 @@ func startKueue(ctx context.Context, state string, k kueueSettings, variant stri
 	if err := writeFile(k.ConfigPath, b, 0o644); err != nil {
 		return err
 	}
+	if err := publishKueueConfig(ctx, state, b); err != nil {
+		return err
+	}
 	if k.Visibility {
 		// Kueue's private mount namespace binds its visibility certificates
 		// on the host's /visibility: make sure it is still there when Kueue
@@ -170,6 +181,30 @@ func startKueue(ctx context.Context, state string, k kueueSettings, variant stri
 		return err
 	}
 	return setEnv(state, "SANDBOX_KUEUE_CONFIG", variant)
+}
+
+// Kueue's manager ConfigMap as a real install has it (config/components/manager): kueuebot's
+// kube.kueueConfig reads the Configuration from there. Kueue itself reads the file.
+const (
+	kueueConfigMap    = "kueue-manager-config"
+	kueueConfigMapKey = "controller_manager_config.yaml"
+)
+
+// publishKueueConfig writes the running Configuration into kueue-system/kueue-manager-config.
+func publishKueueConfig(ctx context.Context, state string, cfg []byte) error {
+	c, err := newCluster(filepath.Join(state, "kubeconfig"))
+	if err != nil {
+		return err
+	}
+	cm := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "v1", "kind": "ConfigMap",
+		"metadata": map[string]any{"name": kueueConfigMap, "namespace": kueueNamespace},
+		"data":     map[string]any{kueueConfigMapKey: string(cfg)},
+	}}
+	if err := c.apply(ctx, cm); err != nil {
+		return fmt.Errorf("publish Kueue's Configuration: %w", err)
+	}
+	return nil
 }
 
 func waitKueue(ctx context.Context, state string, k kueueSettings) error {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"sigs.k8s.io/yaml"
@@ -25,6 +26,8 @@ type expectation struct {
 	Stage string `json:"stage"`
 	Code  string `json:"code"`
 	Cause string `json:"cause"`
+	// Remedies are remedy codes the answer must offer, where code and cause do not pin it down.
+	Remedies []string `json:"remedies,omitempty"`
 }
 
 func readExpectation(dir string) (expectation, error) {
@@ -52,21 +55,20 @@ type remedyStep struct {
 	Verdict string `json:"verdict"`
 	// Cause, if set, is the cause it must give.
 	Cause string `json:"cause,omitempty"`
-	// As overrides who runs the command: "admin" or a test user. For remedies whose Who is wrong
-	// for the sandbox's users (say so in expect.yaml).
-	As string `json:"as,omitempty"`
 }
 
 type cliReport struct {
 	Verdict struct {
 		Stage, Code, Cause, Headline, Detail string
 	} `json:"verdict"`
-	Remedies []struct {
-		Code    string `json:"code"`
-		Summary string `json:"summary"`
-		Who     string `json:"who"`
-		Command string `json:"command"`
-	} `json:"remedies"`
+	Remedies []cliRemedy `json:"remedies"`
+}
+
+type cliRemedy struct {
+	Code    string `json:"code"`
+	Summary string `json:"summary"`
+	Who     string `json:"who"`
+	Command string `json:"command"`
 }
 
 // diagnose runs `kueuebot diagnose` on the scenario's target with kubeconfig and returns its report.
@@ -115,16 +117,11 @@ func (sc *scenarioRun) runRemedy(ctx context.Context, rs remedyStep) error {
 	if command == "" {
 		return fmt.Errorf("remedy %s: the diagnosis offers no command for it (remedies: %s):\n%s", rs.Code, strings.Join(codes, ", "), raw)
 	}
-	kubeconfig := filepath.Join(sc.o.state, "kubeconfig")
-	as := "admin"
-	if who == "you" {
-		as = e.User
-	}
-	if rs.As != "" {
-		as = rs.As
-	}
-	if as != "admin" {
-		kubeconfig = filepath.Join(sc.o.state, "kubeconfig-"+as)
+	// The command runs as exactly the identity the answer says acts, with that identity's RBAC:
+	// a remedy that says "you" must work for the scenario's user.
+	kubeconfig, as, err := sc.actor(who, e.User)
+	if err != nil {
+		return fmt.Errorf("remedy %s: %w", rs.Code, err)
 	}
 	if sc.o.kubectl == "" {
 		return fmt.Errorf("remedy %s: no kubectl (build it with make sandbox-build, or pass -kubectl)", rs.Code)
@@ -139,6 +136,21 @@ func (sc *scenarioRun) runRemedy(ctx context.Context, rs remedyStep) error {
 		return fmt.Errorf("remedy %s as %s: %s: %w\n%s", rs.Code, as, command, err, out)
 	}
 	return nil
+}
+
+// actor is the kubeconfig and name of whoever a remedy's Who names: "you" is the scenario's user,
+// "platform team" is admin. Nothing else is accepted: a remedy must say who acts.
+func (sc *scenarioRun) actor(who, user string) (kubeconfig, as string, err error) {
+	switch who {
+	case "you":
+		if user == "" || user == "admin" {
+			return "", "", fmt.Errorf("the remedy is for the user, and expect.yaml names no plain user (user: %q)", user)
+		}
+		return filepath.Join(sc.o.state, "kubeconfig-"+user), user, nil
+	case "platform team":
+		return filepath.Join(sc.o.state, "kubeconfig"), "admin", nil
+	}
+	return "", "", fmt.Errorf("the remedy names no one who acts (who: %q)", who)
 }
 
 // checkVerdict diagnoses the scenario's target live (as admin) once the dump is written and
@@ -158,6 +170,11 @@ func (sc *scenarioRun) checkVerdict(ctx context.Context) error {
 	}
 	if r.Verdict.Stage != e.Stage || r.Verdict.Code != e.Code || r.Verdict.Cause != e.Cause {
 		return fmt.Errorf("live verdict %s/%s/%s, expect.yaml says %s/%s/%s:\n%s", r.Verdict.Stage, r.Verdict.Code, r.Verdict.Cause, e.Stage, e.Code, e.Cause, raw)
+	}
+	for _, want := range e.Remedies {
+		if !slices.ContainsFunc(r.Remedies, func(m cliRemedy) bool { return m.Code == want }) {
+			return fmt.Errorf("live answer lacks the remedy %s that expect.yaml names:\n%s", want, raw)
+		}
 	}
 	return nil
 }
