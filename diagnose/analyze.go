@@ -296,6 +296,10 @@ func (a *analysis) deactivated() bool {
 			}
 		}
 	}
+	if kc := a.s.KueueConfig; cause == CauseRequeuingLimitExceeded && kc != nil && kc.WaitForPodsReady != nil && kc.WaitForPodsReady.BackoffLimitCount != nil {
+		w := kc.WaitForPodsReady
+		reasonText = fmt.Sprintf("its pods did not become ready within Kueue's waitForPodsReady timeout of %s after %d requeue(s), the backoffLimitCount", w.Timeout, *w.BackoffLimitCount)
+	}
 	cmd := fmt.Sprintf("kubectl patch workload %s %s --type=merge -p '{\"spec\":{\"active\":true}}'", a.wl.Name, a.nsFlag())
 	switch cause {
 	case CauseManual:
@@ -557,6 +561,9 @@ func (a *analysis) alternativeQueues() {
 func (a *analysis) requeue() bool {
 	rq := a.cond(kueue.WorkloadRequeued)
 	ev := a.cond(kueue.WorkloadEvicted)
+	if a.evictedForPodsReadyTimeout() && (rq == nil || rq.Status == metav1.ConditionFalse) && (a.qr == nil || a.qr.Status != metav1.ConditionTrue) {
+		return a.podsReadyTimeout()
+	}
 	if st := a.wl.Status.RequeueState; st != nil && st.RequeueAt != nil && st.RequeueAt.After(a.s.Now) {
 		wait := st.RequeueAt.Sub(a.s.Now).Round(1e9)
 		n := int32(0)

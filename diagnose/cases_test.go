@@ -26,6 +26,10 @@ type caseSpec struct {
 	Want   struct {
 		Code  diagnose.Code  `json:"code"`
 		Cause diagnose.Cause `json:"cause"`
+		// Mentions must each appear in the verdict's headline, detail,
+		// remedies or findings: what the answer has to say, e.g. which
+		// pod set keeps a multi-pod-set job out.
+		Mentions []string `json:"mentions"`
 	} `json:"want"`
 	// Forbid simulates RBAC: these kinds are dropped from the snapshot and
 	// recorded as Forbidden gaps.
@@ -132,6 +136,7 @@ func TestCases(t *testing.T) {
 				t.Errorf("verdict (-want +got):\n%s\nheadline: %s\ndetail: %s", diff, r.Verdict.Headline, r.Verdict.Detail)
 			}
 			checkReport(t, &r)
+			checkMentions(t, &r, spec.Want.Mentions)
 			var js bytes.Buffer
 			if err := render.WriteJSON(&js, &r); err != nil {
 				t.Fatal(err)
@@ -166,6 +171,25 @@ func checkReport(t *testing.T, r *diagnose.Report) {
 	for _, m := range r.Remedies {
 		if m.Summary == "" || (m.Who != diagnose.WhoYou && m.Who != diagnose.WhoPlatform) {
 			t.Errorf("remedy %+v lacks a summary or who", m)
+		}
+	}
+}
+
+// checkMentions asserts that each of mentions appears in what the user
+// reads of the answer.
+func checkMentions(t *testing.T, r *diagnose.Report, mentions []string) {
+	t.Helper()
+	text := []string{r.Verdict.Headline, r.Verdict.Detail}
+	for _, m := range r.Remedies {
+		text = append(text, m.Summary)
+	}
+	for _, f := range r.Findings {
+		text = append(text, f.Message)
+	}
+	all := strings.Join(text, "\n")
+	for _, m := range mentions {
+		if !strings.Contains(all, m) {
+			t.Errorf("the answer does not say %q:\n%s", m, all)
 		}
 	}
 }

@@ -20,16 +20,32 @@ type ineligibility struct {
 	reason string
 	// fix is a short hint: the toleration or label to use.
 	fix string
+	// taint is the untolerated taint's text when cause is
+	// CauseUntoleratedTaint.
+	taint string
+	// affinityToo: besides the taint, the pods' node selector or affinity
+	// does not match the flavor either, so a toleration alone would not
+	// open it.
+	affinityToo bool
+}
+
+// taintOnly reports a flavor that only an untolerated taint rules out: a
+// toleration would open it.
+func (i *ineligibility) taintOnly() bool {
+	return i != nil && i.cause == CauseUntoleratedTaint && !i.affinityToo
 }
 
 // flavorEligibility checks a pod set against a ResourceFlavor as Kueue's
 // flavor assigner does: untolerated NoSchedule/NoExecute taints, and the pod
 // set's node selector and required node affinity restricted to the label
-// keys that some flavor of the resource group uses.
+// keys that some flavor of the resource group uses. Kueue stops at the
+// first check that fails; both are made here, so that a flavor ruled out
+// only by its taint can be told from one the pods do not select at all.
 func flavorEligibility(ps *kueue.PodSet, rf *kueue.ResourceFlavor, groupKeys map[string]bool) *ineligibility {
 	if rf == nil {
 		return &ineligibility{cause: CauseFlavorNotFound, reason: "the ResourceFlavor does not exist"}
 	}
+	aff := affinityMismatch(ps, rf, groupKeys)
 	// As Kueue's flavor assigner: NoSchedule and NoExecute taints of the
 	// flavor against the pod's and the flavor's tolerations.
 	tols := append(append([]corev1.Toleration(nil), ps.Template.Spec.Tolerations...), rf.Spec.Tolerations...)
@@ -37,12 +53,24 @@ func flavorEligibility(ps *kueue.PodSet, rf *kueue.ResourceFlavor, groupKeys map
 		return t.Effect == corev1.TaintEffectNoSchedule || t.Effect == corev1.TaintEffectNoExecute
 	}, true)
 	if untolerated {
-		return &ineligibility{
+		in := &ineligibility{
 			cause:  CauseUntoleratedTaint,
 			reason: fmt.Sprintf("its nodes carry the taint %s that the pods do not tolerate", taintString(taint)),
 			fix:    tolerationYAML(taint),
+			taint:  taintString(taint),
 		}
+		if aff != nil {
+			in.affinityToo = true
+			in.reason += ", and " + aff.reason
+		}
+		return in
 	}
+	return aff
+}
+
+// affinityMismatch is the node selector / required node affinity half of
+// flavorEligibility; nil when the pod set's selection matches the flavor.
+func affinityMismatch(ps *kueue.PodSet, rf *kueue.ResourceFlavor, groupKeys map[string]bool) *ineligibility {
 	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Labels: rf.Spec.NodeLabels}}
 	sel := map[string]string{}
 	for k, v := range ps.Template.Spec.NodeSelector {

@@ -72,6 +72,9 @@ func (a *analysis) preemptorText() string {
 		if ref := metav1.GetControllerOfNoCopy(w); ref != nil {
 			who = fmt.Sprintf("%s %s/%s", ref.Kind, w.Namespace, ref.Name)
 		}
+		if cq := preemptorQueue(w, p); cq != "" && cq != a.r.Queue.ClusterQueue {
+			who += " of ClusterQueue " + cq
+		}
 		return fmt.Sprintf(" It was preempted by %s, priority %d against yours %d.", who, priorityOf(w), priorityOf(a.wl))
 	}
 	if p.ClusterQueue != "" && p.ClusterQueue != a.r.Queue.ClusterQueue {
@@ -81,6 +84,15 @@ func (a *analysis) preemptorText() string {
 		return " The preemptor is a workload of the same ClusterQueue that I could not read."
 	}
 	return ""
+}
+
+// preemptorQueue is the preemptor's ClusterQueue: where it holds quota,
+// else the last element of the preemptor path in Kueue's message.
+func preemptorQueue(w *kueue.Workload, p Preemptor) string {
+	if w.Status.Admission != nil {
+		return string(w.Status.Admission.ClusterQueue)
+	}
+	return p.ClusterQueue
 }
 
 func priorityOf(w *kueue.Workload) int32 {

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"sort"
 
 	corev1 "k8s.io/api/core/v1"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
@@ -32,13 +31,21 @@ type flavorFit struct {
 	borrowOnly bool
 	limits     map[corev1.ResourceName][]quotaLimit
 	// maxNow and maxEver are how many pods of the pod set would fit now and
-	// ever in this flavor (-1 when unbounded).
+	// ever in this flavor (-1 when unbounded), with the rest of the
+	// Workload as it is (sizes).
 	maxNow, maxEver int64
+	// avail and maxCap are, per resource, what the flavor has free now and
+	// can ever hold for the Workload.
+	avail, maxCap map[corev1.ResourceName]int64
 	// short is, per resource, how much is missing now / ever.
 	shortNow, shortEver map[corev1.ResourceName]int64
 	// needNow is, per resource short now, what must be available (the
 	// pod set plus what earlier pod sets were assumed to take).
 	needNow map[corev1.ResourceName]int64
+	// prior is, per resource, what earlier pod sets of the Workload take in
+	// this flavor (Kueue counts them first), and priorBy names them.
+	prior   map[corev1.ResourceName]int64
+	priorBy map[corev1.ResourceName][]string
 }
 
 func (f flavorFit) neededNow(r corev1.ResourceName) int64 { return f.needNow[r] }
@@ -91,6 +98,7 @@ func evaluateQuota(s *Snapshot, wl *kueue.Workload) *quotaOutcome {
 		flavorsReadable: !hasGap(s, "ResourceFlavor", ""),
 		missing:         map[string]bool{},
 		assumed:         map[fr]int64{},
+		assumedBy:       map[fr][]string{},
 	}
 	for i := range s.ResourceFlavors {
 		e.rfs[s.ResourceFlavors[i].Name] = &s.ResourceFlavors[i]
@@ -107,7 +115,50 @@ func evaluateQuota(s *Snapshot, wl *kueue.Workload) *quotaOutcome {
 		e.out.podSets = append(e.out.podSets, pf)
 	}
 	e.out.missingFlavors = sortedKeys(e.missing)
+	e.out.sizes()
 	return e.out
+}
+
+// sizes sets, for every pod set and flavor, how many of its pods would fit
+// now and ever with the other pod sets of the Workload as they are: those
+// that Kueue would place in the same flavor take their share first, before
+// or after this one. Pod sets that cannot fit at all are left out, as they
+// must change anyway.
+func (o *quotaOutcome) sizes() {
+	others := func(i int, k fr) int64 {
+		var n int64
+		for j, q := range o.podSets {
+			if j == i || q.level < fitLater {
+				continue
+			}
+			for _, f := range q.chosen() {
+				if f.flavor == k.flavor {
+					if _, ok := f.avail[k.resource]; ok {
+						n += q.req.total[k.resource]
+					}
+				}
+			}
+		}
+		return n
+	}
+	for i := range o.podSets {
+		p := &o.podSets[i]
+		for gi := range p.groups {
+			for fi := range p.groups[gi].flavors {
+				f := &p.groups[gi].flavors[fi]
+				f.maxNow, f.maxEver = -1, -1
+				for _, r := range sortedRes(f.avail) {
+					per := p.req.perPod[r]
+					if per <= 0 {
+						continue
+					}
+					n := others(i, fr{f.flavor, r})
+					f.maxNow = minPods(f.maxNow, (f.avail[r]-n)/per)
+					f.maxEver = minPods(f.maxEver, (f.maxCap[r]-n)/per)
+				}
+			}
+		}
+	}
 }
 
 // ownUsage is what the Workload's own admission to cq holds, which its
@@ -136,8 +187,10 @@ type quotaEval struct {
 	out             *quotaOutcome
 	// missing collects flavors the ClusterQueue names that do not exist.
 	missing map[string]bool
-	// assumed is what earlier pod sets took in the flavors chosen for them.
-	assumed map[fr]int64
+	// assumed is what earlier pod sets took in the flavors chosen for them,
+	// assumedBy which pod sets.
+	assumed   map[fr]int64
+	assumedBy map[fr][]string
 }
 
 // podSet evaluates one pod set: its resources by resource group, a flavor
@@ -164,8 +217,18 @@ func (e *quotaEval) podSet(req podSetRequest) podSetFit {
 		} else {
 			chosen := gf.flavors[gf.chosen]
 			pf.level = min(pf.level, chosen.level)
+			if chosen.level < fitLater {
+				// Kueue stops at a pod set that cannot fit (NoFit): what
+				// it would take is not counted against later pod sets.
+				pf.groups = append(pf.groups, gf)
+				continue
+			}
 			for _, r := range byGroup[gi] {
-				e.assumed[fr{chosen.flavor, r}] += req.total[r]
+				k := fr{chosen.flavor, r}
+				e.assumed[k] += req.total[r]
+				if req.total[r] > 0 {
+					e.assumedBy[k] = append(e.assumedBy[k], req.name)
+				}
 			}
 		}
 		pf.groups = append(pf.groups, gf)
@@ -224,7 +287,8 @@ func (e *quotaEval) flavor(name string, req podSetRequest, res []corev1.Resource
 	}
 	ff := flavorFit{flavor: name, inel: inel, level: fitNow, maxNow: -1, maxEver: -1,
 		shortNow: map[corev1.ResourceName]int64{}, shortEver: map[corev1.ResourceName]int64{}, needNow: map[corev1.ResourceName]int64{},
-		limits: map[corev1.ResourceName][]quotaLimit{}}
+		limits: map[corev1.ResourceName][]quotaLimit{}, prior: map[corev1.ResourceName]int64{}, priorBy: map[corev1.ResourceName][]string{},
+		avail: map[corev1.ResourceName]int64{}, maxCap: map[corev1.ResourceName]int64{}}
 	if inel != nil {
 		ff.level = fitIneligible
 	}
@@ -233,6 +297,10 @@ func (e *quotaEval) flavor(name string, req podSetRequest, res []corev1.Resource
 	for _, r := range res {
 		k := fr{name, r}
 		val := e.assumed[k] + req.total[r]
+		if e.assumed[k] > 0 {
+			ff.prior[r] = e.assumed[k]
+			ff.priorBy[r] = e.assumedBy[k]
+		}
 		avail := max(0, t.cq.available(k))
 		maxCap := t.cq.potential(k)
 		row := QuotaRow{
@@ -265,10 +333,7 @@ func (e *quotaEval) flavor(name string, req podSetRequest, res []corev1.Resource
 			ff.shortEver[r] = val - maxCap
 		}
 		rows = append(rows, row)
-		if per := req.perPod[r]; per > 0 {
-			ff.maxNow = minPods(ff.maxNow, (avail-e.assumed[k])/per)
-			ff.maxEver = minPods(ff.maxEver, (maxCap-e.assumed[k])/per)
-		}
+		ff.avail[r], ff.maxCap[r] = avail, maxCap
 		if inel != nil {
 			continue
 		}
@@ -319,37 +384,78 @@ func (p podSetFit) chosen() []flavorFit {
 	return out
 }
 
-// ineligibleCauses returns the distinct ineligibility causes across flavors
-// of pod sets that have no eligible flavor, most frequent first.
-func (o *quotaOutcome) ineligibleCauses() ([]Cause, []string) {
-	count := map[Cause]int{}
-	var reasons []string
+// blockedPodSet is a pod set that no flavor of one of its resource groups
+// can take at all.
+type blockedPodSet struct {
+	name string
+	// cause is what keeps it out: UntoleratedTaint when some flavor is
+	// ruled out only by its taint (a toleration opens it), else
+	// NodeAffinityMismatch when the pods select none of the flavors, else
+	// FlavorNotFound.
+	cause Cause
+	// reasons are "flavor f: why", one per flavor of the group.
+	reasons []string
+	// open is the first flavor in the ClusterQueue's order that only an
+	// untolerated taint rules out; nil when there is none.
+	open *flavorFit
+}
+
+// blockedPodSets returns, in the Workload's order, the pod sets that have
+// a resource group without an eligible flavor. Kueue's own message names
+// only one pod set, and not always this one: after a failed attempt it
+// resumes the flavor search where it stopped, so a pod set that fits in
+// its first flavor can be reported as not fitting the next one.
+func (o *quotaOutcome) blockedPodSets() []blockedPodSet {
+	var out []blockedPodSet
 	for _, p := range o.podSets {
 		for _, g := range p.groups {
-			eligible := false
-			for _, f := range g.flavors {
-				if f.inel == nil {
-					eligible = true
-				}
-			}
-			if eligible {
+			if slices.ContainsFunc(g.flavors, func(f flavorFit) bool { return f.inel == nil }) {
 				continue
 			}
-			for _, f := range g.flavors {
-				count[f.inel.cause]++
-				reasons = append(reasons, fmt.Sprintf("flavor %s: %s", f.flavor, f.inel.reason))
+			b := blockedPodSet{name: p.req.name, cause: CauseFlavorNotFound}
+			for i, f := range g.flavors {
+				b.reasons = append(b.reasons, fmt.Sprintf("flavor %s: %s", f.flavor, f.inel.reason))
+				switch {
+				case f.inel.taintOnly():
+					if b.open == nil {
+						b.open = &g.flavors[i]
+					}
+				case f.inel.cause == CauseNodeAffinityMismatch || f.inel.affinityToo:
+					if b.cause == CauseFlavorNotFound {
+						b.cause = CauseNodeAffinityMismatch
+					}
+				}
 			}
+			if b.open != nil {
+				b.cause = CauseUntoleratedTaint
+			}
+			out = append(out, b)
+			break // one blocked group is enough to keep the pod set out
 		}
 	}
-	causes := make([]Cause, 0, len(count))
-	for c := range count {
-		causes = append(causes, c)
-	}
-	sort.Slice(causes, func(i, j int) bool {
-		if count[causes[i]] != count[causes[j]] {
-			return count[causes[i]] > count[causes[j]]
+	return out
+}
+
+// podSetsAt returns the names of the pod sets that fit at level l, in
+// the Workload's order.
+func (o *quotaOutcome) podSetsAt(l fitLevel) []string {
+	var out []string
+	for _, p := range o.podSets {
+		if p.level == l {
+			out = append(out, p.req.name)
 		}
-		return causes[i] < causes[j]
-	})
-	return causes, reasons
+	}
+	return out
+}
+
+// podSetsNotCovered returns the names of the pod sets that request a
+// resource no resource group of the ClusterQueue covers.
+func (o *quotaOutcome) podSetsNotCovered() []string {
+	var out []string
+	for _, p := range o.podSets {
+		if len(p.notCovered) > 0 {
+			out = append(out, p.req.name)
+		}
+	}
+	return out
 }

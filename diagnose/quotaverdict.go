@@ -96,10 +96,20 @@ func (a *analysis) quotaVerdict() bool {
 	cq := a.s.ClusterQueue
 	if nc := o.notCovered(); len(nc) > 0 {
 		names := resNames(nc)
-		a.remedy("RemoveResource", WhoYou, "", "Remove the %s request from the pods if it is not needed, or use a LocalQueue whose ClusterQueue provides it%s.", names, lqSuggestion(a.s.NamespaceLocalQueues, a.r.Queue.LocalQueue))
+		pods := "the pods"
+		if a.multiPodSet() {
+			pods = "the pods of " + podSetList(o.podSetsNotCovered())
+		}
+		a.remedy("RemoveResource", WhoYou, "", "Remove the %s request from %s if it is not needed, or use a LocalQueue whose ClusterQueue provides it%s.", names, pods, lqSuggestion(a.s.NamespaceLocalQueues, a.r.Queue.LocalQueue))
 		a.remedy("CoverResource", WhoPlatform, "", "Or ask the platform team to add %s to the coveredResources of ClusterQueue %s.", names, cq.Name)
-		return a.set(CodeMisconfigured, CauseResourceNotCovered, fmt.Sprintf("ClusterQueue %s has no quota for %s, which %s requests.", cq.Name, names, a.jobRef()),
-			fmt.Sprintf("No resource group of ClusterQueue %s covers %s, so Kueue can never admit the job as it is.", cq.Name, names))
+		who := a.jobRef()
+		detail := fmt.Sprintf("No resource group of ClusterQueue %s covers %s, so Kueue can never admit the job as it is.", cq.Name, names)
+		if a.multiPodSet() {
+			by := o.podSetsNotCovered()
+			who = podSetList(by) + " of " + a.jobRef()
+			detail += a.othersFitText(by)
+		}
+		return a.set(CodeMisconfigured, CauseResourceNotCovered, fmt.Sprintf("ClusterQueue %s has no quota for %s, which %s requests.", cq.Name, names, who), detail)
 	}
 	if o.tree.partial {
 		a.finding("PartialCohort", SeverityInfo, "ClusterQueue %s is in cohort %s, but the other members could not be read: what it may borrow is unknown, so available and maximum figures are its own quota only.", cq.Name, cq.Spec.CohortName)
@@ -109,25 +119,21 @@ func (a *analysis) quotaVerdict() bool {
 		if a.msg.has(ReasonTopology) {
 			return a.topologyMismatch()
 		}
-		causes, reasons := o.ineligibleCauses()
-		cause := CauseOther
-		if len(causes) > 0 {
-			cause = causes[0]
-		}
-		if cause == CauseFlavorNotFound {
-			return a.set(CodeMisconfigured, CauseFlavorNotFound, fmt.Sprintf("ClusterQueue %s refers to a ResourceFlavor that does not exist.", cq.Name), strings.Join(reasons, "; ")+".")
-		}
-		a.flavorRemedies(cause)
-		return a.set(CodeNoMatchingFlavor, cause, fmt.Sprintf("No ResourceFlavor of ClusterQueue %s can take the pods of %s.", cq.Name, a.jobRef()),
-			"Every flavor was ruled out: "+strings.Join(reasons, "; ")+".")
+		return a.noMatchingFlavor()
 	case fitNever:
 		if o.tree.partial && a.msg.has(ReasonUnusedQuota) {
 			break // borrowing may help; Kueue says it fits the maximum
 		}
 		a.sizeRemedies(false)
 		a.alternativeRemedies(fitLater)
-		return a.set(CodeExceedsMaxQuota, CauseNone, fmt.Sprintf("%s asks for more than ClusterQueue %s can ever hold.", a.jobRef(), cq.Name),
-			a.shortfallText(false)+" It will wait forever as it is: make it smaller or get more quota.")
+		head := fmt.Sprintf("%s asks for more than ClusterQueue %s can ever hold.", a.jobRef(), cq.Name)
+		detail := a.shortfallText(false) + " It will wait forever as it is: make it smaller or get more quota."
+		if a.multiPodSet() {
+			by := o.podSetsAt(fitNever)
+			head = fmt.Sprintf("%s asks for more than ClusterQueue %s can ever hold: %s %s.", a.jobRef(), cq.Name, podSetList(by), verb(by, "does not fit", "do not fit"))
+			detail += a.othersFitText(by)
+		}
+		return a.set(CodeExceedsMaxQuota, CauseNone, head, detail)
 	case fitLater:
 		cause := CauseQuotaInUse
 		switch {
@@ -137,17 +143,32 @@ func (a *analysis) quotaVerdict() bool {
 			cause = CauseBorrowingLimited
 		}
 		a.waitRemedies(cause)
-		head := fmt.Sprintf("%s waits for quota: other workloads in ClusterQueue %s hold what it needs.", a.jobRef(), cq.Name)
+		// it: what needs the quota, the job or, with several pod sets,
+		// the ones that do not fit.
+		it, detail := "it", a.shortfallText(true)
+		if a.multiPodSet() {
+			by := o.podSetsAt(fitLater)
+			it = podSetList(by)
+			detail += a.othersFitText(by)
+		}
+		needs := "needs"
+		if a.multiPodSet() {
+			needs = verb(o.podSetsAt(fitLater), "needs", "need")
+		}
+		head := fmt.Sprintf("%s waits for quota: other workloads in ClusterQueue %s hold what %s %s.", a.jobRef(), cq.Name, it, needs)
 		if a.cohortHolds() {
-			head = fmt.Sprintf("%s waits for quota: workloads of ClusterQueue %s and of its cohort %s hold what it needs.", a.jobRef(), cq.Name, cq.Spec.CohortName)
+			head = fmt.Sprintf("%s waits for quota: workloads of ClusterQueue %s and of its cohort %s hold what %s %s.", a.jobRef(), cq.Name, cq.Spec.CohortName, it, needs)
 		}
 		switch cause {
 		case CausePendingPreemption:
 			head = fmt.Sprintf("Kueue is preempting %d workload(s) to make room for %s.", a.msg.PendingPreemptions, a.jobRef())
 		case CauseBorrowingLimited:
 			head = fmt.Sprintf("%s waits for quota: the cohort has idle quota, but %s keeps it out.", a.jobRef(), a.limitsText())
+			if a.multiPodSet() {
+				head = fmt.Sprintf("%s waits for quota: the cohort has idle quota for %s, but %s keeps it out.", a.jobRef(), it, a.limitsText())
+			}
 		}
-		return a.set(CodeWaitingForQuota, cause, head, a.shortfallText(true))
+		return a.set(CodeWaitingForQuota, cause, head, detail)
 	case fitNow:
 		if a.msg.has(ReasonTopology) {
 			return a.topologyMismatch()
@@ -252,6 +273,17 @@ func (a *analysis) quotaFromMessage() bool {
 	m := a.msg
 	cqName := a.r.Queue.ClusterQueue
 	note := " (from Kueue's message; I could not read the ClusterQueue to check the numbers)"
+	if (m.has(ReasonUntoleratedTaint) || m.has(ReasonNodeAffinity)) && len(a.wl.Spec.PodSets) > 1 {
+		var named []string
+		for _, r := range m.Reasons {
+			if r.PodSet != "" && !slices.Contains(named, r.PodSet) {
+				named = append(named, r.PodSet)
+			}
+		}
+		if len(named) > 0 {
+			a.finding("MessagePodSetUnchecked", SeverityInfo, "Kueue's message names %s. With several pod sets it may name one that fits: after a failed attempt Kueue resumes its flavor search at the next flavor. I could not read the ClusterQueue and its flavors to tell which pod set is stuck; check the node selectors and tolerations of every pod set.", podSetList(named))
+		}
+	}
 	switch {
 	case m.ClusterQueueNotFound:
 		return a.clusterQueueMissing(cqName)
@@ -284,10 +316,10 @@ func (a *analysis) quotaFromMessage() bool {
 		a.remedy("Shrink", WhoYou, "", "Reduce the job's size (parallelism or per-pod requests) below the maximum capacity in the message.")
 		return a.set(CodeExceedsMaxQuota, CauseNone, fmt.Sprintf("%s asks for more than ClusterQueue %s can ever hold.", a.jobRef(), cqName), a.qr.Message+note)
 	case m.has(ReasonUntoleratedTaint) && !m.has(ReasonNodeAffinity):
-		a.flavorRemedies(CauseUntoleratedTaint)
+		a.flavorRemedies(CauseUntoleratedTaint, nil)
 		return a.set(CodeNoMatchingFlavor, CauseUntoleratedTaint, "No ResourceFlavor can take the job's pods: they do not tolerate the flavors' taints.", a.qr.Message+note)
 	case m.has(ReasonNodeAffinity):
-		a.flavorRemedies(CauseNodeAffinityMismatch)
+		a.flavorRemedies(CauseNodeAffinityMismatch, nil)
 		return a.set(CodeNoMatchingFlavor, CauseNodeAffinityMismatch, "No ResourceFlavor matches the job's node selector or affinity.", a.qr.Message+note)
 	case m.Transient:
 		return a.set(CodePendingEvaluation, CauseNotYetEvaluated, fmt.Sprintf("%s lost a race for quota and is retried.", a.jobRef()), a.qr.Message)
@@ -309,7 +341,7 @@ func (a *analysis) useClaim() bool {
 		a.remedy("Shrink", WhoYou, "", "Reduce the job's size (parallelism or per-pod requests); it asks for more than its queue can ever hold.")
 		a.remedy("RaiseQuota", WhoPlatform, "", "Or ask the platform team to raise the quota of ClusterQueue %s.", a.r.Queue.ClusterQueue)
 	case CodeNoMatchingFlavor:
-		a.flavorRemedies(c.Cause)
+		a.flavorRemedies(c.Cause, nil)
 	case CodeMisconfigured, CodeOnHold:
 		a.remedy("AskPlatform", WhoPlatform, "", "Ask the platform team to fix or resume the queue: %s", c.Detail)
 	case CodeDeactivated:
@@ -340,15 +372,25 @@ func (a *analysis) shortfallText(now bool) string {
 				if per > 0 && p.req.count > 1 {
 					s += fmt.Sprintf(" (%d pods × %s %s)", p.req.count, fmtQ(r, per), r)
 				}
+				prior := ""
+				if n := f.prior[r]; n > 0 {
+					prior = fmt.Sprintf(" on top of the %s %s that %s %s", fmtQ(r, n), r, podSetList(f.priorBy[r]), verb(f.priorBy[r], "takes", "take"))
+				}
 				if now {
-					s += fmt.Sprintf(" in flavor %s, where %s %s is free now (nominal %s, %s reserved by other workloads%s); it is short by %s.",
-						f.flavor, fmtQ(r, max(0, t.available(k))), r, fmtQ(r, t.nominal[k]), fmtQ(r, t.use[k]), a.borrowText(k), fmtQ(r, short[r]))
+					if prior != "" {
+						prior += " there"
+					}
+					s += fmt.Sprintf(" in flavor %s%s, where %s %s is free now (nominal %s, %s reserved by other workloads%s); it is short by %s.",
+						f.flavor, prior, fmtQ(r, max(0, t.available(k))), r, fmtQ(r, t.nominal[k]), fmtQ(r, t.use[k]), a.borrowText(k), fmtQ(r, short[r]))
 					if len(f.limits[r]) == 0 {
 						s += a.holdersText(k)
 					}
 				} else {
-					s += fmt.Sprintf(", but flavor %s of ClusterQueue %s can hold at most %s %s (nominal %s%s); %s more would be needed.",
-						f.flavor, a.s.ClusterQueue.Name, fmtQ(r, t.potential(k)), r, fmtQ(r, t.nominal[k]), a.borrowText(k), fmtQ(r, short[r]))
+					if prior != "" {
+						prior += " in flavor " + f.flavor
+					}
+					s += fmt.Sprintf("%s, but flavor %s of ClusterQueue %s can hold at most %s %s (nominal %s%s); %s more would be needed.",
+						prior, f.flavor, a.s.ClusterQueue.Name, fmtQ(r, t.potential(k)), r, fmtQ(r, t.nominal[k]), a.borrowText(k), fmtQ(r, short[r]))
 				}
 				parts = append(parts, s)
 			}
@@ -421,22 +463,43 @@ func (a *analysis) sizeRemedies(now bool) {
 		if fits >= 0 && fits < int64(p.req.count) {
 			a.shrinkRemedy(p, fits, now)
 		}
-		if now {
-			continue
-		}
+	}
+	if now {
+		return
+	}
+	// One raise per flavor and resource that some pod set lacks, enough
+	// for every pod set of the Workload that Kueue would put there.
+	need := map[fr]int64{}
+	var short []fr
+	for _, p := range a.quota.podSets {
 		for _, f := range p.chosen() {
-			for _, r := range sortedRes(f.shortEver) {
+			for r := range f.avail {
 				k := fr{f.flavor, r}
-				gi, fi, ri := resourceIndex(cq, f.flavor, r)
-				newNominal := a.quota.tree.cq.nominal[k] + f.shortEver[r]
-				cmd := ""
-				if gi >= 0 {
-					cmd = raiseQuotaCommand(cq.Name, gi, fi, ri, f.flavor, r, exactQ(r, newNominal))
+				need[k] += p.req.total[r]
+				if _, ok := f.shortEver[r]; ok && !slices.Contains(short, k) {
+					short = append(short, k)
 				}
-				a.remedy("RaiseQuota", WhoPlatform, cmd, "Or ask the platform team to raise the nominal quota of %s in flavor %s of ClusterQueue %s by %s (from %s to %s).",
-					r, f.flavor, cq.Name, fmtQ(r, f.shortEver[r]), fmtQ(r, a.quota.tree.cq.nominal[k]), fmtQ(r, newNominal))
 			}
 		}
+	}
+	for _, k := range short {
+		r := k.resource
+		by := need[k] - a.quota.tree.cq.potential(k)
+		if by <= 0 {
+			continue
+		}
+		gi, fi, ri := resourceIndex(cq, k.flavor, r)
+		newNominal := a.quota.tree.cq.nominal[k] + by
+		cmd := ""
+		if gi >= 0 {
+			cmd = raiseQuotaCommand(cq.Name, gi, fi, ri, k.flavor, r, exactQ(r, newNominal))
+		}
+		all := ""
+		if a.multiPodSet() {
+			all = ", enough for all pod sets of the job in that flavor"
+		}
+		a.remedy("RaiseQuota", WhoPlatform, cmd, "Or ask the platform team to raise the nominal quota of %s in flavor %s of ClusterQueue %s by %s (from %s to %s%s).",
+			r, k.flavor, cq.Name, fmtQ(r, by), fmtQ(r, a.quota.tree.cq.nominal[k]), fmtQ(r, newNominal), all)
 	}
 }
 
@@ -466,7 +529,11 @@ func (a *analysis) shrinkRemedy(p podSetFit, fits int64, now bool) {
 		a.remedy("Shrink", WhoYou, cmd, "Run it smaller: parallelism %d fits %s, %d does not. (Kueue re-queues a suspended job with the new size.)%s", fits, when, p.req.count, partial)
 		return
 	}
-	a.remedy("Shrink", WhoYou, "", "Run it smaller: %d pods of pod set %s fit %s, %d do not.", fits, p.req.name, when, p.req.count)
+	pods := "pods of pod set %s fit"
+	if fits == 1 {
+		pods = "pod of pod set %s fits"
+	}
+	a.remedy("Shrink", WhoYou, "", "Run it smaller: %d "+pods+" %s, %d do not.", fits, p.req.name, when, p.req.count)
 }
 
 // shrinkCommand is the patch that sets a suspended batch Job's parallelism
@@ -590,14 +657,24 @@ func (a *analysis) alternativeRemedies(want fitLevel) {
 	}
 }
 
-func (a *analysis) flavorRemedies(cause Cause) {
+// flavorRemedies suggests how to get a flavor; b is the pod set no
+// flavor takes, nil when only Kueue's message is known.
+func (a *analysis) flavorRemedies(cause Cause, b *blockedPodSet) {
+	template := "the pod template"
+	if b != nil && a.quota != nil && len(a.quota.podSets) > 1 {
+		template = "the pod template of pod set " + b.name
+	}
 	switch cause {
 	case CauseUntoleratedTaint:
-		cmd := a.tolerationCommand()
-		a.remedy("AddToleration", WhoYou, cmd, "Add a toleration for the flavor's taint to the pod template, if your pods may run on those nodes (allowed while the job is suspended and has never started).")
+		what := "the flavor's taint"
+		if b != nil && b.open != nil {
+			what = fmt.Sprintf("the taint %s of flavor %s", b.open.inel.taint, b.open.flavor)
+		}
+		cmd := a.tolerationCommand(b)
+		a.remedy("AddToleration", WhoYou, cmd, "Add a toleration for %s to %s, if your pods may run on those nodes (allowed while the job is suspended and has never started).", what, template)
 		a.remedy("FlavorToleration", WhoPlatform, "", "Or ask the platform team to add the toleration to the ResourceFlavor's spec.tolerations, or to add an untainted flavor.")
 	case CauseNodeAffinityMismatch:
-		a.remedy("FixNodeSelector", WhoYou, "", "Remove or change the pod template's nodeSelector / required node affinity so it matches a flavor's node labels (see the quota table for which flavors exist).")
+		a.remedy("FixNodeSelector", WhoYou, "", "Remove or change the nodeSelector / required node affinity of %s so it matches a flavor's node labels (see the quota table for which flavors exist).", template)
 		a.remedy("AddFlavor", WhoPlatform, "", "Or ask the platform team for a flavor with the node labels you need.")
 	}
 }
@@ -627,25 +704,13 @@ func (a *analysis) relabelCommand(lq string) string {
 // needs. The pod spec's tolerations list is atomic, so a JSON patch appends
 // to it instead of a merge patch that would replace it. Empty when no such
 // flavor or job exists.
-func (a *analysis) tolerationCommand() string {
-	if a.quota == nil || a.r.Target.Kind != "Job" || len(a.quota.podSets) != 1 || !a.job.suspendedForKueue() || a.job.started() {
+func (a *analysis) tolerationCommand(b *blockedPodSet) string {
+	if b == nil || b.open == nil || b.open.inel.fix == "" || a.quota == nil || a.r.Target.Kind != "Job" || len(a.quota.podSets) != 1 || !a.job.suspendedForKueue() || a.job.started() {
 		return ""
 	}
-	fix := ""
-	for _, g := range a.quota.podSets[0].groups {
-		for _, f := range g.flavors {
-			if f.inel == nil || f.inel.cause != CauseUntoleratedTaint || f.inel.fix == "" {
-				continue
-			}
-			if fix == "" {
-				fix = f.inel.fix
-			}
-			break // Kueue tries flavors in order: the first one is the one to open
-		}
-	}
-	if fix == "" {
-		return ""
-	}
+	// Kueue tries flavors in order: the first one that only its taint
+	// rules out is the one to open.
+	fix := b.open.inel.fix
 	if a.job.tolerations() > 0 {
 		return fmt.Sprintf(`kubectl patch %s %s --type=json -p '[{"op":"add","path":"/spec/template/spec/tolerations/-","value":%s}]'`, a.jobRef(), a.nsFlag(), fix)
 	}

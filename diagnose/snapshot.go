@@ -81,8 +81,10 @@ type Snapshot struct {
 	Events []corev1.Event
 
 	// KueueConfig is what Kueue's own Configuration says about which jobs
-	// it manages, when the bot may read it (kube.kueueConfig); nil when
-	// not read. Read only for a job without a Workload.
+	// it manages and how long it waits for their Pods, when the bot may
+	// read it (kube.kueueConfig); nil when not read. Read only for a job
+	// without a Workload, or whose Workload Kueue evicted for its
+	// waitForPodsReady timeout.
 	KueueConfig *KueueConfig
 
 	// ClusterScopedByBot is true when the ClusterQueue, flavors and cohort
@@ -100,6 +102,23 @@ type KueueConfig struct {
 	ManagedJobsNamespaceSelector *metav1.LabelSelector `json:"managedJobsNamespaceSelector,omitempty"`
 	// Frameworks are the enabled integrations, e.g. "batch/job".
 	Frameworks []string `json:"frameworks"`
+	// WaitForPodsReady is Kueue's waitForPodsReady with its defaults; nil
+	// when it is not configured.
+	WaitForPodsReady *WaitForPodsReady `json:"waitForPodsReady,omitempty"`
+}
+
+// WaitForPodsReady is how long Kueue gives an admitted Workload's Pods to
+// become ready before it evicts it, and how often it requeues it.
+type WaitForPodsReady struct {
+	// Timeout counts from admission (waitForPodsReady.timeout).
+	Timeout time.Duration `json:"timeout"`
+	// RecoveryTimeout counts from a pod failure after the start; nil when
+	// not set (then Kueue does not time out a recovery).
+	RecoveryTimeout *time.Duration `json:"recoveryTimeout,omitempty"`
+	// BackoffLimitCount is requeuingStrategy.backoffLimitCount: after that
+	// many requeues the next timeout deactivates the Workload; nil retries
+	// forever.
+	BackoffLimitCount *int32 `json:"backoffLimitCount,omitempty"`
 }
 
 // AlternativeQueue is another LocalQueue of the job's namespace.

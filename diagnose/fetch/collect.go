@@ -455,6 +455,9 @@ func (c *collector) queues(ctx context.Context, wl *kueue.Workload) error {
 		if err := c.preemptor(ctx, wl); err != nil {
 			return err
 		}
+		if err := c.podsReadyConfig(ctx, wl); err != nil {
+			return err
+		}
 	}
 
 	if c.s.Job != nil && (admitted || all) {
@@ -534,27 +537,65 @@ func (c *collector) noWorkload(ctx context.Context) error {
 }
 
 // preemptor reads, for a Workload waiting after a preemption, the Workload
-// that preempted it, if it is in the same namespace and the caller may list
-// Workloads there: one LIST by the job-uid label Kueue's message names.
+// that preempted it, as the caller: one LIST by the job-uid label Kueue's
+// message names in the Workload's namespace and, when it is not there
+// (fair sharing and cohort reclamation preempt across teams), one LIST in
+// every namespace, which succeeds only for a caller who may read them all.
 // Failures are not gaps: this only names who preempted.
 func (c *collector) preemptor(ctx context.Context, wl *kueue.Workload) error {
 	p, ok := diagnose.PreemptorOf(wl)
 	if !ok || p.JobUID == "" {
 		return nil
 	}
-	list, err := c.src.workloadsForOwner(ctx, wl.Namespace, p.JobUID)
+	for _, ns := range []string{wl.Namespace, metav1.NamespaceAll} {
+		list, err := c.src.workloadsForOwner(ctx, ns, p.JobUID)
+		if err != nil {
+			if fatal(ctx, err) {
+				return stop(ctx, err)
+			}
+			return nil
+		}
+		for i := range list {
+			if list[i].UID == p.UID {
+				c.s.Preemptor = list[i].DeepCopy()
+				return nil
+			}
+		}
+	}
+	return nil
+}
+
+// podsReadyConfig reads, for a Workload that Kueue evicted or deactivated
+// because its Pods were not ready in time, Kueue's Configuration when the
+// bot may read it (cached; usually no request): its waitForPodsReady
+// timeout and requeue limit make the answer exact. Failures are not gaps:
+// this only adds the numbers.
+func (c *collector) podsReadyConfig(ctx context.Context, wl *kueue.Workload) error {
+	r, ok := c.src.(kueueConfigReader)
+	if !ok || c.s.KueueConfig != nil || !podsReadyEvicted(wl) {
+		return nil
+	}
+	kc, err := r.kueueConfig(ctx)
 	if err != nil {
 		if fatal(ctx, err) {
 			return stop(ctx, err)
 		}
 		return nil
 	}
-	for i := range list {
-		if list[i].UID == p.UID {
-			c.s.Preemptor = list[i].DeepCopy()
+	c.s.KueueConfig = kc
+	return nil
+}
+
+// podsReadyEvicted reports a Workload whose last eviction, or whose
+// deactivation, was for the waitForPodsReady timeout.
+func podsReadyEvicted(wl *kueue.Workload) bool {
+	for _, t := range []string{kueue.WorkloadEvicted, kueue.WorkloadRequeued, kueue.WorkloadDeactivationTarget} {
+		c := apimeta.FindStatusCondition(wl.Status.Conditions, t)
+		if c != nil && (strings.HasSuffix(c.Reason, kueue.WorkloadEvictedByPodsReadyTimeout) || strings.HasSuffix(c.Reason, kueue.WorkloadRequeuingLimitExceeded)) {
+			return true
 		}
 	}
-	return nil
+	return false
 }
 
 // quotaMessage reports whether Kueue says the Workload does not fit its

@@ -140,11 +140,12 @@ func (s *storeSource) getWorkload(_ context.Context, ns, name string) (*kueue.Wo
 	return nil, s.missing(resWorkloads, ns, name)
 }
 
-// workloadsForOwner matches the job-uid label or an ownerReference.
+// workloadsForOwner matches the job-uid label or an ownerReference; ns ""
+// is every namespace.
 func (s *storeSource) workloadsForOwner(_ context.Context, ns string, uid types.UID) ([]kueue.Workload, error) {
 	var out []kueue.Workload
 	for _, w := range byIndex[kueue.Workload](s.st, gkWorkload, indexOwner, string(uid)) {
-		if w.Namespace == ns {
+		if ns == "" || w.Namespace == ns {
 			out = append(out, *own(s, w))
 		}
 	}

@@ -30,6 +30,17 @@ func ParseKueueConfiguration(data []byte) (*diagnose.KueueConfig, error) {
 	if cfg.Integrations != nil {
 		out.Frameworks = append([]string(nil), cfg.Integrations.Frameworks...)
 	}
+	if w := cfg.WaitForPodsReady; w != nil {
+		out.WaitForPodsReady = &diagnose.WaitForPodsReady{Timeout: w.Timeout.Duration}
+		if w.RecoveryTimeout != nil {
+			d := w.RecoveryTimeout.Duration
+			out.WaitForPodsReady.RecoveryTimeout = &d
+		}
+		if rs := w.RequeuingStrategy; rs != nil && rs.BackoffLimitCount != nil {
+			n := *rs.BackoffLimitCount
+			out.WaitForPodsReady.BackoffLimitCount = &n
+		}
+	}
 	return out, nil
 }
 

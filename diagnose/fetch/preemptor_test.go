@@ -7,6 +7,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/utils/ptr"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
@@ -43,6 +44,54 @@ func TestFetchPreemptor(t *testing.T) {
 	}
 	if contains(r.Verdict.Detail, "wl-high") || contains(r.Verdict.Headline, "wl-high") {
 		t.Errorf("the verdict shows a UID: %+v", r.Verdict)
+	}
+}
+
+// TestFetchPreemptorOtherNamespace: with fair sharing or cohort
+// reclamation the preemptor is often another team's. It is named when the
+// caller may list Workloads in every namespace, and the answer falls back
+// to its ClusterQueue (no gap, no UID) when the caller may not.
+func TestFetchPreemptorOtherNamespace(t *testing.T) {
+	msg := "Preempted to accommodate a workload (UID: wl-fair, JobUID: job-fair) due to Fair Sharing within the cohort; preemptor path: /co/cq-b; preemptee path: /co/cq"
+	for _, allowed := range []bool{true, false} {
+		wl := testWorkload(wlName,
+			metav1.Condition{Type: kueue.WorkloadEvicted, Status: metav1.ConditionTrue, Reason: kueue.WorkloadEvictedByPreemption, Message: msg},
+			metav1.Condition{Type: kueue.WorkloadPreempted, Status: metav1.ConditionTrue, Reason: kueue.InCohortFairSharingReason, Message: msg},
+			condPending)
+		fair := testWorkload("job-fair-1", condQuota, condAdmit)
+		fair.Namespace = "team-b"
+		fair.UID = "wl-fair"
+		fair.Labels[JobUIDLabel] = "job-fair"
+		fair.OwnerReferences[0].Name, fair.OwnerReferences[0].UID = "fair", "job-fair"
+		fair.Status.Admission = &kueue.Admission{ClusterQueue: "cq-b"}
+		e := newEnv([]runtime.Object{testJob()}, []runtime.Object{wl, fair, testLQ(), testCQ("", "f"), testRF("f")}, nil)
+		pendingSummary(e.kueue)
+		if !allowed {
+			e.kueue.PrependReactor("list", "workloads", func(a k8stesting.Action) (bool, runtime.Object, error) {
+				if a.GetNamespace() == metav1.NamespaceAll {
+					return true, nil, forbidden("workloads", "")
+				}
+				return false, nil, nil
+			})
+		}
+		s, err := e.fetcher().Fetch(t.Context(), diagnose.Target{Kind: "Job", Namespace: testNS, Name: jobName})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := diagnose.Analyze(s)
+		want := "It was preempted by Job team-b/fair of ClusterQueue cq-b, priority 0 against yours 0."
+		if !allowed {
+			want = "The preemptor is a workload of ClusterQueue cq-b that I could not read."
+			if s.Preemptor != nil || len(s.Gaps) != 0 {
+				t.Errorf("cluster-wide LIST refused: Preemptor %v, gaps %v, want neither", s.Preemptor, s.Gaps)
+			}
+		}
+		if !contains(r.Verdict.Detail, want) {
+			t.Errorf("allowed=%t: detail %q, want %q in it", allowed, r.Verdict.Detail, want)
+		}
+		if contains(r.Verdict.Detail, "wl-fair") || contains(r.Verdict.Headline, "wl-fair") {
+			t.Errorf("the verdict shows a UID: %+v", r.Verdict)
+		}
 	}
 }
 

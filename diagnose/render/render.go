@@ -139,12 +139,7 @@ func TextString(r *diagnose.Report) string {
 				q(row.Reserved), avail, maxc, yesNo(row.FitsNow), yesNo(row.FitsEver), qp(row.ShortBy))
 		}
 		_ = tw.Flush()
-		for _, row := range r.Quota {
-			if row.Ineligible != "" {
-				fmt.Fprintf(&b, "  flavor %s is ineligible: %s\n", row.Flavor, row.Ineligible)
-				break
-			}
-		}
+		b.WriteString(ineligibleNotes(r.Quota))
 	}
 
 	b.WriteString("\nRemedies:\n")
@@ -296,6 +291,30 @@ func wrap(s string, width int, indent string) string {
 		}
 		b.WriteString(w)
 		line += len(w)
+	}
+	return b.String()
+}
+
+// ineligibleNotes says once per pod set and flavor why a flavor cannot take
+// the pod set, naming the pod set when the table has several.
+func ineligibleNotes(rows []diagnose.QuotaRow) string {
+	podSets := map[string]bool{}
+	for _, row := range rows {
+		podSets[row.PodSet] = true
+	}
+	var b strings.Builder
+	seen := map[string]bool{}
+	for _, row := range rows {
+		key := row.PodSet + "\x00" + row.Flavor
+		if row.Ineligible == "" || seen[key] {
+			continue
+		}
+		seen[key] = true
+		if len(podSets) > 1 {
+			fmt.Fprintf(&b, "  flavor %s is ineligible for pod set %s: %s\n", row.Flavor, row.PodSet, row.Ineligible)
+			continue
+		}
+		fmt.Fprintf(&b, "  flavor %s is ineligible: %s\n", row.Flavor, row.Ineligible)
 	}
 	return b.String()
 }

@@ -1,0 +1,145 @@
+package diagnose
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Multi-pod-set Workloads (JobSet, RayJob, PyTorchJob, pod groups, ...):
+// the answer names the pod set that keeps the Workload out, and says which
+// ones fit, because Kueue admits all pod sets or none.
+
+// multiPodSet reports a Workload with more than one pod set.
+func (a *analysis) multiPodSet() bool {
+	return a.quota != nil && len(a.quota.podSets) > 1
+}
+
+// podSetList is "pod set workers" or "pod sets driver and workers".
+func podSetList(names []string) string {
+	switch len(names) {
+	case 0:
+		return ""
+	case 1:
+		return "pod set " + names[0]
+	}
+	return "pod sets " + strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
+
+// verb picks the singular or plural form for a list of pod sets.
+func verb(names []string, singular, plural string) string {
+	if len(names) > 1 {
+		return plural
+	}
+	return singular
+}
+
+// noMatchingFlavor answers a Workload one of whose pod sets no flavor of
+// the ClusterQueue can take (taints, node selection), or a ClusterQueue
+// that names a flavor that does not exist.
+func (a *analysis) noMatchingFlavor() bool {
+	cq := a.s.ClusterQueue
+	blocked := a.quota.blockedPodSets()
+	if len(blocked) == 0 {
+		return false
+	}
+	var reasons []string
+	for _, b := range blocked {
+		reasons = append(reasons, b.reasons...)
+	}
+	first := &blocked[0]
+	if first.cause == CauseFlavorNotFound {
+		return a.set(CodeMisconfigured, CauseFlavorNotFound, fmt.Sprintf("ClusterQueue %s refers to a ResourceFlavor that does not exist.", cq.Name), strings.Join(reasons, "; ")+".")
+	}
+	a.flavorRemedies(first.cause, first)
+	a.misnamedPodSet(blocked)
+	if !a.multiPodSet() {
+		detail := "Every flavor was ruled out: " + strings.Join(reasons, "; ") + "."
+		detail += openText(first)
+		return a.set(CodeNoMatchingFlavor, first.cause, fmt.Sprintf("No ResourceFlavor of ClusterQueue %s can take the pods of %s.", cq.Name, a.jobRef()), detail)
+	}
+	var names []string
+	var detail strings.Builder
+	for i := range blocked {
+		b := &blocked[i]
+		names = append(names, b.name)
+		if i > 0 {
+			detail.WriteString(" ")
+		}
+		fmt.Fprintf(&detail, "For pod set %s every flavor was ruled out: %s.%s", b.name, strings.Join(b.reasons, "; "), openText(b))
+	}
+	detail.WriteString(a.othersFitText(names))
+	return a.set(CodeNoMatchingFlavor, first.cause, fmt.Sprintf("No ResourceFlavor of ClusterQueue %s can take %s of %s.", cq.Name, podSetList(names), a.jobRef()), detail.String())
+}
+
+// openText says which flavor a toleration would open, when other flavors
+// are ruled out by the pods' node selection.
+func openText(b *blockedPodSet) string {
+	if b.open == nil || len(b.reasons) < 2 {
+		return ""
+	}
+	return fmt.Sprintf(" Flavor %s matches the pods' node selection; only its taint %s keeps them out.", b.open.flavor, b.open.inel.taint)
+}
+
+// othersFitText is " Pod set driver fits (flavor on-demand)." for the pod
+// sets of a multi-pod-set Workload that are not named as blocking.
+func (a *analysis) othersFitText(blocking []string) string {
+	var parts []string
+	for _, p := range a.quota.podSets {
+		if slices.Contains(blocking, p.req.name) || p.level == fitIneligible {
+			continue
+		}
+		var flavors []string
+		for _, f := range p.chosen() {
+			if !slices.Contains(flavors, f.flavor) {
+				flavors = append(flavors, f.flavor)
+			}
+		}
+		state := "fits now"
+		switch p.level {
+		case fitLater:
+			state = "would fit once quota frees up"
+		case fitNever:
+			state = "does not fit the maximum quota either"
+		}
+		s := fmt.Sprintf("pod set %s %s", p.req.name, state)
+		if len(parts) == 0 {
+			s = "P" + s[1:]
+		}
+		if len(flavors) > 0 {
+			s += fmt.Sprintf(" (flavor %s)", strings.Join(flavors, ", "))
+		}
+		parts = append(parts, s)
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " " + strings.Join(parts, "; ") + "; Kueue admits all pod sets of a job or none."
+}
+
+// misnamedPodSet notes when Kueue's message names a pod set that, by the
+// objects, some flavor can take: Kueue resumes its flavor search where its
+// last attempt stopped, so its message may name a pod set that fits.
+func (a *analysis) misnamedPodSet(blocked []blockedPodSet) {
+	if !a.multiPodSet() {
+		return
+	}
+	var named []string
+	for _, r := range a.msg.Reasons {
+		if r.PodSet != "" && !slices.Contains(named, r.PodSet) {
+			named = append(named, r.PodSet)
+		}
+	}
+	for _, n := range named {
+		if slices.ContainsFunc(blocked, func(b blockedPodSet) bool { return b.name == n }) {
+			continue
+		}
+		var names []string
+		for _, b := range blocked {
+			names = append(names, b.name)
+		}
+		a.finding("MessageNamesOtherPodSet", SeverityInfo, "Kueue's message names pod set %s, but by the objects some flavor can take it; no flavor can take %s. (After a failed attempt Kueue resumes its flavor search at the next flavor, so its message may name a pod set that fits its first flavor.)",
+			n, podSetList(names))
+		return
+	}
+}
