@@ -83,6 +83,9 @@ type Runner struct {
 	PostTimeout time.Duration
 
 	digests []scheduled
+	// unfinished holds the run keys already reported as claimed by another
+	// replica and not recorded as posted (Lead's goroutine only).
+	unfinished map[string]bool
 }
 
 // scheduled is one digest with its parsed schedule.
@@ -214,6 +217,17 @@ func (r *Runner) handle(ctx context.Context, d *scheduled, now time.Time) time.T
 		if last == nil {
 			return time.Time{}
 		}
+	}
+	if last.Status == StatusClaimed && last.Holder != r.Holder && !r.unfinished[last.Key] {
+		// The replica that recorded the run stopped before recording its
+		// post (or is still posting, having lost the lease): the run is
+		// never posted again, so say that it may be missing.
+		if r.unfinished == nil {
+			r.unfinished = map[string]bool{}
+		}
+		r.unfinished[last.Key] = true
+		log.WarnContext(ctx, "digest run recorded by another replica that never recorded posting it: if that replica died while posting, this run was not posted (a run is never posted twice)",
+			slog.String("run", last.Key), slog.String("holder", last.Holder), slog.Time("recordedAt", last.At))
 	}
 	due := latest(d.schedule, last.Scheduled, now)
 	if due.IsZero() {

@@ -1,8 +1,10 @@
 package digests
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"log/slog"
 	"strings"
 	"sync"
 	"testing"
@@ -268,10 +270,16 @@ func TestRunnerFailover(t *testing.T) {
 		if ok, _, err := r.state.Claim(t.Context(), "team", time.Date(2026, 11, 30, 9, 0, 0, 0, paris), StatusClaimed, "pod-a", r.clock.Now()); !ok || err != nil {
 			t.Fatalf("claim: %v %v", ok, err)
 		}
-		r.lead(t, r.runner(t, "pod-b"))
+		var logs syncBuffer
+		run := r.runner(t, "pod-b")
+		run.Log = slog.New(slog.NewTextHandler(&logs, nil))
+		r.lead(t, run)
 		r.waiting(t)
 		if n := len(r.poster.messages()); n != 0 {
 			t.Errorf("%d posts of a run pod-a claimed, want 0", n)
+		}
+		if out := logs.String(); strings.Count(out, "never recorded posting it") != 1 || !strings.Contains(out, "run=team@2026-11-30T08:00:00Z") || !strings.Contains(out, "holder=pod-a") {
+			t.Errorf("want one warning that run team@2026-11-30T08:00:00Z of pod-a may be missing, got:\n%s", out)
 		}
 		if run := r.lastRun(t); run.Holder != "pod-a" || run.Status != StatusClaimed {
 			t.Errorf("run = %+v", run)
@@ -339,4 +347,22 @@ func TestRunnerFailures(t *testing.T) {
 	if run.Status != StatusFailed || !strings.Contains(run.Error, "channel_not_found") || run.Figures == nil {
 		t.Errorf("run = %+v, want failed with the error, keeping the last figures", run)
 	}
+}
+
+// syncBuffer is a bytes.Buffer safe for a logger's concurrent writes.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
