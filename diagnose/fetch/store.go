@@ -69,6 +69,9 @@ type Store struct {
 	// gen counts writes; derived is rebuilt when it changes.
 	gen     uint64
 	derived *derived
+	// workloads caches Workloads' sorted list for generation workloadsGen.
+	workloads    []*kueue.Workload
+	workloadsGen uint64
 }
 
 // listKey names one LIST: a resource (e.g. "workloads") in a namespace.
@@ -372,7 +375,23 @@ func get[T any](s *Store, gk schema.GroupKind, ns, name string) *T {
 // Workloads returns every Workload, sorted by namespace and name. They are
 // the store's own objects: read them, do not modify them.
 func (s *Store) Workloads() []*kueue.Workload {
-	return all[kueue.Workload](s, gkWorkload)
+	// Sorting tens of thousands of Workloads is the largest serial cost of
+	// a digest, which asks for them several times: sort once per
+	// generation.
+	s.mu.RLock()
+	cached, ok := s.workloads, s.workloads != nil && s.workloadsGen == s.gen
+	gen := s.gen
+	s.mu.RUnlock()
+	if ok {
+		return slices.Clone(cached)
+	}
+	sorted := all[kueue.Workload](s, gkWorkload)
+	s.mu.Lock()
+	if s.gen == gen {
+		s.workloads, s.workloadsGen = sorted, gen
+	}
+	s.mu.Unlock()
+	return slices.Clone(sorted)
 }
 
 // WorkloadsIn returns the Workloads of one namespace, sorted by name.
