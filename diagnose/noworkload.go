@@ -175,7 +175,7 @@ func (a *analysis) notManagedByConfig() bool {
 		labels := map[string]string{corev1.LabelMetadataName: a.ns}
 		if a.s.Namespace != nil {
 			labels = a.s.Namespace.Labels
-		} else if selectorTestsLabels(sel) {
+		} else if SelectorNeedsLabels(sel) {
 			return false // the namespace's labels are unknown
 		}
 		s, err := metav1.LabelSelectorAsSelector(sel)
@@ -189,9 +189,14 @@ func (a *analysis) notManagedByConfig() bool {
 	return false
 }
 
-// selectorTestsLabels is false when a selector only tests the namespace's
-// name (kubernetes.io/metadata.name), which is known without reading it.
-func selectorTestsLabels(sel *metav1.LabelSelector) bool {
+// SelectorNeedsLabels reports whether a namespace selector's answer
+// depends on the namespace's labels: false for nil (matches nothing), {}
+// (matches all), and a selector that tests only kubernetes.io/metadata.name,
+// the namespace's name, which is known without reading the namespace.
+func SelectorNeedsLabels(sel *metav1.LabelSelector) bool {
+	if sel == nil {
+		return false
+	}
 	for k := range sel.MatchLabels {
 		if k != corev1.LabelMetadataName {
 			return true

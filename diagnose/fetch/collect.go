@@ -491,7 +491,7 @@ func (c *collector) noWorkload(ctx context.Context) error {
 			}
 		}
 		c.s.KueueConfig = kc
-		if kc != nil && kc.ManagedJobsNamespaceSelector != nil && selectorNeedsLabels(kc.ManagedJobsNamespaceSelector) && c.s.Namespace == nil {
+		if kc != nil && diagnose.SelectorNeedsLabels(kc.ManagedJobsNamespaceSelector) && c.s.Namespace == nil {
 			nsObj, err := c.src.getNamespace(ctx, ns)
 			if err != nil {
 				if err := c.gap(ctx, "Namespace", ns, err); err != nil {
@@ -714,7 +714,7 @@ func (c *collector) clusterQueue(ctx context.Context, name string, wl *kueue.Wor
 	// The namespace's labels matter only for a selector that tests them;
 	// files are searched anyway, but a namespace missing from them is then
 	// not worth a gap.
-	if needs := selectorNeedsLabels(cq.Spec.NamespaceSelector); needs || all {
+	if needs := diagnose.SelectorNeedsLabels(cq.Spec.NamespaceSelector); needs || all {
 		nsObj, err := c.src.getNamespace(ctx, c.s.Target.Namespace)
 		if err != nil && (needs || fatal(ctx, err)) {
 			if err := c.gap(ctx, "Namespace", c.s.Target.Namespace, err); err != nil {
@@ -742,26 +742,6 @@ func names2[T any](items []T, name func(*T) string) []string {
 		out = append(out, name(&items[i]))
 	}
 	return out
-}
-
-// selectorNeedsLabels is false when a namespace selector's answer does not
-// depend on the namespace's labels: nil matches nothing, {} matches all, and
-// kubernetes.io/metadata.name is the namespace's name.
-func selectorNeedsLabels(sel *metav1.LabelSelector) bool {
-	if sel == nil {
-		return false
-	}
-	for k := range sel.MatchLabels {
-		if k != corev1.LabelMetadataName {
-			return true
-		}
-	}
-	for _, r := range sel.MatchExpressions {
-		if r.Key != corev1.LabelMetadataName {
-			return true
-		}
-	}
-	return false
 }
 
 // cohort reads the ClusterQueue's cohort tree: every Cohort object on the

@@ -19,6 +19,8 @@ import (
 	kueuev1beta1 "sigs.k8s.io/kueue/apis/kueue/v1beta1"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	"sigs.k8s.io/kueue/client-go/clientset/versioned"
+
+	"github.com/kueuebot/kueuebot/diagnose"
 )
 
 // Clients are what ListInto reads through, all acting as one identity (for
@@ -353,7 +355,7 @@ func (l *lister) jobTasks(ctx context.Context) ([]listTask, error) {
 func (l *lister) namespaces(ctx context.Context) error {
 	needed := false
 	for _, cq := range l.st.ClusterQueues() {
-		needed = needed || selectorNeedsLabels(cq.Spec.NamespaceSelector)
+		needed = needed || diagnose.SelectorNeedsLabels(cq.Spec.NamespaceSelector)
 	}
 	if !needed {
 		return nil
