@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -284,26 +285,20 @@ type auditEvent struct {
 	ObjectRef struct {
 		Resource  string `json:"resource"`
 		Namespace string `json:"namespace"`
+		Name      string `json:"name"`
 	} `json:"objectRef"`
+	ResponseStatus struct {
+		Code int `json:"code"`
+	} `json:"responseStatus"`
 }
 
 // auditEvents returns the completed requests this test's bot sent since.
 func auditEvents(t *testing.T, path string, since time.Time) []auditEvent {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatalf("audit log: %v", err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 1<<20), 16<<20)
 	var out []auditEvent
-	for sc.Scan() {
-		if !strings.Contains(sc.Text(), userAgent) {
-			continue
-		}
+	for _, line := range auditLines(t, path, userAgent) {
 		var ev auditEvent
-		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
+		if err := json.Unmarshal(line, &ev); err != nil {
 			t.Fatal(err)
 		}
 		if ev.Stage != "ResponseComplete" || !strings.HasPrefix(ev.UserAgent, userAgent) || ev.RequestReceivedTimestamp.Before(since) {
@@ -313,6 +308,25 @@ func auditEvents(t *testing.T, path string, since time.Time) []auditEvent {
 			t.Errorf("request with the bot's user agent from %q", ev.User.Username)
 		}
 		out = append(out, ev)
+	}
+	return out
+}
+
+// auditLines returns the audit log's lines that mention agent.
+func auditLines(t *testing.T, path, agent string) [][]byte {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatalf("audit log: %v", err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 1<<20), 16<<20)
+	var out [][]byte
+	for sc.Scan() {
+		if bytes.Contains(sc.Bytes(), []byte(agent)) {
+			out = append(out, bytes.Clone(sc.Bytes()))
+		}
 	}
 	if err := sc.Err(); err != nil {
 		t.Fatal(err)

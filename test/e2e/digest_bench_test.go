@@ -98,7 +98,7 @@ func benchCluster(b *testing.B, sb string, n int) []string {
 	if err != nil {
 		b.Fatal(err)
 	}
-	cs := adminClientTB(b, sb)
+	cs := adminClient(b, sb)
 	ctx := context.Background()
 	prefix := fmt.Sprintf("bench-%d-", n)
 	flavor := &kueue.ResourceFlavor{ObjectMeta: metav1.ObjectMeta{Name: prefix + "flavor"}}

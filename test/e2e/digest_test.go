@@ -1,14 +1,12 @@
 package e2e
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -112,7 +110,7 @@ func TestDigestGroupsMatchDiagnose(t *testing.T) {
 // (user kueuebot) impersonate it; all removed when the test ends.
 func digestRBAC(t testing.TB, sb, user string, namespaces []string) {
 	t.Helper()
-	cs := adminClientTB(t, sb)
+	cs := adminClient(t, sb)
 	ctx := t.Context()
 	create := func(what string, err error) {
 		t.Helper()
@@ -196,20 +194,6 @@ func allowed(t testing.TB, cs kubernetes.Interface, user string, attrs authoriza
 	}
 }
 
-func adminClientTB(t testing.TB, sb string) kubernetes.Interface {
-	t.Helper()
-	cfg, err := clientcmd.BuildConfigFromFlags("", filepath.Join(sb, "kubeconfig"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.QPS, cfg.Burst = 500, 1000
-	cs, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cs
-}
-
 // botRESTConfig is the bot's own rest.Config (user kueuebot), its
 // requests tagged with agent.
 func botRESTConfig(t testing.TB, sb, agent string) *rest.Config {
@@ -273,7 +257,7 @@ func TestDigestReadsAsItsIdentity(t *testing.T) {
 	// one per kind and namespace, never one per object, never a
 	// namespaced kind cluster-wide, nothing outside its namespaces; the
 	// forbidden namespace's LISTs were refused.
-	var events []digestAuditEvent
+	var events []auditEvent
 	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(250 * time.Millisecond) {
 		events = digestAuditEvents(t, filepath.Join(sb, "audit.log"), agent, start)
 		if len(events) > 0 || time.Now().After(deadline) {
@@ -345,25 +329,12 @@ func TestDigestReadsAsItsIdentity(t *testing.T) {
 	t.Logf("%d requests: %d LISTs, %d discovery, %d refused in %s", len(events), lists, discovery, refused, forbidden)
 }
 
-type digestAuditEvent struct {
-	auditEvent
-	// ObjectRef shadows auditEvent's, with the object's name.
-	ObjectRef struct {
-		Resource  string `json:"resource"`
-		Namespace string `json:"namespace"`
-		Name      string `json:"name"`
-	} `json:"objectRef"`
-	ResponseStatus struct {
-		Code int `json:"code"`
-	} `json:"responseStatus"`
-}
-
 // digestAuditEvents returns the completed requests tagged with agent since.
-func digestAuditEvents(t *testing.T, path, agent string, since time.Time) []digestAuditEvent {
+func digestAuditEvents(t *testing.T, path, agent string, since time.Time) []auditEvent {
 	t.Helper()
-	var out []digestAuditEvent
+	var out []auditEvent
 	for _, line := range auditLines(t, path, agent) {
-		var ev digestAuditEvent
+		var ev auditEvent
 		if err := json.Unmarshal(line, &ev); err != nil {
 			t.Fatal(err)
 		}
@@ -620,26 +591,4 @@ func TestDigestClaimIsAtomic(t *testing.T) {
 	if wins.Load() != 1 {
 		t.Errorf("%d replicas claimed the run, want exactly 1", wins.Load())
 	}
-}
-
-// auditLines returns the audit log's lines that mention agent.
-func auditLines(t *testing.T, path, agent string) [][]byte {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatalf("audit log: %v", err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 1<<20), 16<<20)
-	var out [][]byte
-	for sc.Scan() {
-		if bytes.Contains(sc.Bytes(), []byte(agent)) {
-			out = append(out, bytes.Clone(sc.Bytes()))
-		}
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
 }

@@ -124,12 +124,13 @@ func diagnoseArgs(t *testing.T, args ...string) (report, string) {
 	return r, stdout.String()
 }
 
-func adminClient(t *testing.T, sb string) kubernetes.Interface {
+func adminClient(t testing.TB, sb string) kubernetes.Interface {
 	t.Helper()
 	cfg, err := clientcmd.BuildConfigFromFlags("", filepath.Join(sb, "kubeconfig"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	cfg.QPS, cfg.Burst = 500, 1000 // tests create thousands of objects
 	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		t.Fatal(err)
