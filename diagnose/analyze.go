@@ -67,7 +67,7 @@ func Analyze(s *Snapshot) Report {
 	if a.wl != nil {
 		a.qr = apimeta.FindStatusCondition(a.wl.Status.Conditions, kueue.WorkloadQuotaReserved)
 		if a.qr != nil && a.qr.Status == metav1.ConditionFalse {
-			a.msg = ParseQuotaMessage(a.qr.Message)
+			a.msg = a.s.Shared.quotaMessage(a.qr.Message)
 		}
 		a.claim = structuredClaim(a.wl)
 		if a.s.ClusterQueue != nil && !a.admittedNow() {

@@ -61,61 +61,119 @@ func (n *qnode) addGroups(groups []kueue.ResourceGroup) {
 	}
 }
 
-func (n *qnode) subtree(k fr) int64 {
-	if !n.isCohort {
-		return n.nominal[k]
+// quotaView is a quota tree as one Workload's evaluation sees it. The tree
+// is never changed once built, so the Snapshots of one store share it
+// (Shared): what belongs to one evaluation is kept here instead. That is
+// the Workload's own reservation, which is not counted against its
+// ClusterQueue, and the limits limitsHolding and raised try as dropped or
+// raised.
+type quotaView struct {
+	*quotaTree
+	// self is what the Workload itself holds in the ClusterQueue.
+	self map[fr]int64
+	// tried replaces limits while they are being tried.
+	tried []triedLimit
+}
+
+// triedLimit is a borrowingLimit or lendingLimit of one node for one
+// flavor and resource, as tried: dropped (unlimited) or set to value.
+type triedLimit struct {
+	node    *qnode
+	k       fr
+	lending bool
+	dropped bool
+	value   int64
+}
+
+// limit returns n's borrowingLimit (lending false) or lendingLimit of k,
+// and whether it has one.
+func (v *quotaView) limit(n *qnode, k fr, lending bool) (int64, bool) {
+	for _, t := range v.tried {
+		if t.node == n && t.k == k && t.lending == lending {
+			return t.value, !t.dropped
+		}
 	}
+	m := n.borrow
+	if lending {
+		m = n.lend
+	}
+	l, ok := m[k]
+	return l, ok
+}
+
+// used is what n's Workloads hold of k: for the ClusterQueue, without the
+// Workload's own reservation.
+func (v *quotaView) used(n *qnode, k fr) int64 {
+	if n == v.cq {
+		return max(0, n.use[k]-v.self[k])
+	}
+	return n.use[k]
+}
+
+func (v *quotaView) subtree(n *qnode, k fr) int64 {
 	s := n.nominal[k]
+	if !n.isCohort {
+		return s
+	}
 	for _, c := range n.children {
-		s += c.subtree(k) - c.local(k)
+		s += v.subtree(c, k) - v.local(c, k)
 	}
 	return s
 }
 
-func (n *qnode) local(k fr) int64 {
-	l, ok := n.lend[k]
+func (v *quotaView) local(n *qnode, k fr) int64 {
+	l, ok := v.limit(n, k, true)
 	if !ok {
 		return 0
 	}
-	return max(0, n.subtree(k)-l)
+	return max(0, v.subtree(n, k)-l)
 }
 
-func (n *qnode) usage(k fr) int64 {
+func (v *quotaView) usage(n *qnode, k fr) int64 {
 	if !n.isCohort {
-		return n.use[k]
+		return v.used(n, k)
 	}
 	var u int64
 	for _, c := range n.children {
-		u += max(0, c.usage(k)-c.local(k))
+		u += max(0, v.usage(c, k)-v.local(c, k))
 	}
 	return u
 }
 
 // available is what node n may take now, within every borrowing and
 // lending limit of the tree.
-func (n *qnode) available(k fr) int64 {
+func (v *quotaView) available(n *qnode, k fr) int64 {
 	if n.parent == nil {
-		return n.subtree(k) - n.usage(k)
+		return v.subtree(n, k) - v.usage(n, k)
 	}
-	fromParent := n.parent.available(k)
-	if b, ok := n.borrow[k]; ok {
-		stored := n.subtree(k) - n.local(k)
-		usedInParent := max(0, n.usage(k)-n.local(k))
+	fromParent := v.available(n.parent, k)
+	if b, ok := v.limit(n, k, false); ok {
+		stored := v.subtree(n, k) - v.local(n, k)
+		usedInParent := max(0, v.usage(n, k)-v.local(n, k))
 		fromParent = min(fromParent, stored-usedInParent+b)
 	}
-	return max(0, n.local(k)-n.usage(k)) + fromParent
+	return max(0, v.local(n, k)-v.usage(n, k)) + fromParent
 }
 
-func (n *qnode) potential(k fr) int64 {
+func (v *quotaView) potential(n *qnode, k fr) int64 {
 	if n.parent == nil {
-		return n.subtree(k)
+		return v.subtree(n, k)
 	}
-	p := n.local(k) + n.parent.potential(k)
-	if b, ok := n.borrow[k]; ok {
-		p = min(p, n.subtree(k)+b)
+	p := v.local(n, k) + v.potential(n.parent, k)
+	if b, ok := v.limit(n, k, false); ok {
+		p = min(p, v.subtree(n, k)+b)
 	}
 	return p
 }
+
+// free is what the ClusterQueue may take of k now.
+func (v *quotaView) free(k fr) int64 { return v.available(v.cq, k) }
+
+// most is the most the ClusterQueue could ever hold of k.
+func (v *quotaView) most(k fr) int64 { return v.potential(v.cq, k) }
+
+// reserved is what the ClusterQueue's other Workloads hold of k.
+func (v *quotaView) reserved(k fr) int64 { return v.used(v.cq, k) }
 
 // quotaTree is the quota model of one ClusterQueue and its cohort tree.
 type quotaTree struct {
@@ -129,9 +187,9 @@ type quotaTree struct {
 	cycle string
 }
 
-// buildQuotaTree builds the tree for s.ClusterQueue. self, when non-nil, is
-// subtracted from the ClusterQueue's usage (the Workload's own reservation).
-func buildQuotaTree(s *Snapshot, self map[fr]int64) *quotaTree {
+// buildQuotaTree builds the tree for s.ClusterQueue from the Snapshot's
+// queue objects alone (nothing of the Workload), so that it can be shared.
+func buildQuotaTree(s *Snapshot) *quotaTree {
 	cq := s.ClusterQueue
 	t := &quotaTree{}
 	cqNodes := map[string]*qnode{}
@@ -147,9 +205,6 @@ func buildQuotaTree(s *Snapshot, self map[fr]int64) *quotaTree {
 	}
 	t.cq = mk(cq)
 	t.nodes = append(t.nodes, t.cq)
-	for k, v := range self {
-		t.cq.use[k] = max(0, t.cq.use[k]-v)
-	}
 	cqNodes[cq.Name] = t.cq
 	cohortName := string(cq.Spec.CohortName)
 	if cohortName == "" {
@@ -157,9 +212,7 @@ func buildQuotaTree(s *Snapshot, self map[fr]int64) *quotaTree {
 	}
 	// Without the other members, or without the Cohort objects (their own
 	// quota and limits), what may be borrowed is unknown, not zero.
-	if (len(s.CohortClusterQueues) == 0 && hasGap(s, "ClusterQueue", "")) || hasGap(s, "Cohort", "") {
-		t.partial = true
-	}
+	t.partial = cohortPartial(s)
 	cohorts := map[string]*qnode{}
 	cohortObj := map[string]*kueue.Cohort{}
 	for i := range s.Cohorts {
@@ -243,6 +296,13 @@ func buildQuotaTree(s *Snapshot, self map[fr]int64) *quotaTree {
 	return t
 }
 
+// cohortPartial reports whether the cohort's figures are incomplete: the
+// other members, or the Cohort objects (their own quota and limits), could
+// not be read, so what may be borrowed is unknown, not zero.
+func cohortPartial(s *Snapshot) bool {
+	return (len(s.CohortClusterQueues) == 0 && hasGap(s, "ClusterQueue", "")) || hasGap(s, "Cohort", "")
+}
+
 // hasGap reports whether a read of kind (and name, if non-empty) failed.
 func hasGap(s *Snapshot, kind, name string) bool {
 	for _, g := range s.Gaps {
@@ -267,38 +327,34 @@ type quotaLimit struct {
 // lendingLimits of everything else (what a lender keeps for itself). When
 // one limit alone holds it back, only those that do are returned; else all
 // that raise what is available. Nil means the capacity is really taken.
-func (t *quotaTree) limitsHolding(k fr, need int64) []quotaLimit {
-	if t.cq.parent == nil || t.cq.available(k) >= need {
+func (v *quotaView) limitsHolding(k fr, need int64) []quotaLimit {
+	if v.cq.parent == nil || v.free(k) >= need {
 		return nil
 	}
 	var cands []quotaLimit
 	onPath := map[*qnode]bool{}
-	for n := t.cq; n != nil; n = n.parent {
+	for n := v.cq; n != nil; n = n.parent {
 		onPath[n] = true
 		if b, ok := n.borrow[k]; ok && n.parent != nil {
 			cands = append(cands, quotaLimit{node: n, value: b})
 		}
 	}
-	for _, n := range t.nodes {
+	for _, n := range v.nodes {
 		if l, ok := n.lend[k]; ok && !onPath[n] {
 			cands = append(cands, quotaLimit{node: n, lending: true, value: l})
 		}
 	}
 	without := func(ls []quotaLimit) int64 {
 		for _, l := range ls {
-			l.drop(k)
+			v.tried = append(v.tried, triedLimit{node: l.node, k: k, lending: l.lending, dropped: true})
 		}
-		defer func() {
-			for _, l := range ls {
-				l.restore(k)
-			}
-		}()
-		return t.cq.available(k)
+		defer func() { v.tried = v.tried[:0] }()
+		return v.free(k)
 	}
 	if len(cands) == 0 || without(cands) < need {
 		return nil
 	}
-	base := t.cq.available(k)
+	base := v.free(k)
 	var alone, raising []quotaLimit
 	for _, c := range cands {
 		switch got := without([]quotaLimit{c}); {
@@ -317,58 +373,37 @@ func (t *quotaTree) limitsHolding(k fr, need int64) []quotaLimit {
 	return cands
 }
 
-func (l quotaLimit) drop(k fr) {
-	if l.lending {
-		delete(l.node.lend, k)
-	} else {
-		delete(l.node.borrow, k)
-	}
-}
-
-func (l quotaLimit) restore(k fr) {
-	if l.lending {
-		l.node.lend[k] = l.value
-	} else {
-		l.node.borrow[k] = l.value
-	}
-}
-
 // raised returns how far the limit must rise for need of k to be
 // available, with the other limits as they are; ok is false when raising it
 // alone is not enough.
-func (t *quotaTree) raised(l quotaLimit, k fr, need int64) (int64, bool) {
-	short := need - t.cq.available(k)
+func (v *quotaView) raised(l quotaLimit, k fr, need int64) (int64, bool) {
+	short := need - v.free(k)
 	if short <= 0 {
 		return l.value, true
 	}
-	defer l.restore(k)
-	for _, v := range []int64{l.value + short} {
-		m := l.node.borrow
-		if l.lending {
-			m = l.node.lend
-		}
-		m[k] = v
-		if t.cq.available(k) >= need {
-			return v, true
-		}
+	want := l.value + short
+	v.tried = append(v.tried, triedLimit{node: l.node, k: k, lending: l.lending, value: want})
+	defer func() { v.tried = v.tried[:0] }()
+	if v.free(k) >= need {
+		return want, true
 	}
 	return 0, false
 }
 
 // holders lists the ClusterQueues of the tree that hold k now, the
 // ClusterQueue itself first, then by what they hold.
-func (t *quotaTree) holders(k fr) []*qnode {
+func (v *quotaView) holders(k fr) []*qnode {
 	var out []*qnode
-	for _, n := range t.nodes {
-		if !n.isCohort && n.use[k] > 0 {
+	for _, n := range v.nodes {
+		if !n.isCohort && v.used(n, k) > 0 {
 			out = append(out, n)
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool {
-		if (out[i] == t.cq) != (out[j] == t.cq) {
-			return out[i] == t.cq
+		if (out[i] == v.cq) != (out[j] == v.cq) {
+			return out[i] == v.cq
 		}
-		return out[i].use[k] > out[j].use[k]
+		return v.used(out[i], k) > v.used(out[j], k)
 	})
 	return out
 }

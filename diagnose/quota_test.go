@@ -2,6 +2,7 @@ package diagnose
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -99,11 +100,11 @@ func TestQuotaTree(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := &Snapshot{ClusterQueue: &tt.cq, CohortClusterQueues: tt.members, Cohorts: tt.cohorts}
-			tree := buildQuotaTree(s, nil)
-			if got := tree.cq.available(k); got != tt.wantAvail {
+			tree := &quotaView{quotaTree: buildQuotaTree(s)}
+			if got := tree.free(k); got != tt.wantAvail {
 				t.Errorf("available = %d, want %d", got, tt.wantAvail)
 			}
-			if got := tree.cq.potential(k); got != tt.wantMax {
+			if got := tree.most(k); got != tt.wantMax {
 				t.Errorf("potential = %d, want %d", got, tt.wantMax)
 			}
 			var got []string
@@ -117,8 +118,14 @@ func TestQuotaTree(t *testing.T) {
 			if !slices.Equal(got, tt.wantLimits) {
 				t.Errorf("limits holding %d = %v, want %v", tt.need, got, tt.wantLimits)
 			}
-			if got := tree.cq.available(k); got != tt.wantAvail {
+			if got := tree.free(k); got != tt.wantAvail {
 				t.Errorf("limitsHolding changed the tree: available = %d, want %d", got, tt.wantAvail)
+			}
+			for _, l := range tree.limitsHolding(k, tt.need) {
+				tree.raised(l, k, tt.need)
+			}
+			if fresh := buildQuotaTree(s); !reflect.DeepEqual(tree.quotaTree, fresh) || len(tree.tried) != 0 {
+				t.Errorf("trying limits changed the shared tree")
 			}
 		})
 	}
@@ -130,7 +137,7 @@ func TestCohortCycle(t *testing.T) {
 		{ObjectMeta: metav1.ObjectMeta{Name: "x"}, Spec: kueue.CohortSpec{ParentName: "y"}},
 		{ObjectMeta: metav1.ObjectMeta{Name: "y"}, Spec: kueue.CohortSpec{ParentName: "x"}},
 	}}
-	if tree := buildQuotaTree(s, nil); tree.cycle == "" {
+	if tree := buildQuotaTree(s); tree.cycle == "" {
 		t.Fatal("cycle not detected")
 	}
 }

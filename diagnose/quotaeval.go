@@ -68,7 +68,7 @@ type groupFit struct {
 // quotaOutcome is the whole quota evaluation of a Workload in its
 // ClusterQueue.
 type quotaOutcome struct {
-	tree    *quotaTree
+	tree    *quotaView
 	podSets []podSetFit
 	rows    []QuotaRow
 	level   fitLevel
@@ -108,8 +108,8 @@ func evaluateQuota(s *Snapshot, wl *kueue.Workload) *quotaOutcome {
 			e.coversPods = true
 		}
 	}
-	e.out = &quotaOutcome{tree: buildQuotaTree(s, ownUsage(cq, wl)), level: fitNow}
-	for _, req := range workloadRequests(wl) {
+	e.out = &quotaOutcome{tree: &quotaView{quotaTree: s.Shared.quotaTree(s), self: ownUsage(cq, wl)}, level: fitNow}
+	for _, req := range workloadRequests(wl, s.Shared) {
 		pf := e.podSet(req)
 		e.out.level = min(e.out.level, pf.level)
 		e.out.podSets = append(e.out.podSets, pf)
@@ -301,13 +301,13 @@ func (e *quotaEval) flavor(name string, req podSetRequest, res []corev1.Resource
 			ff.prior[r] = e.assumed[k]
 			ff.priorBy[r] = e.assumedBy[k]
 		}
-		avail := max(0, t.cq.available(k))
-		maxCap := t.cq.potential(k)
+		avail := max(0, t.free(k))
+		maxCap := t.most(k)
 		row := QuotaRow{
 			PodSet: req.name, Flavor: name, Resource: string(r),
 			Requested:   quantity(r, req.total[r]),
 			Nominal:     quantity(r, t.cq.nominal[k]),
-			Reserved:    quantity(r, t.cq.use[k]),
+			Reserved:    quantity(r, t.reserved(k)),
 			Available:   quantity(r, avail),
 			MaxCapacity: quantity(r, maxCap),
 			FitsNow:     val <= avail,

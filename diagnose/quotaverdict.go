@@ -365,7 +365,7 @@ func (a *analysis) shortfallText(now bool) string {
 			}
 			for _, r := range sortedRes(short) {
 				k := fr{f.flavor, r}
-				t := a.quota.tree.cq
+				t := a.quota.tree
 				req := p.req.total[r]
 				per := p.req.perPod[r]
 				s := fmt.Sprintf("Pod set %s requests %s %s", p.req.name, fmtQ(r, req), r)
@@ -381,7 +381,7 @@ func (a *analysis) shortfallText(now bool) string {
 						prior += " there"
 					}
 					s += fmt.Sprintf(" in flavor %s%s, where %s %s is free now (nominal %s, %s reserved by other workloads%s); it is short by %s.",
-						f.flavor, prior, fmtQ(r, max(0, t.available(k))), r, fmtQ(r, t.nominal[k]), fmtQ(r, t.use[k]), a.borrowText(k), fmtQ(r, short[r]))
+						f.flavor, prior, fmtQ(r, max(0, t.free(k))), r, fmtQ(r, t.cq.nominal[k]), fmtQ(r, t.reserved(k)), a.borrowText(k), fmtQ(r, short[r]))
 					if len(f.limits[r]) == 0 {
 						s += a.holdersText(k)
 					}
@@ -390,7 +390,7 @@ func (a *analysis) shortfallText(now bool) string {
 						prior += " in flavor " + f.flavor
 					}
 					s += fmt.Sprintf("%s, but flavor %s of ClusterQueue %s can hold at most %s %s (nominal %s%s); %s more would be needed.",
-						prior, f.flavor, a.s.ClusterQueue.Name, fmtQ(r, t.potential(k)), r, fmtQ(r, t.nominal[k]), a.borrowText(k), fmtQ(r, short[r]))
+						prior, f.flavor, a.s.ClusterQueue.Name, fmtQ(r, t.most(k)), r, fmtQ(r, t.cq.nominal[k]), a.borrowText(k), fmtQ(r, short[r]))
 				}
 				parts = append(parts, s)
 			}
@@ -419,7 +419,7 @@ func (a *analysis) holdersText(k fr) string {
 		if n == t.cq {
 			who = "this ClusterQueue's other workloads"
 		}
-		parts = append(parts, fmt.Sprintf("%s (%s)", who, fmtQ(k.resource, n.use[k])))
+		parts = append(parts, fmt.Sprintf("%s (%s)", who, fmtQ(k.resource, t.used(n, k))))
 	}
 	if len(parts) == 0 {
 		return ""
@@ -484,7 +484,7 @@ func (a *analysis) sizeRemedies(now bool) {
 	}
 	for _, k := range short {
 		r := k.resource
-		by := need[k] - a.quota.tree.cq.potential(k)
+		by := need[k] - a.quota.tree.most(k)
 		if by <= 0 {
 			continue
 		}

@@ -34,8 +34,8 @@ func (p podSetRequest) resources() []corev1.ResourceName {
 
 // workloadRequests returns the Workload's requests per pod set, preferring
 // Kueue's own figures: status.admission (reserved), status.resourceRequests
-// (pending), and only then the pod templates.
-func workloadRequests(wl *kueue.Workload) []podSetRequest {
+// (pending), and only then the pod templates. sh may be nil.
+func workloadRequests(wl *kueue.Workload, sh *Shared) []podSetRequest {
 	reclaim := map[kueue.PodSetReference]int32{}
 	for _, rp := range wl.Status.ReclaimablePods {
 		reclaim[rp.Name] = rp.Count
@@ -44,7 +44,7 @@ func workloadRequests(wl *kueue.Workload) []podSetRequest {
 	for i := range wl.Spec.PodSets {
 		ps := &wl.Spec.PodSets[i]
 		count := max(0, ps.Count-reclaim[ps.Name])
-		req := podSetRequest{name: string(ps.Name), count: count, spec: ps, perPod: podRequests(&ps.Template.Spec)}
+		req := podSetRequest{name: string(ps.Name), count: count, spec: ps, perPod: sh.podRequests(ps)}
 		assignment, requested := findAssignment(wl, ps.Name), findResourceRequest(wl, ps.Name)
 		switch {
 		case assignment != nil:

@@ -92,6 +92,10 @@ type Snapshot struct {
 	ClusterScopedByBot bool
 	// Gaps are the reads that failed (forbidden, not found, timed out).
 	Gaps []Gap
+
+	// Shared, when set, lets Analyze reuse what it derived from the same
+	// objects for other Snapshots (see Shared); nil derives everything.
+	Shared *Shared `json:"-"`
 }
 
 // KueueConfig is the part of Kueue's Configuration that decides whether

@@ -123,14 +123,18 @@ func (s *Store) hasWorkload(k *JobKind, job metav1.Object) bool {
 // Classify analyzes each subject's target from the store, on every core,
 // and hands its report to keep, which is called concurrently (for different
 // i) and must not retain r. The Snapshots share the store's objects instead
-// of copying them (Analyze only reads), so classifying thousands of
-// Workloads costs the reports alone. It makes no request.
+// of copying them (Analyze only reads), and one diagnose.Shared, so each
+// ClusterQueue's quota tree is built once per call, not once per Workload:
+// classifying thousands of Workloads costs the reports alone. It makes no
+// request.
 func (s *Store) Classify(subjects []Subject, now time.Time, keep func(i int, r *diagnose.Report)) error {
+	src := &storeSource{st: s, shared: true}
+	shared := diagnose.NewShared()
 	var mu sync.Mutex
 	var firstErr error
 	errAt := len(subjects)
 	parallel(len(subjects), func(i int) {
-		snap, err := collect(context.Background(), &storeSource{st: s, shared: true}, subjects[i].Target, now)
+		snap, err := collect(context.Background(), src, subjects[i].Target, now)
 		if err != nil {
 			mu.Lock()
 			if i < errAt {
@@ -139,6 +143,7 @@ func (s *Store) Classify(subjects []Subject, now time.Time, keep func(i int, r *
 			mu.Unlock()
 			return
 		}
+		snap.Shared = shared
 		r := diagnose.Analyze(snap)
 		keep(i, &r)
 	})

@@ -1,0 +1,90 @@
+package diagnose
+
+import (
+	"maps"
+	"sync"
+
+	corev1 "k8s.io/api/core/v1"
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+)
+
+// Shared holds what Analyze derives from objects that many Snapshots hold
+// in common, so that classifying every Workload of a store derives it once
+// instead of once per Workload: each ClusterQueue's quota tree, each pod
+// template's per-pod request and each parsed Kueue message. Analyze uses
+// it when Snapshot.Shared is set; the reports are the same without it.
+//
+// Entries are keyed by the objects' addresses, so a Shared may only be
+// given to Snapshots whose objects nobody changes while it is in use: the
+// objects a Store hands out read-only (fetch.Store.Classify makes one
+// Shared per call). A Shared is safe for concurrent use.
+type Shared struct {
+	trees    sync.Map // treeKey -> *quotaTree
+	requests sync.Map // *kueue.PodSet -> map[corev1.ResourceName]int64
+	messages sync.Map // string -> ParsedMessage
+}
+
+// NewShared returns an empty Shared.
+func NewShared() *Shared { return &Shared{} }
+
+// treeKey is what buildQuotaTree reads of a Snapshot: the ClusterQueue,
+// the cohort's other members and Cohort objects (slices of values the
+// Snapshots share, named by their first element and length), and whether
+// their reads failed.
+type treeKey struct {
+	cq       *kueue.ClusterQueue
+	members  *kueue.ClusterQueue
+	nMembers int
+	cohorts  *kueue.Cohort
+	nCohorts int
+	partial  bool
+}
+
+// quotaTree returns the quota tree of s.ClusterQueue, built once per
+// Shared (every call builds it when sh is nil). Trees are never changed
+// once built: quotaView keeps what belongs to one evaluation.
+func (sh *Shared) quotaTree(s *Snapshot) *quotaTree {
+	if sh == nil {
+		return buildQuotaTree(s)
+	}
+	key := treeKey{cq: s.ClusterQueue, nMembers: len(s.CohortClusterQueues), nCohorts: len(s.Cohorts), partial: cohortPartial(s)}
+	if len(s.CohortClusterQueues) > 0 {
+		key.members = &s.CohortClusterQueues[0]
+	}
+	if len(s.Cohorts) > 0 {
+		key.cohorts = &s.Cohorts[0]
+	}
+	if t, ok := sh.trees.Load(key); ok {
+		return t.(*quotaTree)
+	}
+	t, _ := sh.trees.LoadOrStore(key, buildQuotaTree(s))
+	return t.(*quotaTree)
+}
+
+// podRequests returns one pod's requests for the pod set's template (a
+// copy the caller may change).
+func (sh *Shared) podRequests(ps *kueue.PodSet) map[corev1.ResourceName]int64 {
+	if sh == nil {
+		return podRequests(&ps.Template.Spec)
+	}
+	if r, ok := sh.requests.Load(ps); ok {
+		return maps.Clone(r.(map[corev1.ResourceName]int64))
+	}
+	r := podRequests(&ps.Template.Spec)
+	sh.requests.Store(ps, maps.Clone(r))
+	return r
+}
+
+// quotaMessage returns ParseQuotaMessage(msg). The result's slices are
+// shared: callers only read them.
+func (sh *Shared) quotaMessage(msg string) ParsedMessage {
+	if sh == nil {
+		return ParseQuotaMessage(msg)
+	}
+	if m, ok := sh.messages.Load(msg); ok {
+		return m.(ParsedMessage)
+	}
+	m := ParseQuotaMessage(msg)
+	sh.messages.Store(msg, m)
+	return m
+}
