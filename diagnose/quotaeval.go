@@ -2,7 +2,6 @@ package diagnose
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
@@ -94,19 +93,11 @@ func evaluateQuota(s *Snapshot, wl *kueue.Workload) *quotaOutcome {
 	cq := s.ClusterQueue
 	e := &quotaEval{
 		cq:              cq,
-		rfs:             map[string]*kueue.ResourceFlavor{},
+		flavorIndex:     s.Shared.flavorIndex(s),
 		flavorsReadable: !hasGap(s, "ResourceFlavor", ""),
 		missing:         map[string]bool{},
 		assumed:         map[fr]int64{},
 		assumedBy:       map[fr][]string{},
-	}
-	for i := range s.ResourceFlavors {
-		e.rfs[s.ResourceFlavors[i].Name] = &s.ResourceFlavors[i]
-	}
-	for _, g := range cq.Spec.ResourceGroups {
-		if slices.Contains(g.CoveredResources, corev1.ResourcePods) {
-			e.coversPods = true
-		}
 	}
 	e.out = &quotaOutcome{tree: &quotaView{quotaTree: s.Shared.quotaTree(s), self: ownUsage(cq, wl)}, level: fitNow}
 	for _, req := range workloadRequests(wl, s.Shared) {
@@ -178,12 +169,48 @@ func ownUsage(cq *kueue.ClusterQueue, wl *kueue.Workload) map[fr]int64 {
 	return self
 }
 
+// flavorIndex is what evaluateQuota looks up in a ClusterQueue and its
+// flavors, the same for all its Workloads (Shared keeps one per
+// ClusterQueue).
+type flavorIndex struct {
+	// rfs are the Snapshot's flavors by name.
+	rfs map[string]*kueue.ResourceFlavor
+	// labelKeys are, per resource group, the node label keys its flavors
+	// use: the assigner matches the pods' node selector and affinity on
+	// these only.
+	labelKeys []map[string]bool
+	// coversPods: some resource group covers the "pods" resource.
+	coversPods bool
+}
+
+func newFlavorIndex(s *Snapshot) *flavorIndex {
+	cq := s.ClusterQueue
+	x := &flavorIndex{rfs: make(map[string]*kueue.ResourceFlavor, len(s.ResourceFlavors)), labelKeys: make([]map[string]bool, len(cq.Spec.ResourceGroups))}
+	for i := range s.ResourceFlavors {
+		x.rfs[s.ResourceFlavors[i].Name] = &s.ResourceFlavors[i]
+	}
+	for gi, g := range cq.Spec.ResourceGroups {
+		if slices.Contains(g.CoveredResources, corev1.ResourcePods) {
+			x.coversPods = true
+		}
+		keys := map[string]bool{}
+		for _, f := range g.Flavors {
+			if rf := x.rfs[string(f.Name)]; rf != nil {
+				for k := range rf.Spec.NodeLabels {
+					keys[k] = true
+				}
+			}
+		}
+		x.labelKeys[gi] = keys
+	}
+	return x
+}
+
 // quotaEval is one evaluateQuota in progress.
 type quotaEval struct {
-	cq              *kueue.ClusterQueue
-	rfs             map[string]*kueue.ResourceFlavor
+	cq *kueue.ClusterQueue
+	*flavorIndex
 	flavorsReadable bool
-	coversPods      bool
 	out             *quotaOutcome
 	// missing collects flavors the ClusterQueue names that do not exist.
 	missing map[string]bool
@@ -201,7 +228,7 @@ func (e *quotaEval) podSet(req podSetRequest) podSetFit {
 		req.perPod[corev1.ResourcePods] = 1
 	}
 	pf := podSetFit{req: req, level: fitNow}
-	byGroup := map[int][]corev1.ResourceName{}
+	byGroup := make([][]corev1.ResourceName, len(e.cq.Spec.ResourceGroups))
 	for _, r := range req.resources() {
 		gi := groupOf(e.cq, r)
 		if gi < 0 {
@@ -210,8 +237,11 @@ func (e *quotaEval) podSet(req podSetRequest) podSetFit {
 		}
 		byGroup[gi] = append(byGroup[gi], r)
 	}
-	for _, gi := range slices.Sorted(maps.Keys(byGroup)) {
-		gf := e.group(e.cq.Spec.ResourceGroups[gi], req, byGroup[gi])
+	for gi, res := range byGroup {
+		if len(res) == 0 {
+			continue
+		}
+		gf := e.group(gi, req, res)
 		if gf.chosen < 0 {
 			pf.level = fitIneligible
 		} else {
@@ -223,7 +253,7 @@ func (e *quotaEval) podSet(req podSetRequest) podSetFit {
 				pf.groups = append(pf.groups, gf)
 				continue
 			}
-			for _, r := range byGroup[gi] {
+			for _, r := range res {
 				k := fr{chosen.flavor, r}
 				e.assumed[k] += req.total[r]
 				if req.total[r] > 0 {
@@ -238,18 +268,10 @@ func (e *quotaEval) podSet(req podSetRequest) podSetFit {
 
 // group evaluates every flavor of one resource group for the pod set's
 // resources in it, then makes Kueue's choice.
-func (e *quotaEval) group(g kueue.ResourceGroup, req podSetRequest, res []corev1.ResourceName) groupFit {
-	// Node label keys any flavor of the group uses: the assigner matches
-	// the pods' node selector and affinity on these only.
-	keys := map[string]bool{}
-	for _, f := range g.Flavors {
-		if rf := e.rfs[string(f.Name)]; rf != nil {
-			for k := range rf.Spec.NodeLabels {
-				keys[k] = true
-			}
-		}
-	}
-	gf := groupFit{chosen: -1}
+func (e *quotaEval) group(gi int, req podSetRequest, res []corev1.ResourceName) groupFit {
+	g := &e.cq.Spec.ResourceGroups[gi]
+	keys := e.labelKeys[gi]
+	gf := groupFit{chosen: -1, flavors: make([]flavorFit, 0, len(g.Flavors))}
 	for _, f := range g.Flavors {
 		ff, rows := e.flavor(string(f.Name), req, res, keys)
 		gf.flavors = append(gf.flavors, ff)
@@ -285,10 +307,10 @@ func (e *quotaEval) flavor(name string, req podSetRequest, res []corev1.Resource
 	case rf != nil:
 		inel = flavorEligibility(req.spec, rf, keys)
 	}
+	// The maps that stay empty when the pod set fits are made on first
+	// use (put): most flavors of most Workloads fit.
 	ff := flavorFit{flavor: name, inel: inel, level: fitNow, maxNow: -1, maxEver: -1,
-		shortNow: map[corev1.ResourceName]int64{}, shortEver: map[corev1.ResourceName]int64{}, needNow: map[corev1.ResourceName]int64{},
-		limits: map[corev1.ResourceName][]quotaLimit{}, prior: map[corev1.ResourceName]int64{}, priorBy: map[corev1.ResourceName][]string{},
-		avail: map[corev1.ResourceName]int64{}, maxCap: map[corev1.ResourceName]int64{}}
+		avail: make(map[corev1.ResourceName]int64, len(res)), maxCap: make(map[corev1.ResourceName]int64, len(res))}
 	if inel != nil {
 		ff.level = fitIneligible
 	}
@@ -298,8 +320,8 @@ func (e *quotaEval) flavor(name string, req podSetRequest, res []corev1.Resource
 		k := fr{name, r}
 		val := e.assumed[k] + req.total[r]
 		if e.assumed[k] > 0 {
-			ff.prior[r] = e.assumed[k]
-			ff.priorBy[r] = e.assumedBy[k]
+			put(&ff.prior, r, e.assumed[k])
+			put(&ff.priorBy, r, e.assumedBy[k])
 		}
 		avail := max(0, t.free(k))
 		maxCap := t.most(k)
@@ -326,11 +348,11 @@ func (e *quotaEval) flavor(name string, req podSetRequest, res []corev1.Resource
 		}
 		if !row.FitsNow {
 			row.ShortBy = qptr(quantity(r, val-avail))
-			ff.shortNow[r] = val - avail
-			ff.needNow[r] = val
+			put(&ff.shortNow, r, val-avail)
+			put(&ff.needNow, r, val)
 		}
 		if !row.FitsEver {
-			ff.shortEver[r] = val - maxCap
+			put(&ff.shortEver, r, val-maxCap)
 		}
 		rows = append(rows, row)
 		ff.avail[r], ff.maxCap[r] = avail, maxCap
@@ -343,7 +365,7 @@ func (e *quotaEval) flavor(name string, req podSetRequest, res []corev1.Resource
 		case !row.FitsNow:
 			ff.level = min(ff.level, fitLater)
 			if ls := t.limitsHolding(k, val); len(ls) > 0 {
-				ff.limits[r] = ls
+				put(&ff.limits, r, ls)
 			} else {
 				limitedOnly = false
 			}
@@ -351,6 +373,14 @@ func (e *quotaEval) flavor(name string, req podSetRequest, res []corev1.Resource
 	}
 	ff.borrowOnly = ff.level == fitLater && limitedOnly && len(ff.limits) > 0
 	return ff, rows
+}
+
+// put sets (*m)[r], making the map first if needed.
+func put[V any](m *map[corev1.ResourceName]V, r corev1.ResourceName, v V) {
+	if *m == nil {
+		*m = map[corev1.ResourceName]V{}
+	}
+	(*m)[r] = v
 }
 
 func minPods(cur, n int64) int64 {

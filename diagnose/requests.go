@@ -116,15 +116,20 @@ func toValues(rl corev1.ResourceList) map[corev1.ResourceName]int64 {
 // larger of the app containers plus sidecars and the largest init
 // container plus the sidecars before it, plus overhead.
 func podRequests(spec *corev1.PodSpec) map[corev1.ResourceName]int64 {
-	s := spec.DeepCopy()
-	for i := range s.InitContainers {
-		limitsAsMissingRequests(&s.InitContainers[i].Resources)
-	}
-	for i := range s.Containers {
-		limitsAsMissingRequests(&s.Containers[i].Resources)
-	}
-	if s.Resources != nil {
-		limitsAsMissingRequests(s.Resources)
+	s := spec
+	if limitsMissRequests(spec) {
+		// Copy only when there is something to fill in: specs are often
+		// shared read-only (a store's).
+		s = spec.DeepCopy()
+		for i := range s.InitContainers {
+			limitsAsMissingRequests(&s.InitContainers[i].Resources)
+		}
+		for i := range s.Containers {
+			limitsAsMissingRequests(&s.Containers[i].Resources)
+		}
+		if s.Resources != nil {
+			limitsAsMissingRequests(s.Resources)
+		}
 	}
 	out := map[corev1.ResourceName]int64(resources.NewRequests(resourcehelpers.PodRequests(&corev1.Pod{Spec: *s}, resourcehelpers.PodResourcesOptions{})))
 	for r, v := range out {
@@ -133,6 +138,30 @@ func podRequests(spec *corev1.PodSpec) map[corev1.ResourceName]int64 {
 		}
 	}
 	return out
+}
+
+// limitsMissRequests reports whether a limit of the spec has no request
+// (limitsAsMissingRequests would change it).
+func limitsMissRequests(spec *corev1.PodSpec) bool {
+	miss := func(rr *corev1.ResourceRequirements) bool {
+		for r := range rr.Limits {
+			if _, ok := rr.Requests[r]; !ok {
+				return true
+			}
+		}
+		return false
+	}
+	for i := range spec.InitContainers {
+		if miss(&spec.InitContainers[i].Resources) {
+			return true
+		}
+	}
+	for i := range spec.Containers {
+		if miss(&spec.Containers[i].Resources) {
+			return true
+		}
+	}
+	return spec.Resources != nil && miss(spec.Resources)
 }
 
 // limitsAsMissingRequests copies each limit that has no request into the

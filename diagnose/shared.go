@@ -20,7 +20,8 @@ import (
 // Shared per call). A Shared is safe for concurrent use.
 type Shared struct {
 	trees    sync.Map // treeKey -> *quotaTree
-	requests sync.Map // *kueue.PodSet -> map[corev1.ResourceName]int64
+	flavors  sync.Map // flavorKey -> *flavorIndex
+	requests sync.Map // requestsKey -> map[corev1.ResourceName]int64
 	messages sync.Map // string -> ParsedMessage
 }
 
@@ -61,17 +62,53 @@ func (sh *Shared) quotaTree(s *Snapshot) *quotaTree {
 	return t.(*quotaTree)
 }
 
+// flavorKey is what newFlavorIndex reads of a Snapshot.
+type flavorKey struct {
+	cq  *kueue.ClusterQueue
+	rf  *kueue.ResourceFlavor
+	nRF int
+}
+
+// flavorIndex returns the ClusterQueue's flavor index, made once per
+// Shared (every call makes it when sh is nil). Callers only read it.
+func (sh *Shared) flavorIndex(s *Snapshot) *flavorIndex {
+	if sh == nil {
+		return newFlavorIndex(s)
+	}
+	key := flavorKey{cq: s.ClusterQueue, nRF: len(s.ResourceFlavors)}
+	if len(s.ResourceFlavors) > 0 {
+		key.rf = &s.ResourceFlavors[0]
+	}
+	if x, ok := sh.flavors.Load(key); ok {
+		return x.(*flavorIndex)
+	}
+	x, _ := sh.flavors.LoadOrStore(key, newFlavorIndex(s))
+	return x.(*flavorIndex)
+}
+
+// requestsKey names what podRequests reads of a pod template: its
+// container lists (a store interns them, so equal templates share them).
+type requestsKey struct {
+	containers, initContainers   *corev1.Container
+	nContainers, nInitContainers int
+}
+
 // podRequests returns one pod's requests for the pod set's template (a
 // copy the caller may change).
 func (sh *Shared) podRequests(ps *kueue.PodSet) map[corev1.ResourceName]int64 {
-	if sh == nil {
-		return podRequests(&ps.Template.Spec)
+	spec := &ps.Template.Spec
+	if sh == nil || spec.Overhead != nil || spec.Resources != nil || len(spec.Containers) == 0 {
+		return podRequests(spec)
 	}
-	if r, ok := sh.requests.Load(ps); ok {
+	key := requestsKey{containers: &spec.Containers[0], nContainers: len(spec.Containers), nInitContainers: len(spec.InitContainers)}
+	if len(spec.InitContainers) > 0 {
+		key.initContainers = &spec.InitContainers[0]
+	}
+	if r, ok := sh.requests.Load(key); ok {
 		return maps.Clone(r.(map[corev1.ResourceName]int64))
 	}
-	r := podRequests(&ps.Template.Spec)
-	sh.requests.Store(ps, maps.Clone(r))
+	r := podRequests(spec)
+	sh.requests.Store(key, maps.Clone(r))
 	return r
 }
 

@@ -38,7 +38,26 @@ type Subject struct {
 // controlled by another supported job (a Job of a JobSet) is part of its
 // parent's Workload, not a subject of its own.
 func (s *Store) Subjects() []Subject {
-	var out []Subject
+	// A digest asks for them each run: find and sort them once per store
+	// generation.
+	s.mu.RLock()
+	cached, ok := s.subjects, s.subjects != nil && s.subjectsGen == s.gen
+	gen := s.gen
+	s.mu.RUnlock()
+	if ok {
+		return slices.Clone(cached)
+	}
+	out := s.findSubjects()
+	s.mu.Lock()
+	if s.gen == gen {
+		s.subjects, s.subjectsGen = out, gen
+	}
+	s.mu.Unlock()
+	return slices.Clone(out)
+}
+
+func (s *Store) findSubjects() []Subject {
+	out := []Subject{}
 	// A job with several Workloads (a finished one and its successor) is
 	// the target of the one a diagnosis of the job picks; the others are
 	// classified as Workloads.
@@ -84,8 +103,13 @@ func (s *Store) Subjects() []Subject {
 		}
 	}
 	slices.SortFunc(out, func(a, b Subject) int {
-		return cmp.Or(cmp.Compare(a.Target.Namespace, b.Target.Namespace),
-			cmp.Compare(a.Target.Kind, b.Target.Kind), cmp.Compare(a.Target.Name, b.Target.Name))
+		if c := cmp.Compare(a.Target.Namespace, b.Target.Namespace); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.Target.Kind, b.Target.Kind); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Target.Name, b.Target.Name)
 	})
 	return out
 }

@@ -289,7 +289,7 @@ func (s *storeSource) pending(_ context.Context, wl *kueue.Workload, cq string) 
 	if r == nil {
 		return nil, nil, nil
 	}
-	pos, ahead := r.position(wl)
+	pos, ahead := r.position(wl, !s.shared)
 	return pos, ahead, nil
 }
 

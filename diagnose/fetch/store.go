@@ -72,6 +72,9 @@ type Store struct {
 	// workloads caches Workloads' sorted list for generation workloadsGen.
 	workloads    []*kueue.Workload
 	workloadsGen uint64
+	// subjects caches Subjects for generation subjectsGen.
+	subjects    []Subject
+	subjectsGen uint64
 }
 
 // listKey names one LIST: a resource (e.g. "workloads") in a namespace.
@@ -521,22 +524,24 @@ type ranking struct {
 	items []queued
 	// at maps "namespace/name" to an index in items.
 	at map[string]int
-	// perLQ lists each LocalQueue's ("namespace/name") items, head first.
-	perLQ map[string][]queued
+	// perLQ lists each LocalQueue's ("namespace/name") Workloads, head
+	// first.
+	perLQ map[string][]diagnose.QueuedWorkload
 }
 
 func newRanking(wls []*kueue.Workload) *ranking {
-	r := &ranking{items: rankPending(wls), at: map[string]int{}, perLQ: map[string][]queued{}}
+	r := &ranking{items: rankPending(wls), at: map[string]int{}, perLQ: map[string][]diagnose.QueuedWorkload{}}
 	for i, it := range r.items {
 		r.at[it.Namespace+"/"+it.Name] = i
 		key := it.Namespace + "/" + it.LocalQueue
-		r.perLQ[key] = append(r.perLQ[key], it)
+		r.perLQ[key] = append(r.perLQ[key], it.QueuedWorkload)
 	}
 	return r
 }
 
 // position is positionIn over a ranking, in constant time per Workload.
-func (r *ranking) position(wl *kueue.Workload) (*diagnose.Position, []diagnose.QueuedWorkload) {
+// The Workloads ahead are the ranking's own (read-only) unless clone is set.
+func (r *ranking) position(wl *kueue.Workload, clone bool) (*diagnose.Position, []diagnose.QueuedWorkload) {
 	i, ok := r.at[wl.Namespace+"/"+wl.Name]
 	if !ok {
 		return nil, nil
@@ -547,9 +552,8 @@ func (r *ranking) position(wl *kueue.Workload) (*diagnose.Position, []diagnose.Q
 	if it.LocalQueue == string(wl.Spec.QueueName) {
 		lq := r.perLQ[wl.Namespace+"/"+it.LocalQueue]
 		n := min(int(it.inLocalQueue), maxQueueAhead, len(lq))
-		ahead = make([]diagnose.QueuedWorkload, 0, n)
-		for _, a := range lq[:n] {
-			ahead = append(ahead, a.QueuedWorkload)
+		if ahead = lq[:n:n]; clone {
+			ahead = slices.Clone(ahead)
 		}
 	}
 	return pos, ahead

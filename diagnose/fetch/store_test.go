@@ -54,7 +54,7 @@ func TestRankPending(t *testing.T) {
 	if diff := cmp.Diff(want, rows); diff != "" {
 		t.Errorf("order (-want +got):\n%s", diff)
 	}
-	pos, ahead := r.position(wls[0]) // b-same-time
+	pos, ahead := r.position(wls[0], true) // b-same-time
 	if diff := cmp.Diff(&diagnose.Position{InLocalQueue: 2, InClusterQueue: 3}, pos); diff != "" {
 		t.Errorf("position (-want +got):\n%s", diff)
 	}
@@ -69,7 +69,7 @@ func TestRankPending(t *testing.T) {
 	if diff := cmp.Diff(wantAhead, ahead); diff != "" {
 		t.Errorf("ahead differs from positionIn (-want +got):\n%s", diff)
 	}
-	if pos, ahead := r.position(wl("not-queued", "lq", nil, at(0))); pos != nil || ahead != nil {
+	if pos, ahead := r.position(wl("not-queued", "lq", nil, at(0)), true); pos != nil || ahead != nil {
 		t.Errorf("position of a Workload not ranked = %v, %v; want nil, nil", pos, ahead)
 	}
 }
