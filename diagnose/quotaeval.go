@@ -100,7 +100,18 @@ func evaluateQuota(s *Snapshot, wl *kueue.Workload) *quotaOutcome {
 		assumedBy:       map[fr][]string{},
 	}
 	e.out = &quotaOutcome{tree: &quotaView{quotaTree: s.Shared.quotaTree(s), self: ownUsage(cq, wl)}, level: fitNow}
-	for _, req := range workloadRequests(wl, s.Shared) {
+	reqs := workloadRequests(wl, s.Shared)
+	nRows := 0
+	for _, req := range reqs {
+		for r := range req.total {
+			if gi := groupOf(cq, r); gi >= 0 {
+				nRows += len(cq.Spec.ResourceGroups[gi].Flavors)
+			}
+		}
+	}
+	e.out.rows = make([]QuotaRow, 0, nRows)
+	for i, req := range reqs {
+		e.last = i == len(reqs)-1
 		pf := e.podSet(req)
 		e.out.level = min(e.out.level, pf.level)
 		e.out.podSets = append(e.out.podSets, pf)
@@ -218,6 +229,8 @@ type quotaEval struct {
 	// assumedBy which pod sets.
 	assumed   map[fr]int64
 	assumedBy map[fr][]string
+	// last is set while the last pod set is evaluated.
+	last bool
 }
 
 // podSet evaluates one pod set: its resources by resource group, a flavor
@@ -254,6 +267,9 @@ func (e *quotaEval) podSet(req podSetRequest) podSetFit {
 				continue
 			}
 			for _, r := range res {
+				if e.last {
+					break // no later pod set to take it from
+				}
 				k := fr{chosen.flavor, r}
 				e.assumed[k] += req.total[r]
 				if req.total[r] > 0 {
@@ -273,9 +289,7 @@ func (e *quotaEval) group(gi int, req podSetRequest, res []corev1.ResourceName) 
 	keys := e.labelKeys[gi]
 	gf := groupFit{chosen: -1, flavors: make([]flavorFit, 0, len(g.Flavors))}
 	for _, f := range g.Flavors {
-		ff, rows := e.flavor(string(f.Name), req, res, keys)
-		gf.flavors = append(gf.flavors, ff)
-		e.out.rows = append(e.out.rows, rows...)
+		gf.flavors = append(gf.flavors, e.flavor(string(f.Name), req, res, keys))
 	}
 	gf.chosen = choose(gf.flavors)
 	return gf
@@ -294,9 +308,10 @@ func choose(flavors []flavorFit) int {
 }
 
 // flavor evaluates one flavor for the pod set's resources of its group:
-// whether the flavor can take the pods at all, and per resource the quota
-// row, how many pods fit now and ever, and what is short.
-func (e *quotaEval) flavor(name string, req podSetRequest, res []corev1.ResourceName, keys map[string]bool) (flavorFit, []QuotaRow) {
+// whether the flavor can take the pods at all, and per resource how many
+// pods fit now and ever and what is short; it adds one quota row per
+// resource to the outcome.
+func (e *quotaEval) flavor(name string, req podSetRequest, res []corev1.ResourceName, keys map[string]bool) flavorFit {
 	t := e.out.tree
 	rf := e.rfs[name]
 	var inel *ineligibility
@@ -315,7 +330,6 @@ func (e *quotaEval) flavor(name string, req podSetRequest, res []corev1.Resource
 		ff.level = fitIneligible
 	}
 	limitedOnly := true
-	rows := make([]QuotaRow, 0, len(res))
 	for _, r := range res {
 		k := fr{name, r}
 		val := e.assumed[k] + req.total[r]
@@ -354,7 +368,7 @@ func (e *quotaEval) flavor(name string, req podSetRequest, res []corev1.Resource
 		if !row.FitsEver {
 			put(&ff.shortEver, r, val-maxCap)
 		}
-		rows = append(rows, row)
+		e.out.rows = append(e.out.rows, row)
 		ff.avail[r], ff.maxCap[r] = avail, maxCap
 		if inel != nil {
 			continue
@@ -372,7 +386,7 @@ func (e *quotaEval) flavor(name string, req podSetRequest, res []corev1.Resource
 		}
 	}
 	ff.borrowOnly = ff.level == fitLater && limitedOnly && len(ff.limits) > 0
-	return ff, rows
+	return ff
 }
 
 // put sets (*m)[r], making the map first if needed.
