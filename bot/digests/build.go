@@ -22,8 +22,9 @@ func Build(st *fetch.Store, name string, scope digest.Scope, now time.Time, prev
 		inScope[wl] = true
 	}
 	lqs := digest.LocalQueueIndex(st.LocalQueues())
-	var pending []fetch.Subject
-	for _, sub := range st.Subjects() {
+	subjects := st.Subjects() // a copy: filtered in place
+	pending := subjects[:0]
+	for _, sub := range subjects {
 		if wl := sub.Workload; wl != nil {
 			if !inScope[wl] {
 				continue
