@@ -214,10 +214,15 @@ func str[S ~string](s S) S {
 	return S(unique.Make(string(s)).Value())
 }
 
-func (in *interner) workload(wl *kueue.Workload) {
+// workload shares wl's parts with earlier Workloads and copies its own
+// small parts into a (see arena).
+func (in *interner) workload(wl *kueue.Workload, a *arena) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
-	packStrings(&wl.ObjectMeta)
+	dropOwnerLabel(wl)
+	a.ownStrings(&wl.ObjectMeta)
+	wl.OwnerReferences = slice(&a.refs, wl.OwnerReferences)
+	wl.Status.Conditions = slice(&a.conds, wl.Status.Conditions)
 	in.objectMeta(&wl.ObjectMeta)
 	wl.Spec.QueueName = str(wl.Spec.QueueName)
 	wl.Spec.Priority = in.int32Ptr(wl.Spec.Priority)
@@ -284,12 +289,55 @@ func (in *interner) objectMeta(m *metav1.ObjectMeta) {
 	}
 }
 
-// packStrings copies a Workload's own strings (name, UID, resource
-// version, label and annotation values, owners' names and UIDs) into one
-// allocation. Decoding, or a caller's object they were copied from, leaves
-// them scattered among short-lived allocations, and each of them would
-// keep a page of the heap in use once those are freed.
-func packStrings(m *metav1.ObjectMeta) {
+// dropOwnerLabel drops a Workload's labels when all they hold is the
+// job-uid label and it repeats the UID of one of its ownerReferences, as
+// Kueue's own Workloads do: the owner index finds the Workload by that UID
+// all the same, and nothing else reads a Workload's labels. A Go map costs
+// over 300 bytes, a fifth of a stored Workload, and allocated per Workload
+// among the short-lived maps of decoding and slimming it keeps a page of
+// the heap in use for each.
+func dropOwnerLabel(wl *kueue.Workload) {
+	uid, ok := wl.Labels[JobUIDLabel]
+	if !ok || len(wl.Labels) != 1 {
+		return
+	}
+	for _, ref := range wl.OwnerReferences {
+		if string(ref.UID) == uid {
+			wl.Labels = nil
+			return
+		}
+	}
+}
+
+// arena holds, for one batch of Workloads added together, the arrays their
+// own strings, conditions and ownerReferences are copied into. Decoding a
+// Workload, or copying a caller's, leaves these small values scattered
+// among the short-lived allocations of decoding and slimming, and each of
+// them would keep a page of the heap in use once those are freed; copied
+// into a few arrays they fill their pages. The arrays live as long as any
+// Workload of the batch (as a LIST page's items do): a batch is what one
+// LIST, one set of files or one AddObjects call added, and an informer's
+// update is a batch of one.
+type arena struct {
+	str   strings.Builder
+	conds []metav1.Condition
+	refs  []metav1.OwnerReference
+}
+
+// newArena sizes an arena for wls.
+func newArena(wls []*kueue.Workload) *arena {
+	var strs, conds, refs int
+	for _, wl := range wls {
+		strs += ownStringsLen(&wl.ObjectMeta)
+		conds += len(wl.Status.Conditions)
+		refs += len(wl.OwnerReferences)
+	}
+	a := &arena{conds: make([]metav1.Condition, 0, conds), refs: make([]metav1.OwnerReference, 0, refs)}
+	a.str.Grow(strs)
+	return a
+}
+
+func ownStringsLen(m *metav1.ObjectMeta) int {
 	n := len(m.Name) + len(m.UID) + len(m.ResourceVersion)
 	for _, v := range m.Labels {
 		n += len(v)
@@ -300,26 +348,43 @@ func packStrings(m *metav1.ObjectMeta) {
 	for i := range m.OwnerReferences {
 		n += len(m.OwnerReferences[i].Name) + len(m.OwnerReferences[i].UID)
 	}
-	var b strings.Builder
-	// Within the capacity Grow gives, the Builder never moves what it
-	// wrote, so every string taken from it stays valid.
-	b.Grow(n)
-	pack := func(s string) string {
-		start := b.Len()
-		b.WriteString(s)
-		return b.String()[start:]
-	}
-	m.Name, m.UID, m.ResourceVersion = pack(m.Name), types.UID(pack(string(m.UID))), pack(m.ResourceVersion)
+	return n
+}
+
+// string copies s into the arena. The Builder never modifies what it
+// wrote (when it grows, it copies into a new array), so every string
+// taken from it stays valid.
+func (a *arena) string(s string) string {
+	start := a.str.Len()
+	a.str.WriteString(s)
+	return a.str.String()[start:]
+}
+
+// ownStrings copies a Workload's own strings (name, UID, resource version,
+// label and annotation values, owners' names and UIDs) into the arena.
+func (a *arena) ownStrings(m *metav1.ObjectMeta) {
+	m.Name, m.UID, m.ResourceVersion = a.string(m.Name), types.UID(a.string(string(m.UID))), a.string(m.ResourceVersion)
 	for k, v := range m.Labels {
-		m.Labels[k] = pack(v)
+		m.Labels[k] = a.string(v)
 	}
 	for k, v := range m.Annotations {
-		m.Annotations[k] = pack(v)
+		m.Annotations[k] = a.string(v)
 	}
 	for i := range m.OwnerReferences {
 		ref := &m.OwnerReferences[i]
-		ref.Name, ref.UID = pack(ref.Name), types.UID(pack(string(ref.UID)))
+		ref.Name, ref.UID = a.string(ref.Name), types.UID(a.string(string(ref.UID)))
 	}
+}
+
+// slice copies s to the end of *arr and returns the copy, capped so that
+// appending to it cannot reach the next one.
+func slice[T any](arr *[]T, s []T) []T {
+	if len(s) == 0 {
+		return s
+	}
+	start := len(*arr)
+	*arr = append(*arr, s...)
+	return (*arr)[start:len(*arr):len(*arr)]
 }
 
 func (in *interner) hash() *maphash.Hash {

@@ -174,9 +174,16 @@ func (s *Store) addEntries(entries []entry) {
 	if len(entries) == 0 {
 		return
 	}
+	var wls []*kueue.Workload
 	for _, e := range entries {
 		if wl, ok := e.obj.(*kueue.Workload); ok && slimming {
-			s.interned.workload(wl)
+			wls = append(wls, wl)
+		}
+	}
+	a := newArena(wls)
+	for _, e := range entries {
+		if wl, ok := e.obj.(*kueue.Workload); ok && slimming {
+			s.interned.workload(wl, a)
 		}
 		// The key function cannot fail on objects with metadata.
 		_ = s.indexer(e.gk).Update(e.obj)
