@@ -505,7 +505,13 @@ func boolByte(b bool) byte {
 
 func resourceListKey(rl corev1.ResourceList) string {
 	var b strings.Builder
-	for _, name := range slices.Sorted(maps.Keys(rl)) {
+	var buf [8]corev1.ResourceName
+	names := buf[:0]
+	for name := range rl {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
 		q := rl[name]
 		b.WriteString(string(name))
 		b.WriteByte('=')
