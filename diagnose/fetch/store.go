@@ -386,7 +386,9 @@ func get[T any](s *Store, gk schema.GroupKind, ns, name string) *T {
 }
 
 // Workloads returns every Workload, sorted by namespace and name. They are
-// the store's own objects: read them, do not modify them.
+// the store's own objects, whose parts equal Workloads share: read them, do
+// not modify them. A Workload whose only label was the job-uid label
+// naming one of its owners is kept without labels (docs/decisions.md 21).
 func (s *Store) Workloads() []*kueue.Workload {
 	// Sorting tens of thousands of Workloads is the largest serial cost of
 	// a digest, which asks for them several times: sort once per
