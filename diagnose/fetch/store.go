@@ -57,7 +57,7 @@ import (
 // live read would. A Store is safe for concurrent use.
 type Store struct {
 	mu       sync.RWMutex
-	indexers map[schema.GroupKind]cache.Indexer
+	indexers map[schema.GroupKind]*kindStore
 	// listed records, per resource and namespace ("" for cluster-wide),
 	// the error of a LIST that failed or a kind that was not read.
 	listed map[listKey]error
@@ -85,30 +85,27 @@ type listKey struct {
 
 // NewStore returns an empty Store.
 func NewStore() *Store {
-	return &Store{indexers: map[schema.GroupKind]cache.Indexer{}, listed: map[listKey]error{}, interned: newInterner()}
+	return &Store{indexers: map[schema.GroupKind]*kindStore{}, listed: map[listKey]error{}, interned: newInterner()}
 }
 
 // Index names of the store's indexers.
 const (
 	// indexOwner maps a Workload to its job-uid label and the UIDs of its
 	// ownerReferences, and a Pod to its controller's UID and its Job
-	// controller-uid label.
+	// controller-uid label (ownerIndex).
 	indexOwner = "owner"
-	// indexQueue maps a Workload to "namespace/queueName".
-	indexQueue = "queue"
-	// indexClusterQueue maps a LocalQueue to its ClusterQueue.
-	indexClusterQueue = "clusterQueue"
 	// indexInvolved maps an Event to "namespace/kind/name" of its
 	// involved object.
 	indexInvolved = "involved"
 )
 
-// indexersFor returns the indexes kept for a kind.
-func indexersFor(gk schema.GroupKind) cache.Indexers {
+// indexersFor returns the client-go indexes kept for a kind, and the owner
+// UIDs of its objects for kinds indexed by owner (nil for other kinds).
+func indexersFor(gk schema.GroupKind) (cache.Indexers, func(obj any) []string) {
 	idx := cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}
 	switch gk {
 	case gkWorkload:
-		idx[indexOwner] = func(obj any) ([]string, error) {
+		return idx, func(obj any) []string {
 			wl := obj.(*kueue.Workload)
 			var keys []string
 			if uid := wl.Labels[JobUIDLabel]; uid != "" {
@@ -119,18 +116,10 @@ func indexersFor(gk schema.GroupKind) cache.Indexers {
 					keys = append(keys, string(ref.UID))
 				}
 			}
-			return keys, nil
-		}
-		idx[indexQueue] = func(obj any) ([]string, error) {
-			wl := obj.(*kueue.Workload)
-			return []string{wl.Namespace + "/" + string(wl.Spec.QueueName)}, nil
-		}
-	case gkLocalQueue:
-		idx[indexClusterQueue] = func(obj any) ([]string, error) {
-			return []string{string(obj.(*kueue.LocalQueue).Spec.ClusterQueue)}, nil
+			return keys
 		}
 	case gkPod:
-		idx[indexOwner] = func(obj any) ([]string, error) {
+		return idx, func(obj any) []string {
 			p := obj.(*corev1.Pod)
 			var keys []string
 			for _, ref := range p.OwnerReferences {
@@ -141,7 +130,7 @@ func indexersFor(gk schema.GroupKind) cache.Indexers {
 			if uid := p.Labels[JobControllerUIDLabel]; uid != "" && !slices.Contains(keys, uid) {
 				keys = append(keys, uid)
 			}
-			return keys, nil
+			return keys
 		}
 	case gkEvent:
 		idx[indexInvolved] = func(obj any) ([]string, error) {
@@ -149,11 +138,11 @@ func indexersFor(gk schema.GroupKind) cache.Indexers {
 			return []string{e.Namespace + "/" + e.InvolvedObject.Kind + "/" + e.InvolvedObject.Name}, nil
 		}
 	}
-	return idx
+	return idx, nil
 }
 
-// indexer returns the kind's indexer, creating it on first use.
-func (s *Store) indexer(gk schema.GroupKind) cache.Indexer {
+// indexer returns the kind's objects, creating their store on first use.
+func (s *Store) indexer(gk schema.GroupKind) *kindStore {
 	s.mu.RLock()
 	idx := s.indexers[gk]
 	s.mu.RUnlock()
@@ -163,15 +152,15 @@ func (s *Store) indexer(gk schema.GroupKind) cache.Indexer {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if idx = s.indexers[gk]; idx == nil {
-		idx = cache.NewIndexer(cache.MetaNamespaceKeyFunc, indexersFor(gk))
+		idx = newKindStore(indexersFor(gk))
 		s.indexers[gk] = idx
 	}
 	return idx
 }
 
-// lookup returns the kind's indexer, or nil when nothing of that kind was
+// lookup returns the kind's objects, or nil when nothing of that kind was
 // added.
-func (s *Store) lookup(gk schema.GroupKind) cache.Indexer {
+func (s *Store) lookup(gk schema.GroupKind) *kindStore {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	return s.indexers[gk]
@@ -188,9 +177,16 @@ func (s *Store) addEntries(entries []entry) {
 	if len(entries) == 0 {
 		return
 	}
+	var wls []*kueue.Workload
 	for _, e := range entries {
 		if wl, ok := e.obj.(*kueue.Workload); ok && slimming {
-			s.interned.workload(wl)
+			wls = append(wls, wl)
+		}
+	}
+	a := newArena(wls)
+	for _, e := range entries {
+		if wl, ok := e.obj.(*kueue.Workload); ok && slimming {
+			s.interned.workload(wl, a)
 		}
 		// The key function cannot fail on objects with metadata.
 		_ = s.indexer(e.gk).Update(e.obj)
@@ -204,8 +200,25 @@ func (s *Store) addEntries(entries []entry) {
 // keep using them; kinds the diagnosis does not read are ignored.
 func (s *Store) AddObjects(objs ...runtime.Object) error {
 	entries := make([]entry, 0, len(objs))
+	// Workloads are copied into one array, as a LIST's page holds them:
+	// copied one by one, each would sit among the short-lived allocations
+	// of its slimming and keep them from being returned to the heap.
+	n := 0
 	for _, o := range objs {
-		e, keep, err := entryFor(o.DeepCopyObject())
+		if _, ok := o.(*kueue.Workload); ok {
+			n++
+		}
+	}
+	slab := make([]kueue.Workload, n)
+	for _, o := range objs {
+		var c runtime.Object
+		if wl, ok := o.(*kueue.Workload); ok {
+			wl.DeepCopyInto(&slab[0])
+			c, slab = &slab[0], slab[1:]
+		} else {
+			c = o.DeepCopyObject()
+		}
+		e, keep, err := entryFor(c)
 		if err != nil {
 			return err
 		}
@@ -376,7 +389,9 @@ func get[T any](s *Store, gk schema.GroupKind, ns, name string) *T {
 }
 
 // Workloads returns every Workload, sorted by namespace and name. They are
-// the store's own objects: read them, do not modify them.
+// the store's own objects, whose parts equal Workloads share: read them, do
+// not modify them. A Workload whose only label was the job-uid label
+// naming one of its owners is kept without labels (docs/decisions.md 22).
 func (s *Store) Workloads() []*kueue.Workload {
 	// Sorting tens of thousands of Workloads is the largest serial cost of
 	// a digest, which asks for them several times: sort once per
