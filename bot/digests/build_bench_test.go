@@ -19,13 +19,22 @@ var benchNow = time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
 // of states): every pending one classified. ns/workload shows the cost is
 // linear; store-MiB is the filled store's live heap; peak-MiB the heap in
 // use at its highest while digests are computed; B/op what one digest
-// allocates.
+// allocates. The "+jobs" case also stores each Workload's batch Job, as a
+// digest's LISTs do.
 func BenchmarkBuild(b *testing.B) {
-	for _, n := range []int{5000, 20000, 50000} {
-		b.Run(fmt.Sprint(n), func(b *testing.B) {
+	for _, tc := range []struct {
+		n    int
+		jobs bool
+	}{{5000, false}, {20000, false}, {50000, false}, {50000, true}} {
+		n := tc.n
+		name := fmt.Sprint(n)
+		if tc.jobs {
+			name += "+jobs"
+		}
+		b.Run(name, func(b *testing.B) {
 			st := fetch.NewStore()
 			func() {
-				c := gencluster.Generate(gencluster.Spec{Workloads: n, Namespaces: 1000, ClusterQueues: 200, CohortSize: 4, Now: benchNow})
+				c := gencluster.Generate(gencluster.Spec{Workloads: n, Namespaces: 1000, ClusterQueues: 200, CohortSize: 4, Jobs: tc.jobs, Now: benchNow})
 				if err := st.AddObjects(c.Objects()...); err != nil {
 					b.Fatal(err)
 				}

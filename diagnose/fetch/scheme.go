@@ -130,11 +130,15 @@ func normalize(obj runtime.Object) (out runtime.Object, gk schema.GroupKind, ok 
 	if wl, isWL := obj.(*kueue.Workload); isWL && slimming {
 		slimWorkload(wl)
 	}
+	if job, isJob := obj.(*batchv1.Job); isJob && slimming {
+		slimPodSpec(&job.Spec.Template.Spec)
+	}
 	obj.GetObjectKind().SetGroupVersionKind(gvk)
 	return obj, gvk.GroupKind(), true, nil
 }
 
-// slimming turns slimWorkload on; tests turn it off to compare.
+// slimming turns slimWorkload (and the same for batch Jobs' pod templates)
+// on; tests turn it off to compare.
 var slimming = true
 
 // metaOf returns obj's metadata accessor.

@@ -11,6 +11,7 @@ import (
 	"unsafe"
 	"weak"
 
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -264,6 +265,34 @@ func (in *interner) workload(wl *kueue.Workload, a *arena) {
 	for i := range wl.Status.Conditions {
 		c := &wl.Status.Conditions[i]
 		c.Type, c.Status, c.Reason, c.Message = str(c.Type), str(c.Status), str(c.Reason), str(c.Message)
+	}
+}
+
+// job shares a batch Job's repeated parts (after slimPodSpec): its labels
+// (the queue name), metadata strings, and its pod template's containers,
+// node selector and strings. What is each Job's own (names, UIDs, the
+// template's and selector's controller-uid labels) stays its own.
+func (in *interner) job(j *batchv1.Job) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	in.objectMeta(&j.ObjectMeta)
+	j.Labels = in.stringMap(j.Labels)
+	j.Annotations = in.stringMap(j.Annotations)
+	spec := &j.Spec.Template.Spec
+	spec.NodeSelector = in.stringMap(spec.NodeSelector)
+	spec.Containers = in.containerList(spec.Containers)
+	spec.InitContainers = in.containerList(spec.InitContainers)
+	spec.PriorityClassName = str(spec.PriorityClassName)
+	spec.SchedulerName = str(spec.SchedulerName)
+	spec.RestartPolicy = str(spec.RestartPolicy)
+	j.Spec.Parallelism = in.int32Ptr(j.Spec.Parallelism)
+	j.Spec.Completions = in.int32Ptr(j.Spec.Completions)
+	j.Spec.BackoffLimit = in.int32Ptr(j.Spec.BackoffLimit)
+	j.Spec.Suspend = in.boolPtr(j.Spec.Suspend)
+	j.Spec.ManualSelector = in.boolPtr(j.Spec.ManualSelector)
+	for i := range j.Status.Conditions {
+		c := &j.Status.Conditions[i]
+		c.Type, c.Status, c.Reason, c.Message = batchv1.JobConditionType(str(string(c.Type))), corev1.ConditionStatus(str(string(c.Status))), str(c.Reason), str(c.Message)
 	}
 }
 

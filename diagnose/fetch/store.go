@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -187,6 +188,9 @@ func (s *Store) addEntries(entries []entry) {
 	for _, e := range entries {
 		if wl, ok := e.obj.(*kueue.Workload); ok && slimming {
 			s.interned.workload(wl, a)
+		}
+		if job, ok := e.obj.(*batchv1.Job); ok && slimming {
+			s.interned.job(job)
 		}
 		// The key function cannot fail on objects with metadata.
 		_ = s.indexer(e.gk).Update(e.obj)
