@@ -349,7 +349,7 @@ func (c *collector) findWorkload(ctx context.Context, o ownerRef) (*kueue.Worklo
 	if best == nil {
 		return nil, c.gap(ctx, KindWorkload, o.workloadName, apierrors.NewNotFound(kueue.Resource("workloads"), o.workloadName))
 	}
-	return best.DeepCopy(), nil
+	return best, nil // list is this call's own
 }
 
 // betterWorkload prefers an unfinished Workload, then the newest, then name.

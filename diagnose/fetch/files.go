@@ -120,7 +120,15 @@ func (s *storeSource) getObject(_ context.Context, k *JobKind, ns, name string) 
 		return nil, s.missing(resPods, ns, name)
 	case k.Kind == "Job" && k.Resource.Group == "batch":
 		if j := get[batchv1.Job](s.st, gkBatchJob, ns, name); j != nil {
-			return typedToUnstructured(j, k)
+			if !slimming {
+				return typedToUnstructured(j, k)
+			}
+			u, err := batchJobToUnstructured(j) // slimmed, as stored
+			if err != nil {
+				return nil, err
+			}
+			u.SetGroupVersionKind(k.GroupVersionKind())
+			return u, nil
 		}
 	default:
 		if u := get[unstructured.Unstructured](s.st, schema.GroupKind{Group: k.Resource.Group, Kind: k.Kind}, ns, name); u != nil {
@@ -300,20 +308,22 @@ func (s *storeSource) listPods(_ context.Context, ns, selector string, ownerUID 
 		return nil, err
 	}
 	var sel labels.Selector
-	if selector != "" {
+	var candidates []*corev1.Pod
+	switch {
+	case selector != "":
+		// Parsed only when there is a Pod to match: a digest asks for
+		// the Pods of every pending job, and most have none.
+		if candidates = inNamespace[corev1.Pod](s.st, gkPod, ns); len(candidates) == 0 {
+			return nil, nil
+		}
 		var err error
 		if sel, err = labels.Parse(selector); err != nil {
 			return nil, err
 		}
-	}
-	var candidates []*corev1.Pod
-	if sel == nil {
-		if ownerUID == "" {
-			return nil, nil
-		}
+	case ownerUID == "":
+		return nil, nil
+	default:
 		candidates = byIndex[corev1.Pod](s.st, gkPod, indexOwner, string(ownerUID))
-	} else {
-		candidates = inNamespace[corev1.Pod](s.st, gkPod, ns)
 	}
 	var out []corev1.Pod
 	for _, p := range candidates {
