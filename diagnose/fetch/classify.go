@@ -139,6 +139,8 @@ func (s *Store) hasWorkload(k *JobKind, job metav1.Object) bool {
 		gvk = u.GroupVersionKind()
 	} else if _, isJob := job.(*batchv1.Job); isJob {
 		gvk = batchv1.SchemeGroupVersion.WithKind("Job")
+	} else if _, isJob := job.(*jobRecord); isJob {
+		gvk = batchv1.SchemeGroupVersion.WithKind("Job")
 	}
 	name := WorkloadName(job.GetName()+k.workloadNameSuffix, job.GetUID(), gvk)
 	return get[kueue.Workload](s, gkWorkload, job.GetNamespace(), name) != nil

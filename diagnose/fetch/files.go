@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -50,6 +51,9 @@ type storeSource struct {
 	// (Store.Classify): copying every Workload would double a digest's
 	// memory traffic.
 	shared bool
+	// podSpecs keeps converted pod template specs of shared Job specs
+	// (jobRecord.toUnstructured), when shared.
+	podSpecs sync.Map
 }
 
 // own returns o, or a deep copy of it unless the source is shared.
@@ -119,16 +123,20 @@ func (s *storeSource) getObject(_ context.Context, k *JobKind, ns, name string) 
 		}
 		return nil, s.missing(resPods, ns, name)
 	case k.Kind == "Job" && k.Resource.Group == "batch":
-		if j := get[batchv1.Job](s.st, gkBatchJob, ns, name); j != nil {
-			if !slimming {
-				return typedToUnstructured(j, k)
+		if r := get[jobRecord](s.st, gkBatchJob, ns, name); r != nil {
+			var podSpecs *sync.Map
+			if s.shared {
+				podSpecs = &s.podSpecs
 			}
-			u, err := batchJobToUnstructured(j) // slimmed, as stored
+			u, err := r.toUnstructured(podSpecs)
 			if err != nil {
 				return nil, err
 			}
 			u.SetGroupVersionKind(k.GroupVersionKind())
 			return u, nil
+		}
+		if j := get[batchv1.Job](s.st, gkBatchJob, ns, name); j != nil {
+			return typedToUnstructured(j, k) // not slimmed
 		}
 	default:
 		if u := get[unstructured.Unstructured](s.st, schema.GroupKind{Group: k.Resource.Group, Kind: k.Kind}, ns, name); u != nil {

@@ -20,7 +20,10 @@ import (
 // store keeps); rarely set structures go through the reflective
 // converter. A Job that is not slimmed must use that converter.
 func batchJobToUnstructured(j *batchv1.Job) (*unstructured.Unstructured, error) {
-	c := &jobConverter{}
+	return (&jobConverter{}).job(j)
+}
+
+func (c *jobConverter) job(j *batchv1.Job) (*unstructured.Unstructured, error) {
 	u := obj{}
 	putStr(u, "apiVersion", j.APIVersion)
 	putStr(u, "kind", j.Kind)
@@ -36,7 +39,16 @@ func batchJobToUnstructured(j *batchv1.Job) (*unstructured.Unstructured, error) 
 type obj = map[string]any
 
 // jobConverter keeps the first error of the reflective conversions.
-type jobConverter struct{ err error }
+type jobConverter struct {
+	err error
+	// podSpec, when set, is the pod template's spec already converted
+	// (shared read-only between Snapshots of one classification).
+	podSpec obj
+	// relabel: the selector's and the template's labels are these
+	// instead of the spec's (a jobRecord's, with the derived ones back).
+	relabel                        bool
+	selectorLabels, templateLabels map[string]string
+}
 
 // generic converts a rarely set structure (a pointer to it) reflectively.
 func (c *jobConverter) generic(v any) any {
@@ -143,9 +155,14 @@ func putGenericSlice[T any](c *jobConverter, m obj, k string, v []T) {
 	m[k] = out
 }
 
-func (c *jobConverter) meta(m *metav1.ObjectMeta) obj {
+func (c *jobConverter) meta(m *metav1.ObjectMeta) obj { return c.metaLabeled(m, m.Labels) }
+
+// metaLabeled converts m as if its labels were labels.
+func (c *jobConverter) metaLabeled(m *metav1.ObjectMeta, labels map[string]string) obj {
 	if len(m.ManagedFields) > 0 {
-		return c.generic(m).(obj) // the store drops them; files may not
+		mm := *m
+		mm.Labels = labels
+		return c.generic(&mm).(obj) // the store drops them; files may not
 	}
 	u := obj{}
 	putStr(u, "name", m.Name)
@@ -162,7 +179,7 @@ func (c *jobConverter) meta(m *metav1.ObjectMeta) obj {
 	}
 	putTimePtr(u, "deletionTimestamp", m.DeletionTimestamp)
 	putInt64Ptr(u, "deletionGracePeriodSeconds", m.DeletionGracePeriodSeconds)
-	putStrMap(u, "labels", m.Labels)
+	putStrMap(u, "labels", labels)
 	putStrMap(u, "annotations", m.Annotations)
 	if len(m.OwnerReferences) > 0 {
 		refs := make([]any, len(m.OwnerReferences))
@@ -197,7 +214,15 @@ func (c *jobConverter) jobSpec(s *batchv1.JobSpec) obj {
 		u["selector"] = c.selector(s.Selector)
 	}
 	putBoolPtr(u, "manualSelector", s.ManualSelector)
-	u["template"] = obj{"metadata": c.meta(&s.Template.ObjectMeta), "spec": c.podSpec(&s.Template.Spec)}
+	ps := c.podSpec
+	if ps == nil {
+		ps = c.convertPodSpec(&s.Template.Spec)
+	}
+	templateLabels := s.Template.Labels
+	if c.relabel {
+		templateLabels = c.templateLabels
+	}
+	u["template"] = obj{"metadata": c.metaLabeled(&s.Template.ObjectMeta, templateLabels), "spec": ps}
 	putInt32Ptr(u, "ttlSecondsAfterFinished", s.TTLSecondsAfterFinished)
 	putStrPtr(u, "completionMode", s.CompletionMode)
 	putBoolPtr(u, "suspend", s.Suspend)
@@ -208,7 +233,11 @@ func (c *jobConverter) jobSpec(s *batchv1.JobSpec) obj {
 
 func (c *jobConverter) selector(s *metav1.LabelSelector) obj {
 	u := obj{}
-	putStrMap(u, "matchLabels", s.MatchLabels)
+	matchLabels := s.MatchLabels
+	if c.relabel {
+		matchLabels = c.selectorLabels
+	}
+	putStrMap(u, "matchLabels", matchLabels)
 	if len(s.MatchExpressions) > 0 {
 		exprs := make([]any, len(s.MatchExpressions))
 		for i := range s.MatchExpressions {
@@ -222,8 +251,8 @@ func (c *jobConverter) selector(s *metav1.LabelSelector) obj {
 	return u
 }
 
-// podSpec converts what slimPodSpec keeps of a pod template.
-func (c *jobConverter) podSpec(s *corev1.PodSpec) obj {
+// convertPodSpec converts what slimPodSpec keeps of a pod template.
+func (c *jobConverter) convertPodSpec(s *corev1.PodSpec) obj {
 	u := obj{"containers": c.containers(s.Containers)}
 	if len(s.InitContainers) > 0 {
 		u["initContainers"] = c.containers(s.InitContainers)

@@ -93,6 +93,7 @@ type interner struct {
 	admissions weakTable[kueue.Admission]
 	requests   weakTable[kueue.PodSetRequest]
 	finalizers weakTable[string]
+	jobSpecs   weakTable[batchv1.JobSpec]
 	int32s     boundedTable[int32, *int32]
 	// bools are the shared false and true.
 	bools [2]*bool
@@ -268,32 +269,43 @@ func (in *interner) workload(wl *kueue.Workload, a *arena) {
 	}
 }
 
-// job shares a batch Job's repeated parts (after slimPodSpec): its labels
-// (the queue name), metadata strings, and its pod template's containers,
-// node selector and strings. What is each Job's own (names, UIDs, the
-// template's and selector's controller-uid labels) stays its own.
-func (in *interner) job(j *batchv1.Job) {
+// job makes the store's record of a batch Job (after slimPodSpec): its
+// labels (the queue name), metadata strings and conditions are interned,
+// and its spec, once the labels derived from its name and UID are out of
+// it, is shared with every equal one (jobRecord).
+func (in *interner) job(j *batchv1.Job, a *arena, r *jobRecord) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
+	a.ownStrings(&j.ObjectMeta)
+	j.OwnerReferences = slice(&a.refs, j.OwnerReferences)
 	in.objectMeta(&j.ObjectMeta)
 	j.Labels = in.stringMap(j.Labels)
 	j.Annotations = in.stringMap(j.Annotations)
-	spec := &j.Spec.Template.Spec
-	spec.NodeSelector = in.stringMap(spec.NodeSelector)
-	spec.Containers = in.containerList(spec.Containers)
-	spec.InitContainers = in.containerList(spec.InitContainers)
-	spec.PriorityClassName = str(spec.PriorityClassName)
-	spec.SchedulerName = str(spec.SchedulerName)
-	spec.RestartPolicy = str(spec.RestartPolicy)
-	j.Spec.Parallelism = in.int32Ptr(j.Spec.Parallelism)
-	j.Spec.Completions = in.int32Ptr(j.Spec.Completions)
-	j.Spec.BackoffLimit = in.int32Ptr(j.Spec.BackoffLimit)
-	j.Spec.Suspend = in.boolPtr(j.Spec.Suspend)
-	j.Spec.ManualSelector = in.boolPtr(j.Spec.ManualSelector)
 	for i := range j.Status.Conditions {
 		c := &j.Status.Conditions[i]
 		c.Type, c.Status, c.Reason, c.Message = batchv1.JobConditionType(str(string(c.Type))), corev1.ConditionStatus(str(string(c.Status))), str(c.Reason), str(c.Message)
 	}
+	*r = *newJobRecord(j)
+	spec := r.spec
+	in.objectMeta(&spec.Template.ObjectMeta)
+	spec.Template.Labels = in.stringMap(spec.Template.Labels)
+	spec.Template.Annotations = in.stringMap(spec.Template.Annotations)
+	if sel := spec.Selector; sel != nil {
+		sel.MatchLabels = in.stringMap(sel.MatchLabels)
+	}
+	ps := &spec.Template.Spec
+	ps.NodeSelector = in.stringMap(ps.NodeSelector)
+	ps.Containers = in.containerList(ps.Containers)
+	ps.InitContainers = in.containerList(ps.InitContainers)
+	ps.PriorityClassName = str(ps.PriorityClassName)
+	ps.SchedulerName = str(ps.SchedulerName)
+	ps.RestartPolicy = str(ps.RestartPolicy)
+	spec.Parallelism = in.int32Ptr(spec.Parallelism)
+	spec.Completions = in.int32Ptr(spec.Completions)
+	spec.BackoffLimit = in.int32Ptr(spec.BackoffLimit)
+	spec.Suspend = in.boolPtr(spec.Suspend)
+	spec.ManualSelector = in.boolPtr(spec.ManualSelector)
+	r.spec = internPtr(&in.jobSpecs, in.specHash(spec), spec)
 }
 
 // objectMeta interns the strings that repeat across objects: namespace,
@@ -353,13 +365,13 @@ type arena struct {
 	refs  []metav1.OwnerReference
 }
 
-// newArena sizes an arena for wls.
-func newArena(wls []*kueue.Workload) *arena {
-	var strs, conds, refs int
-	for _, wl := range wls {
-		strs += ownStringsLen(&wl.ObjectMeta)
-		conds += len(wl.Status.Conditions)
-		refs += len(wl.OwnerReferences)
+// newArena sizes an arena for the Workloads and Jobs of these metadata,
+// and the Workloads' conds conditions.
+func newArena(metas []*metav1.ObjectMeta, conds int) *arena {
+	var strs, refs int
+	for _, m := range metas {
+		strs += ownStringsLen(m)
+		refs += len(m.OwnerReferences)
 	}
 	a := &arena{conds: make([]metav1.Condition, 0, conds), refs: make([]metav1.OwnerReference, 0, refs)}
 	a.str.Grow(strs)

@@ -329,7 +329,7 @@ func TestDiagnosisLeavesTheStoreUnchanged(t *testing.T) {
 		}
 		return m
 	})
-	if diff := cmp.Diff(before, copyAll(), sortObjs); diff != "" {
+	if diff := cmp.Diff(before, copyAll(), sortObjs, cmp.AllowUnexported(jobRecord{})); diff != "" {
 		t.Errorf("diagnosing changed the store:\n%s", diff)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/tools/cache"
@@ -178,19 +179,33 @@ func (s *Store) addEntries(entries []entry) {
 	if len(entries) == 0 {
 		return
 	}
-	var wls []*kueue.Workload
+	var metas []*metav1.ObjectMeta
+	nJobs, conds := 0, 0
 	for _, e := range entries {
-		if wl, ok := e.obj.(*kueue.Workload); ok && slimming {
-			wls = append(wls, wl)
+		switch o := e.obj.(type) {
+		case *kueue.Workload:
+			metas = append(metas, &o.ObjectMeta)
+			conds += len(o.Status.Conditions)
+		case *batchv1.Job:
+			metas = append(metas, &o.ObjectMeta)
+			nJobs++
 		}
 	}
-	a := newArena(wls)
+	if !slimming {
+		metas, nJobs = nil, 0
+	}
+	a := newArena(metas, conds)
+	// A batch's Job records share one array, as its Workloads do.
+	records := make([]jobRecord, nJobs)
 	for _, e := range entries {
 		if wl, ok := e.obj.(*kueue.Workload); ok && slimming {
 			s.interned.workload(wl, a)
 		}
 		if job, ok := e.obj.(*batchv1.Job); ok && slimming {
-			s.interned.job(job)
+			r := &records[0]
+			records = records[1:]
+			s.interned.job(job, a, r)
+			e.obj = r
 		}
 		// The key function cannot fail on objects with metadata.
 		_ = s.indexer(e.gk).Update(e.obj)

@@ -22,6 +22,8 @@ import (
 	"k8s.io/utils/ptr"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	sigsyaml "sigs.k8s.io/yaml"
+
+	"github.com/kueuebot/kueuebot/internal/kueuename"
 )
 
 // Spec sizes a generated cluster.
@@ -240,7 +242,7 @@ func workload(s Spec, i int) (*kueue.Workload, *batchv1.Job) {
 	wl := &kueue.Workload{
 		TypeMeta: metav1.TypeMeta{APIVersion: kueue.GroupVersion.String(), Kind: "Workload"},
 		ObjectMeta: metav1.ObjectMeta{
-			Name:      fmt.Sprintf("job-%s-%05x", jobName, i&0xfffff),
+			Name:      kueuename.WorkloadName(jobName, jobUID, batchv1.SchemeGroupVersion.WithKind("Job")), // as Kueue names it
 			Namespace: ns, UID: uid("wl", i), CreationTimestamp: created, Generation: 1,
 			Labels:     map[string]string{"kueue.x-k8s.io/job-uid": string(jobUID)},
 			Finalizers: []string{"kueue.x-k8s.io/resource-in-use"},
