@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -244,19 +245,25 @@ func parallel(n int, fn func(i int)) {
 		}
 		return
 	}
+	// Each worker takes the next few indices itself: a feeding goroutine
+	// and a channel operation per item cost a digest of 50,000 Workloads
+	// a tenth of its time.
+	const chunk = 8
+	var next atomic.Int64
 	var wg sync.WaitGroup
-	next := make(chan int, workers)
 	for range workers {
 		wg.Go(func() {
-			for i := range next {
-				fn(i)
+			for {
+				start := int(next.Add(chunk)) - chunk
+				if start >= n {
+					return
+				}
+				for i := start; i < min(start+chunk, n); i++ {
+					fn(i)
+				}
 			}
 		})
 	}
-	for i := range n {
-		next <- i
-	}
-	close(next)
 	wg.Wait()
 }
 
