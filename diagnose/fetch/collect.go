@@ -286,11 +286,11 @@ type ownerRef struct {
 // to that parent's Workload; the parent's name and UID are in the
 // ownerReference, so this costs no request. Only one level is followed.
 func workloadOwner(k *JobKind, obj *unstructured.Unstructured) ownerRef {
-	if name := obj.GetLabels()[PrebuiltWorkloadLabel]; name != "" {
+	if name := labelOf(obj, PrebuiltWorkloadLabel); name != "" {
 		return ownerRef{uid: obj.GetUID(), workloadName: name}
 	}
 	if k.Kind == "Pod" {
-		if g := obj.GetLabels()[PodGroupNameLabel]; g != "" {
+		if g := labelOf(obj, PodGroupNameLabel); g != "" {
 			return ownerRef{workloadName: g}
 		}
 	}
@@ -501,7 +501,7 @@ func (c *collector) noWorkload(ctx context.Context) error {
 			c.s.Namespace = nsObj
 		}
 	}
-	if name := job.GetLabels()[diagnose.WorkloadPriorityClassLabel]; name != "" {
+	if name := labelOf(job, diagnose.WorkloadPriorityClassLabel); name != "" {
 		if c.s.LocalQueue != nil {
 			// clusterScopedReads=bot: the bot reads the one class the
 			// caller's own job names, as it reads their ClusterQueue.
@@ -517,7 +517,7 @@ func (c *collector) noWorkload(ctx context.Context) error {
 			c.s.PriorityClass = wpc
 		}
 	}
-	if g := job.GetLabels()[PodGroupNameLabel]; g != "" && job.GetKind() == "Pod" {
+	if g := labelOf(job, PodGroupNameLabel); g != "" && job.GetKind() == "Pod" {
 		pods, err := c.src.listPods(ctx, ns, PodGroupNameLabel+"="+g, "")
 		if err != nil {
 			if err := c.gap(ctx, "Pod", PodGroupNameLabel+"="+g, err); err != nil {
@@ -863,7 +863,7 @@ func (c *collector) podsAndEvents(ctx context.Context, wl *kueue.Workload) error
 	ns := c.s.Target.Namespace
 	job := c.s.Job
 	k, _ := LookupKind(c.s.Target.Kind)
-	if k.Kind == "Pod" && job.GetLabels()[PodGroupNameLabel] == "" {
+	if k.Kind == "Pod" && labelOf(job, PodGroupNameLabel) == "" {
 		var pod corev1.Pod
 		if err := fromUnstructured(job, &pod); err == nil {
 			c.s.Pods = []corev1.Pod{pod}

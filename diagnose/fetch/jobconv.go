@@ -47,7 +47,7 @@ type jobConverter struct {
 	// relabel: the selector's and the template's labels are these
 	// instead of the spec's (a jobRecord's, with the derived ones back).
 	relabel                        bool
-	selectorLabels, templateLabels map[string]string
+	selectorLabels, templateLabels obj
 }
 
 // generic converts a rarely set structure (a pointer to it) reflectively.
@@ -106,6 +106,15 @@ func putStrMap(m obj, k string, v map[string]string) {
 	m[k] = out
 }
 
+// setObj sets a converted map unless it is empty (omitempty).
+func setObj(m obj, k string, v obj) {
+	if len(v) > 0 {
+		m[k] = v
+	} else {
+		delete(m, k)
+	}
+}
+
 func putStrings[S ~string](m obj, k string, v []S) {
 	if len(v) == 0 {
 		return
@@ -155,14 +164,17 @@ func putGenericSlice[T any](c *jobConverter, m obj, k string, v []T) {
 	m[k] = out
 }
 
-func (c *jobConverter) meta(m *metav1.ObjectMeta) obj { return c.metaLabeled(m, m.Labels) }
+func (c *jobConverter) meta(m *metav1.ObjectMeta) obj { return c.metaLabeled(m, false, nil) }
 
-// metaLabeled converts m as if its labels were labels.
-func (c *jobConverter) metaLabeled(m *metav1.ObjectMeta, labels map[string]string) obj {
+// metaLabeled converts m, with labels (converted) instead of its own when
+// relabel is set.
+func (c *jobConverter) metaLabeled(m *metav1.ObjectMeta, relabel bool, labels obj) obj {
 	if len(m.ManagedFields) > 0 {
-		mm := *m
-		mm.Labels = labels
-		return c.generic(&mm).(obj) // the store drops them; files may not
+		u := c.generic(m).(obj) // the store drops them; files may not
+		if relabel {
+			setObj(u, "labels", labels)
+		}
+		return u
 	}
 	u := obj{}
 	putStr(u, "name", m.Name)
@@ -179,7 +191,11 @@ func (c *jobConverter) metaLabeled(m *metav1.ObjectMeta, labels map[string]strin
 	}
 	putTimePtr(u, "deletionTimestamp", m.DeletionTimestamp)
 	putInt64Ptr(u, "deletionGracePeriodSeconds", m.DeletionGracePeriodSeconds)
-	putStrMap(u, "labels", labels)
+	if relabel {
+		setObj(u, "labels", labels)
+	} else {
+		putStrMap(u, "labels", m.Labels)
+	}
 	putStrMap(u, "annotations", m.Annotations)
 	if len(m.OwnerReferences) > 0 {
 		refs := make([]any, len(m.OwnerReferences))
@@ -197,7 +213,7 @@ func (c *jobConverter) metaLabeled(m *metav1.ObjectMeta, labels map[string]strin
 }
 
 func (c *jobConverter) jobSpec(s *batchv1.JobSpec) obj {
-	u := obj{}
+	u := make(obj, 12) // a Job's spec has about ten fields set
 	putInt32Ptr(u, "parallelism", s.Parallelism)
 	putInt32Ptr(u, "completions", s.Completions)
 	putInt64Ptr(u, "activeDeadlineSeconds", s.ActiveDeadlineSeconds)
@@ -218,11 +234,7 @@ func (c *jobConverter) jobSpec(s *batchv1.JobSpec) obj {
 	if ps == nil {
 		ps = c.convertPodSpec(&s.Template.Spec)
 	}
-	templateLabels := s.Template.Labels
-	if c.relabel {
-		templateLabels = c.templateLabels
-	}
-	u["template"] = obj{"metadata": c.metaLabeled(&s.Template.ObjectMeta, templateLabels), "spec": ps}
+	u["template"] = obj{"metadata": c.metaLabeled(&s.Template.ObjectMeta, c.relabel, c.templateLabels), "spec": ps}
 	putInt32Ptr(u, "ttlSecondsAfterFinished", s.TTLSecondsAfterFinished)
 	putStrPtr(u, "completionMode", s.CompletionMode)
 	putBoolPtr(u, "suspend", s.Suspend)
@@ -233,11 +245,11 @@ func (c *jobConverter) jobSpec(s *batchv1.JobSpec) obj {
 
 func (c *jobConverter) selector(s *metav1.LabelSelector) obj {
 	u := obj{}
-	matchLabels := s.MatchLabels
 	if c.relabel {
-		matchLabels = c.selectorLabels
+		setObj(u, "matchLabels", c.selectorLabels)
+	} else {
+		putStrMap(u, "matchLabels", s.MatchLabels)
 	}
-	putStrMap(u, "matchLabels", matchLabels)
 	if len(s.MatchExpressions) > 0 {
 		exprs := make([]any, len(s.MatchExpressions))
 		for i := range s.MatchExpressions {

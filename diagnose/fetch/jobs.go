@@ -1,7 +1,6 @@
 package fetch
 
 import (
-	"maps"
 	"sync"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -108,35 +107,40 @@ func newJobRecord(j *batchv1.Job) *jobRecord {
 	return r
 }
 
-// labels returns the selector's and the template's labels with the
-// derived ones back (new maps when there are any: the spec's are shared).
-func (r *jobRecord) labels() (selector, template map[string]string) {
+// labels returns the selector's and the template's labels, converted,
+// with the derived ones back (nil when there are none).
+func (r *jobRecord) labels() (selector, template obj) {
 	if r.spec.Selector != nil {
-		selector = r.spec.Selector.MatchLabels
+		selector = r.labelsObj(r.spec.Selector.MatchLabels, true)
 	}
-	template = r.spec.Template.Labels
-	if r.derived == 0 {
-		return selector, template
-	}
-	selector, template = maps.Clone(selector), maps.Clone(template)
+	return selector, r.labelsObj(r.spec.Template.Labels, false)
+}
+
+func (r *jobRecord) labelsObj(base map[string]string, selector bool) obj {
+	n := len(base)
 	for _, d := range derivedKeys {
-		if r.derived&d.bit == 0 {
+		if r.derived&d.bit != 0 && d.selector == selector {
+			n++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	out := make(obj, n)
+	for k, v := range base {
+		out[k] = v
+	}
+	for _, d := range derivedKeys {
+		if r.derived&d.bit == 0 || d.selector != selector {
 			continue
-		}
-		m := &template
-		if d.selector {
-			m = &selector
-		}
-		if *m == nil {
-			*m = map[string]string{}
 		}
 		v := r.Name
 		if d.uid {
 			v = string(r.UID)
 		}
-		(*m)[d.key] = v
+		out[d.key] = v
 	}
-	return selector, template
+	return out
 }
 
 // toUnstructured converts the record as batchJobToUnstructured converts

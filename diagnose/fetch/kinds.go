@@ -92,7 +92,7 @@ func QueueName(obj *unstructured.Unstructured) string {
 	if obj == nil {
 		return ""
 	}
-	return obj.GetLabels()[QueueNameLabel]
+	return labelOf(obj, QueueNameLabel)
 }
 
 func labelSelector(key string) func(*unstructured.Unstructured) string {
@@ -197,7 +197,7 @@ var kinds = []JobKind{
 		Resource: corev1.SchemeGroupVersion.WithResource("pods"),
 		Names:    []string{"pod", "pods", "po"},
 		podSelector: func(obj *unstructured.Unstructured) string {
-			if g := obj.GetLabels()[PodGroupNameLabel]; g != "" {
+			if g := labelOf(obj, PodGroupNameLabel); g != "" {
 				return PodGroupNameLabel + "=" + g
 			}
 			return ""
@@ -276,4 +276,13 @@ func kindList() string {
 		names = append(names, k.Names[0])
 	}
 	return strings.Join(names, ", ")
+}
+
+// labelOf is obj.GetLabels()[key] without copying the labels (GetLabels
+// makes a new map on every call, and a digest asks thousands of jobs).
+func labelOf(obj *unstructured.Unstructured, key string) string {
+	md, _ := obj.Object["metadata"].(map[string]any)
+	labels, _ := md["labels"].(map[string]any)
+	v, _ := labels[key].(string)
+	return v
 }
