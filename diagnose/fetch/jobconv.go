@@ -180,7 +180,7 @@ func (c *jobConverter) metaLabeled(m *metav1.ObjectMeta, relabel bool, labels ob
 	putStr(u, "name", m.Name)
 	putStr(u, "generateName", m.GenerateName)
 	putStr(u, "namespace", m.Namespace)
-	putStr(u, "selfLink", m.SelfLink)
+	putStr(u, "selfLink", m.SelfLink) //nolint:staticcheck // converted as the reflective converter does
 	putStr(u, "uid", m.UID)
 	putStr(u, "resourceVersion", m.ResourceVersion)
 	if m.Generation != 0 {

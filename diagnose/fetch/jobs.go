@@ -68,7 +68,7 @@ var derivedKeys = []struct {
 // with the record, its spec included.
 func (r *jobRecord) DeepCopyObject() runtime.Object {
 	out := &jobRecord{TypeMeta: r.TypeMeta, spec: r.spec.DeepCopy(), derived: r.derived}
-	r.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	r.DeepCopyInto(&out.ObjectMeta)
 	r.status.DeepCopyInto(&out.status)
 	return out
 }
