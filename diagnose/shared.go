@@ -55,11 +55,17 @@ func (sh *Shared) quotaTree(s *Snapshot) *quotaTree {
 	if len(s.Cohorts) > 0 {
 		key.cohorts = &s.Cohorts[0]
 	}
-	if t, ok := sh.trees.Load(key); ok {
-		return t.(*quotaTree)
+	return load(&sh.trees, key, func() *quotaTree { return buildQuotaTree(s) })
+}
+
+// load returns m's value for key, made by build (once, unless two callers
+// race: then one value wins and both get it).
+func load[K comparable, V any](m *sync.Map, key K, build func() V) V {
+	if v, ok := m.Load(key); ok {
+		return v.(V)
 	}
-	t, _ := sh.trees.LoadOrStore(key, buildQuotaTree(s))
-	return t.(*quotaTree)
+	v, _ := m.LoadOrStore(key, build())
+	return v.(V)
 }
 
 // flavorKey is what newFlavorIndex reads of a Snapshot.
@@ -79,11 +85,7 @@ func (sh *Shared) flavorIndex(s *Snapshot) *flavorIndex {
 	if len(s.ResourceFlavors) > 0 {
 		key.rf = &s.ResourceFlavors[0]
 	}
-	if x, ok := sh.flavors.Load(key); ok {
-		return x.(*flavorIndex)
-	}
-	x, _ := sh.flavors.LoadOrStore(key, newFlavorIndex(s))
-	return x.(*flavorIndex)
+	return load(&sh.flavors, key, func() *flavorIndex { return newFlavorIndex(s) })
 }
 
 // requestsKey names what podRequests reads of a pod template: its
@@ -118,10 +120,5 @@ func (sh *Shared) quotaMessage(msg string) ParsedMessage {
 	if sh == nil {
 		return ParseQuotaMessage(msg)
 	}
-	if m, ok := sh.messages.Load(msg); ok {
-		return m.(ParsedMessage)
-	}
-	m := ParseQuotaMessage(msg)
-	sh.messages.Store(msg, m)
-	return m
+	return load(&sh.messages, msg, func() ParsedMessage { return ParseQuotaMessage(msg) })
 }

@@ -233,17 +233,7 @@ func (in *interner) workload(wl *kueue.Workload, a *arena) {
 		ps := &wl.Spec.PodSets[i]
 		ps.Name = str(ps.Name)
 		ps.MinCount = in.int32Ptr(ps.MinCount)
-		in.objectMeta(&ps.Template.ObjectMeta)
-		ps.Template.Labels = in.stringMap(ps.Template.Labels)
-		ps.Template.Annotations = in.stringMap(ps.Template.Annotations)
-		spec := &ps.Template.Spec
-		spec.NodeSelector = in.stringMap(spec.NodeSelector)
-		spec.Containers = in.containerList(spec.Containers)
-		spec.InitContainers = in.containerList(spec.InitContainers)
-		spec.PriorityClassName = str(spec.PriorityClassName)
-		spec.SchedulerName = str(spec.SchedulerName)
-		spec.RestartPolicy = str(spec.RestartPolicy)
-		spec.Overhead = in.list(spec.Overhead)
+		in.podTemplate(&ps.Template)
 	}
 	wl.Spec.PodSets = in.podSets.intern(in.podSetsHash(wl.Spec.PodSets), wl.Spec.PodSets)
 	for i := range wl.Status.ResourceRequests {
@@ -287,25 +277,32 @@ func (in *interner) job(j *batchv1.Job, a *arena, r *jobRecord) {
 	}
 	*r = *newJobRecord(j)
 	spec := r.spec
-	in.objectMeta(&spec.Template.ObjectMeta)
-	spec.Template.Labels = in.stringMap(spec.Template.Labels)
-	spec.Template.Annotations = in.stringMap(spec.Template.Annotations)
+	in.podTemplate(&spec.Template)
 	if sel := spec.Selector; sel != nil {
 		sel.MatchLabels = in.stringMap(sel.MatchLabels)
 	}
-	ps := &spec.Template.Spec
-	ps.NodeSelector = in.stringMap(ps.NodeSelector)
-	ps.Containers = in.containerList(ps.Containers)
-	ps.InitContainers = in.containerList(ps.InitContainers)
-	ps.PriorityClassName = str(ps.PriorityClassName)
-	ps.SchedulerName = str(ps.SchedulerName)
-	ps.RestartPolicy = str(ps.RestartPolicy)
 	spec.Parallelism = in.int32Ptr(spec.Parallelism)
 	spec.Completions = in.int32Ptr(spec.Completions)
 	spec.BackoffLimit = in.int32Ptr(spec.BackoffLimit)
 	spec.Suspend = in.boolPtr(spec.Suspend)
 	spec.ManualSelector = in.boolPtr(spec.ManualSelector)
 	r.spec = internPtr(&in.jobSpecs, in.specHash(spec), spec)
+}
+
+// podTemplate shares a slimmed pod template's repeated parts: its labels
+// and annotations, node selector, containers and strings.
+func (in *interner) podTemplate(t *corev1.PodTemplateSpec) {
+	in.objectMeta(&t.ObjectMeta)
+	t.Labels = in.stringMap(t.Labels)
+	t.Annotations = in.stringMap(t.Annotations)
+	spec := &t.Spec
+	spec.NodeSelector = in.stringMap(spec.NodeSelector)
+	spec.Containers = in.containerList(spec.Containers)
+	spec.InitContainers = in.containerList(spec.InitContainers)
+	spec.PriorityClassName = str(spec.PriorityClassName)
+	spec.SchedulerName = str(spec.SchedulerName)
+	spec.RestartPolicy = str(spec.RestartPolicy)
+	spec.Overhead = in.list(spec.Overhead)
 }
 
 // objectMeta interns the strings that repeat across objects: namespace,
