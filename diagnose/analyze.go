@@ -82,7 +82,9 @@ func Analyze(s *Snapshot) Report {
 	}
 	r.Verdict.Stage = StageOf(r.Verdict.Code)
 	a.partialRead()
-	a.evidence()
+	if !s.Shared.brief() {
+		a.evidence()
+	}
 	sortGaps(r.Gaps)
 	return r
 }
@@ -155,6 +157,9 @@ func (a *analysis) set(code Code, cause Cause, headline, detail string) bool {
 }
 
 func (a *analysis) finding(code string, sev Severity, format string, args ...any) {
+	if a.s.Shared.brief() {
+		return
+	}
 	a.r.Findings = append(a.r.Findings, Finding{Code: code, Severity: sev, Message: fmt.Sprintf(format, args...)})
 }
 

@@ -95,6 +95,7 @@ func evaluateQuota(s *Snapshot, wl *kueue.Workload) *quotaOutcome {
 		cq:              cq,
 		flavorIndex:     s.Shared.flavorIndex(s),
 		flavorsReadable: !hasGap(s, "ResourceFlavor", ""),
+		brief:           s.Shared.brief(),
 		missing:         map[string]bool{},
 		assumed:         map[fr]int64{},
 		assumedBy:       map[fr][]string{},
@@ -109,7 +110,9 @@ func evaluateQuota(s *Snapshot, wl *kueue.Workload) *quotaOutcome {
 			}
 		}
 	}
-	e.out.rows = make([]QuotaRow, 0, nRows)
+	if !e.brief {
+		e.out.rows = make([]QuotaRow, 0, nRows)
+	}
 	for i, req := range reqs {
 		e.last = i == len(reqs)-1
 		pf := e.podSet(req)
@@ -231,6 +234,8 @@ type quotaEval struct {
 	assumedBy map[fr][]string
 	// last is set while the last pod set is evaluated.
 	last bool
+	// brief leaves the quota rows out (Shared.Brief).
+	brief bool
 }
 
 // podSet evaluates one pod set: its resources by resource group, a flavor
@@ -339,44 +344,25 @@ func (e *quotaEval) flavor(name string, req podSetRequest, res []corev1.Resource
 		}
 		avail := max(0, t.free(k))
 		maxCap := t.most(k)
-		row := QuotaRow{
-			PodSet: req.name, Flavor: name, Resource: string(r),
-			Requested:   quantity(r, req.total[r]),
-			Nominal:     quantity(r, t.cq.nominal[k]),
-			Reserved:    quantity(r, t.reserved(k)),
-			Available:   quantity(r, avail),
-			MaxCapacity: quantity(r, maxCap),
-			FitsNow:     val <= avail,
-			FitsEver:    val <= maxCap,
-			Eligible:    inel == nil,
-			Partial:     t.partial,
-		}
-		if b, ok := t.cq.borrow[k]; ok {
-			row.BorrowingLimit = qptr(quantity(r, b))
-		}
-		if l, ok := t.cq.lend[k]; ok {
-			row.LendingLimit = qptr(quantity(r, l))
-		}
-		if inel != nil {
-			row.Ineligible = inel.reason
-		}
-		if !row.FitsNow {
-			row.ShortBy = qptr(quantity(r, val-avail))
+		fitsNow, fitsEver := val <= avail, val <= maxCap
+		if !fitsNow {
 			put(&ff.shortNow, r, val-avail)
 			put(&ff.needNow, r, val)
 		}
-		if !row.FitsEver {
+		if !fitsEver {
 			put(&ff.shortEver, r, val-maxCap)
 		}
-		e.out.rows = append(e.out.rows, row)
+		if !e.brief {
+			e.out.rows = append(e.out.rows, e.row(req, name, r, val, avail, maxCap, inel))
+		}
 		ff.avail[r], ff.maxCap[r] = avail, maxCap
 		if inel != nil {
 			continue
 		}
 		switch {
-		case !row.FitsEver:
+		case !fitsEver:
 			ff.level = min(ff.level, fitNever)
-		case !row.FitsNow:
+		case !fitsNow:
 			ff.level = min(ff.level, fitLater)
 			if ls := t.limitsHolding(k, val); len(ls) > 0 {
 				put(&ff.limits, r, ls)
@@ -387,6 +373,37 @@ func (e *quotaEval) flavor(name string, req podSetRequest, res []corev1.Resource
 	}
 	ff.borrowOnly = ff.level == fitLater && limitedOnly && len(ff.limits) > 0
 	return ff
+}
+
+// row is the quota row of one resource of the pod set in one flavor.
+func (e *quotaEval) row(req podSetRequest, flavor string, r corev1.ResourceName, val, avail, maxCap int64, inel *ineligibility) QuotaRow {
+	t := e.out.tree
+	k := fr{flavor, r}
+	row := QuotaRow{
+		PodSet: req.name, Flavor: flavor, Resource: string(r),
+		Requested:   quantity(r, req.total[r]),
+		Nominal:     quantity(r, t.cq.nominal[k]),
+		Reserved:    quantity(r, t.reserved(k)),
+		Available:   quantity(r, avail),
+		MaxCapacity: quantity(r, maxCap),
+		FitsNow:     val <= avail,
+		FitsEver:    val <= maxCap,
+		Eligible:    inel == nil,
+		Partial:     t.partial,
+	}
+	if b, ok := t.cq.borrow[k]; ok {
+		row.BorrowingLimit = qptr(quantity(r, b))
+	}
+	if l, ok := t.cq.lend[k]; ok {
+		row.LendingLimit = qptr(quantity(r, l))
+	}
+	if inel != nil {
+		row.Ineligible = inel.reason
+	}
+	if !row.FitsNow {
+		row.ShortBy = qptr(quantity(r, val-avail))
+	}
+	return row
 }
 
 // put sets (*m)[r], making the map first if needed.

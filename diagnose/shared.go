@@ -19,6 +19,11 @@ import (
 // objects a Store hands out read-only (fetch.Store.Classify makes one
 // Shared per call). A Shared is safe for concurrent use.
 type Shared struct {
+	// Brief leaves out of every report what a summary of many never
+	// shows: its quota rows, findings and evidence. The verdict, target,
+	// queue, remedies and gaps are the same as without it.
+	Brief bool
+
 	trees    sync.Map // treeKey -> *quotaTree
 	flavors  sync.Map // flavorKey -> *flavorIndex
 	requests sync.Map // requestsKey -> map[corev1.ResourceName]int64
@@ -27,6 +32,8 @@ type Shared struct {
 
 // NewShared returns an empty Shared.
 func NewShared() *Shared { return &Shared{} }
+
+func (sh *Shared) brief() bool { return sh != nil && sh.Brief }
 
 // treeKey is what buildQuotaTree reads of a Snapshot: the ClusterQueue,
 // the cohort's other members and Cohort objects (slices of values the

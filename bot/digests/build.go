@@ -44,7 +44,8 @@ func Build(st *fetch.Store, name string, scope digest.Scope, now time.Time, prev
 		pending = append(pending, sub)
 	}
 	items := make([]digest.Item, len(pending))
-	err := st.Classify(pending, now, func(i int, r *diagnose.Report) {
+	// A digest shows verdicts, queues and remedies: brief reports.
+	err := st.Classify(pending, now, fetch.ClassifyOptions{Brief: true}, func(i int, r *diagnose.Report) {
 		items[i] = digest.ItemOf(pending[i].Workload, pending[i].Created, r, now)
 	})
 	if err != nil {

@@ -146,6 +146,13 @@ func (s *Store) hasWorkload(k *JobKind, job metav1.Object) bool {
 	return get[kueue.Workload](s, gkWorkload, job.GetNamespace(), name) != nil
 }
 
+// ClassifyOptions tune Classify.
+type ClassifyOptions struct {
+	// Brief leaves out of the reports what a summary of many workloads
+	// never shows: quota rows, findings and evidence (diagnose.Shared).
+	Brief bool
+}
+
 // Classify analyzes each subject's target from the store, on every core,
 // and hands its report to keep, which is called concurrently (for different
 // i) and must not retain r. The Snapshots share the store's objects instead
@@ -153,9 +160,10 @@ func (s *Store) hasWorkload(k *JobKind, job metav1.Object) bool {
 // ClusterQueue's quota tree is built once per call, not once per Workload:
 // classifying thousands of Workloads costs the reports alone. It makes no
 // request.
-func (s *Store) Classify(subjects []Subject, now time.Time, keep func(i int, r *diagnose.Report)) error {
+func (s *Store) Classify(subjects []Subject, now time.Time, opts ClassifyOptions, keep func(i int, r *diagnose.Report)) error {
 	src := &storeSource{st: s, shared: true}
 	shared := diagnose.NewShared()
+	shared.Brief = opts.Brief
 	var mu sync.Mutex
 	var firstErr error
 	errAt := len(subjects)

@@ -65,7 +65,11 @@ func TestClassifyEqualsEachDiagnosis(t *testing.T) {
 				t.Fatal("no subjects")
 			}
 			got := make([]diagnose.Report, len(subjects))
-			if err := st.Classify(subjects, now, func(i int, r *diagnose.Report) { got[i] = *r }); err != nil {
+			if err := st.Classify(subjects, now, ClassifyOptions{}, func(i int, r *diagnose.Report) { got[i] = *r }); err != nil {
+				t.Fatal(err)
+			}
+			brief := make([]diagnose.Report, len(subjects))
+			if err := st.Classify(subjects, now, ClassifyOptions{Brief: true}, func(i int, r *diagnose.Report) { brief[i] = *r }); err != nil {
 				t.Fatal(err)
 			}
 			codes := map[diagnose.Code]int{}
@@ -78,6 +82,11 @@ func TestClassifyEqualsEachDiagnosis(t *testing.T) {
 				codes[want.Verdict.Code]++
 				if diff := cmp.Diff(want, got[i], cmpopts.EquateEmpty()); diff != "" {
 					t.Errorf("%v: Classify differs from its own diagnosis (-own +classified):\n%s", sub.Target, diff)
+				}
+				// Brief: the same but for what it leaves out.
+				want.Quota, want.Findings, want.Evidence = nil, nil, nil
+				if diff := cmp.Diff(want, brief[i], cmpopts.EquateEmpty()); diff != "" {
+					t.Errorf("%v: a brief report differs from its own diagnosis (-own +brief):\n%s", sub.Target, diff)
 				}
 			}
 			if len(codes) < 3 {

@@ -311,7 +311,7 @@ func TestDiagnosisLeavesTheStoreUnchanged(t *testing.T) {
 	if len(subjects) < 30 {
 		t.Fatalf("only %d subjects", len(subjects))
 	}
-	if err := st.Classify(subjects, testNow, func(int, *diagnose.Report) {}); err != nil {
+	if err := st.Classify(subjects, testNow, ClassifyOptions{}, func(int, *diagnose.Report) {}); err != nil {
 		t.Fatal(err)
 	}
 	for _, sub := range subjects {
