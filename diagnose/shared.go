@@ -12,7 +12,8 @@ import (
 // in common, so that classifying every Workload of a store derives it once
 // instead of once per Workload: each ClusterQueue's quota tree, each pod
 // template's per-pod request and each parsed Kueue message. Analyze uses
-// it when Snapshot.Shared is set; the reports are the same without it.
+// it when Snapshot.Shared is set; the reports are the same without it, but
+// for what Brief leaves out.
 //
 // Entries are keyed by the objects' addresses, so a Shared may only be
 // given to Snapshots whose objects nobody changes while it is in use: the
