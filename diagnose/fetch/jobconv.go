@@ -6,40 +6,22 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
-// batchJobToUnstructured converts a batch Job the store holds to the
-// unstructured form a Snapshot carries, equal to what
-// runtime.DefaultUnstructuredConverter gives (TestBatchJobConversion
-// holds it so over randomly filled Jobs) at a fraction of its cost: a
-// digest converts every pending Job, and the reflective converter took
-// 30 µs per Job, more than the rest of its diagnosis. It covers every
-// field of a Job whose pod template slimPodSpec has slimmed (what the
-// store keeps); rarely set structures go through the reflective
-// converter. A Job that is not slimmed must use that converter.
-func batchJobToUnstructured(j *batchv1.Job) (*unstructured.Unstructured, error) {
-	return (&jobConverter{}).job(j)
-}
-
-func (c *jobConverter) job(j *batchv1.Job) (*unstructured.Unstructured, error) {
-	u := obj{}
-	putStr(u, "apiVersion", j.APIVersion)
-	putStr(u, "kind", j.Kind)
-	u["metadata"] = c.meta(&j.ObjectMeta)
-	u["spec"] = c.jobSpec(&j.Spec)
-	u["status"] = c.jobStatus(&j.Status)
-	if c.err != nil {
-		return nil, c.err
-	}
-	return &unstructured.Unstructured{Object: u}, nil
-}
-
+// jobConverter turns a stored batch Job (jobRecord.toUnstructured) into
+// the unstructured form a Snapshot carries, equal to what
+// runtime.DefaultUnstructuredConverter gives (TestBatchJobConversion holds
+// it so over randomly filled Jobs) at a fraction of its cost: a digest
+// converts every pending Job, and the reflective converter took 30–40 µs
+// per Job, more than the rest of its diagnosis. It covers every field of a
+// Job whose pod template slimPodSpec has slimmed (what the store keeps);
+// rarely set structures go through the reflective converter. A Job that
+// is not slimmed must use that converter.
 type obj = map[string]any
 
-// jobConverter keeps the first error of the reflective conversions.
 type jobConverter struct {
+	// err is the first error of the reflective conversions.
 	err error
 	// podSpec, when set, is the pod template's spec already converted
 	// (shared read-only between Snapshots of one classification).

@@ -16,8 +16,8 @@ import (
 	"github.com/kueuebot/kueuebot/internal/gencluster"
 )
 
-// TestBatchJobConversion holds batchJobToUnstructured to the reflective
-// converter over randomly filled Jobs, slimmed as the store slims them
+// TestBatchJobConversion holds jobRecord.toUnstructured (jobConverter) to
+// the reflective converter over randomly filled Jobs, slimmed as the store slims them
 // (every field of the Job, its metadata and status set at random), and
 // over a generated cluster's Jobs.
 func TestBatchJobConversion(t *testing.T) {
@@ -40,7 +40,7 @@ func TestBatchJobConversion(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := batchJobToUnstructured(j)
+		got, err := recordOf(j).toUnstructured(nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -64,6 +64,13 @@ func TestBatchJobConversion(t *testing.T) {
 			t.Fatalf("job %d: its record converts differently (-want +got):\n%s", i, diff)
 		}
 	}
+}
+
+// recordOf is the record of a copy of j.
+func recordOf(j *batchv1.Job) *jobRecord {
+	r := &jobRecord{}
+	r.fill(j.DeepCopy())
+	return r
 }
 
 // derivedLabelsOn sets the labels the API server derives from a Job's name
@@ -141,10 +148,11 @@ func BenchmarkBatchJobConversion(b *testing.B) {
 	c := gencluster.Generate(gencluster.Spec{Workloads: 1, Namespaces: 1, ClusterQueues: 1, CohortSize: 1, Jobs: true, Now: testNow})
 	j := c.Jobs[0].DeepCopy()
 	slimPodSpec(&j.Spec.Template.Spec)
+	rec := recordOf(j)
 	b.Run("fast", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, err := batchJobToUnstructured(j); err != nil {
+			if _, err := rec.toUnstructured(nil); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -73,10 +73,11 @@ func (r *jobRecord) DeepCopyObject() runtime.Object {
 	return out
 }
 
-// newJobRecord takes j's derived labels out of its spec (j is the store's
-// own, freshly decoded or copied, and is not used afterwards).
-func newJobRecord(j *batchv1.Job) *jobRecord {
-	r := &jobRecord{TypeMeta: j.TypeMeta, ObjectMeta: j.ObjectMeta, status: j.Status}
+// fill makes r the record of j, taking j's derived labels out of its spec
+// (j is the store's own, freshly decoded or copied, and is not used
+// afterwards).
+func (r *jobRecord) fill(j *batchv1.Job) {
+	*r = jobRecord{TypeMeta: j.TypeMeta, ObjectMeta: j.ObjectMeta, status: j.Status}
 	for _, d := range derivedKeys {
 		want := j.Name
 		if d.uid {
@@ -104,7 +105,6 @@ func newJobRecord(j *batchv1.Job) *jobRecord {
 	}
 	spec := j.Spec
 	r.spec = &spec
-	return r
 }
 
 // labels returns the selector's and the template's labels, converted,
@@ -143,10 +143,11 @@ func (r *jobRecord) labelsObj(base map[string]string, selector bool) obj {
 	return out
 }
 
-// toUnstructured converts the record as batchJobToUnstructured converts
-// the Job it stands for. podSpecs, when not nil, keeps each shared spec's
-// converted pod template spec for the other records that share it: the
-// Snapshots of one classification only read their Jobs.
+// toUnstructured converts the record to the Job it stands for, as the
+// reflective converter would convert that Job (jobConverter). podSpecs,
+// when not nil, keeps each shared spec's converted pod template spec for
+// the other records that share it: the Snapshots of one classification
+// only read their Jobs.
 func (r *jobRecord) toUnstructured(podSpecs *sync.Map) (*unstructured.Unstructured, error) {
 	c := &jobConverter{relabel: true}
 	c.selectorLabels, c.templateLabels = r.labels()

@@ -275,7 +275,7 @@ func (in *interner) job(j *batchv1.Job, a *arena, r *jobRecord) {
 		c := &j.Status.Conditions[i]
 		c.Type, c.Status, c.Reason, c.Message = batchv1.JobConditionType(str(string(c.Type))), corev1.ConditionStatus(str(string(c.Status))), str(c.Reason), str(c.Message)
 	}
-	*r = *newJobRecord(j)
+	r.fill(j)
 	spec := r.spec
 	in.podTemplate(&spec.Template)
 	if sel := spec.Selector; sel != nil {
