@@ -37,27 +37,10 @@ type Subject struct {
 // and owns no Workload, sorted by namespace, then kind, then name. A job
 // controlled by another supported job (a Job of a JobSet) is part of its
 // parent's Workload, not a subject of its own.
-func (s *Store) Subjects() []Subject {
-	// A digest asks for them each run: find and sort them once per store
-	// generation.
-	s.mu.RLock()
-	cached, ok := s.subjects, s.subjects != nil && s.subjectsGen == s.gen
-	gen := s.gen
-	s.mu.RUnlock()
-	if ok {
-		return slices.Clone(cached)
-	}
-	out := s.findSubjects()
-	s.mu.Lock()
-	if s.gen == gen {
-		s.subjects, s.subjectsGen = out, gen
-	}
-	s.mu.Unlock()
-	return slices.Clone(out)
-}
+func (s *Store) Subjects() []Subject { return once(s, &s.subjects, s.findSubjects) }
 
 func (s *Store) findSubjects() []Subject {
-	out := []Subject{}
+	var out []Subject
 	// A job with several Workloads (a finished one and its successor) is
 	// the target of the one a diagnosis of the job picks; the others are
 	// classified as Workloads.
@@ -133,13 +116,11 @@ func (s *Store) hasWorkload(k *JobKind, job metav1.Object) bool {
 		}
 	}
 	// A job without a UID (hand-written dump) is matched by Kueue's name.
-	u, isU := job.(*unstructured.Unstructured)
 	gvk := k.GroupVersionKind()
-	if isU {
-		gvk = u.GroupVersionKind()
-	} else if _, isJob := job.(*batchv1.Job); isJob {
-		gvk = batchv1.SchemeGroupVersion.WithKind("Job")
-	} else if _, isJob := job.(*jobRecord); isJob {
+	switch j := job.(type) {
+	case *unstructured.Unstructured:
+		gvk = j.GroupVersionKind()
+	case *batchv1.Job, *jobRecord:
 		gvk = batchv1.SchemeGroupVersion.WithKind("Job")
 	}
 	name := WorkloadName(job.GetName()+k.workloadNameSuffix, job.GetUID(), gvk)

@@ -71,12 +71,37 @@ type Store struct {
 	// gen counts writes; derived is rebuilt when it changes.
 	gen     uint64
 	derived *derived
-	// workloads caches Workloads' sorted list for generation workloadsGen.
-	workloads    []*kueue.Workload
-	workloadsGen uint64
-	// subjects caches Subjects for generation subjectsGen.
-	subjects    []Subject
-	subjectsGen uint64
+	// workloads and subjects cache Workloads and Subjects: a digest asks
+	// for them each run, and sorting tens of thousands is its largest
+	// serial cost.
+	workloads perGeneration[*kueue.Workload]
+	subjects  perGeneration[Subject]
+}
+
+// perGeneration is a list computed from the store, kept for the store
+// generation it was computed at.
+type perGeneration[T any] struct {
+	items []T
+	gen   uint64
+	set   bool
+}
+
+// once returns a copy of c's list, computing it by compute once per store
+// generation.
+func once[T any](s *Store, c *perGeneration[T], compute func() []T) []T {
+	s.mu.RLock()
+	items, ok := c.items, c.set && c.gen == s.gen
+	gen := s.gen
+	s.mu.RUnlock()
+	if !ok {
+		items = compute()
+		s.mu.Lock()
+		if s.gen == gen {
+			*c = perGeneration[T]{items: items, gen: gen, set: true}
+		}
+		s.mu.Unlock()
+	}
+	return slices.Clone(items)
 }
 
 // listKey names one LIST: a resource (e.g. "workloads") in a namespace.
@@ -179,6 +204,19 @@ func (s *Store) addEntries(entries []entry) {
 	if len(entries) == 0 {
 		return
 	}
+	if slimming {
+		s.slim(entries)
+	}
+	for _, e := range entries {
+		// The key function cannot fail on objects with metadata.
+		_ = s.indexer(e.gk).Update(e.obj)
+	}
+	s.touch()
+}
+
+// slim shares the repeated parts of the entries' Workloads and batch Jobs
+// with the store's (slim.go) and turns the Jobs into records (jobs.go).
+func (s *Store) slim(entries []entry) {
 	var metas []*metav1.ObjectMeta
 	nJobs, conds := 0, 0
 	for _, e := range entries {
@@ -191,26 +229,20 @@ func (s *Store) addEntries(entries []entry) {
 			nJobs++
 		}
 	}
-	if !slimming {
-		metas, nJobs = nil, 0
-	}
 	a := newArena(metas, conds)
 	// A batch's Job records share one array, as its Workloads do.
 	records := make([]jobRecord, nJobs)
-	for _, e := range entries {
-		if wl, ok := e.obj.(*kueue.Workload); ok && slimming {
-			s.interned.workload(wl, a)
-		}
-		if job, ok := e.obj.(*batchv1.Job); ok && slimming {
+	for i := range entries {
+		switch o := entries[i].obj.(type) {
+		case *kueue.Workload:
+			s.interned.workload(o, a)
+		case *batchv1.Job:
 			r := &records[0]
 			records = records[1:]
-			s.interned.job(job, a, r)
-			e.obj = r
+			s.interned.job(o, a, r)
+			entries[i].obj = r
 		}
-		// The key function cannot fail on objects with metadata.
-		_ = s.indexer(e.gk).Update(e.obj)
 	}
-	s.touch()
 }
 
 // AddObjects adds objects in hand (typed, from a typed or dynamic client,
@@ -412,23 +444,7 @@ func get[T any](s *Store, gk schema.GroupKind, ns, name string) *T {
 // not modify them. A Workload whose only label was the job-uid label
 // naming one of its owners is kept without labels (docs/decisions.md 22).
 func (s *Store) Workloads() []*kueue.Workload {
-	// Sorting tens of thousands of Workloads is the largest serial cost of
-	// a digest, which asks for them several times: sort once per
-	// generation.
-	s.mu.RLock()
-	cached, ok := s.workloads, s.workloads != nil && s.workloadsGen == s.gen
-	gen := s.gen
-	s.mu.RUnlock()
-	if ok {
-		return slices.Clone(cached)
-	}
-	sorted := all[kueue.Workload](s, gkWorkload)
-	s.mu.Lock()
-	if s.gen == gen {
-		s.workloads, s.workloadsGen = sorted, gen
-	}
-	s.mu.Unlock()
-	return slices.Clone(sorted)
+	return once(s, &s.workloads, func() []*kueue.Workload { return all[kueue.Workload](s, gkWorkload) })
 }
 
 // WorkloadsIn returns the Workloads of one namespace, sorted by name.
