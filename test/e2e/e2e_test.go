@@ -66,8 +66,11 @@ func kueuebot(t *testing.T) string {
 			return
 		}
 		binPath = filepath.Join(dir, "kueuebot")
-		cmd := exec.Command("go", "build", "-o", binPath, "./cmd/kueuebot")
+		// The flags of `make build` and the image (static, -trimpath),
+		// so that this build reuses their compiled dependencies.
+		cmd := exec.Command("go", "build", "-trimpath", "-o", binPath, "./cmd/kueuebot")
 		cmd.Dir = repoRoot()
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 		out, err := cmd.CombinedOutput()
 		if err != nil {
 			buildErr = fmt.Errorf("go build: %w\n%s", err, out)
