@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/slack-go/slack"
+	utilcache "k8s.io/apimachinery/pkg/util/cache"
 
 	"github.com/kueuebot/kueuebot/config"
 )
@@ -102,21 +102,33 @@ type Resolver struct {
 	slack SlackAPI
 	now   func() time.Time
 
-	mu     sync.Mutex
-	cache  map[SlackUser]cached
-	groups map[string]groupMembers
+	// cache holds SlackUser -> cached and groups holds a Slack group ID ->
+	// groupMembers, each entry for identity.cacheTTL and at most
+	// maxCachedUsers / maxCachedGroups entries (least recently used go
+	// first), so a workspace's worth of askers cannot grow them unbounded.
+	cache  *utilcache.LRUExpireCache
+	groups *utilcache.LRUExpireCache
 }
+
+// The bounds of the Resolver's caches: far more than the askers and mapped
+// Slack groups of one workspace within a cache TTL; an evicted entry only
+// costs one more users.info or usergroups.users.list call.
+const (
+	maxCachedUsers  = 10000
+	maxCachedGroups = 1000
+)
+
+// clockFunc adapts a func to the caches' clock.
+type clockFunc func() time.Time
+
+func (f clockFunc) Now() time.Time { return f() }
 
 type cached struct {
 	id      Identity
 	refusal *RefusedError
-	expires time.Time
 }
 
-type groupMembers struct {
-	members map[string]bool
-	expires time.Time
-}
+type groupMembers map[string]bool
 
 // NewResolver returns a Resolver for the identity section of the config
 // (already validated by config.Validate) and a Slack client.
@@ -124,16 +136,12 @@ func NewResolver(cfg config.Identity, api SlackAPI, opts ...Option) (*Resolver, 
 	if api == nil {
 		return nil, errors.New("rbac: NewResolver needs a Slack API client")
 	}
-	r := &Resolver{
-		cfg:    cfg,
-		slack:  api,
-		now:    time.Now,
-		cache:  map[SlackUser]cached{},
-		groups: map[string]groupMembers{},
-	}
+	r := &Resolver{cfg: cfg, slack: api, now: time.Now}
 	for _, o := range opts {
 		o(r)
 	}
+	r.cache = utilcache.NewLRUExpireCacheWithClock(maxCachedUsers, clockFunc(r.now))
+	r.groups = utilcache.NewLRUExpireCacheWithClock(maxCachedGroups, clockFunc(r.now))
 	return r, nil
 }
 
@@ -141,22 +149,14 @@ func NewResolver(cfg config.Identity, api SlackAPI, opts ...Option) (*Resolver, 
 // cached resolution (they may include that group's mappings). The bot calls
 // it on subteam_members_changed and subteam_updated.
 func (r *Resolver) Invalidate(groupID string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	delete(r.groups, groupID)
-	clear(r.cache)
+	r.groups.Remove(groupID)
+	r.cache.RemoveAll(func(any) bool { return true })
 }
 
 // InvalidateUser drops the cached resolution of one Slack user (for example
 // on user_change).
 func (r *Resolver) InvalidateUser(userID string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for k := range r.cache {
-		if k.ID == userID {
-			delete(r.cache, k)
-		}
-	}
+	r.cache.RemoveAll(func(k any) bool { return k.(SlackUser).ID == userID })
 }
 
 // Resolve maps a Slack user to a Kubernetes Identity. A user the config
@@ -167,11 +167,8 @@ func (r *Resolver) Resolve(ctx context.Context, u SlackUser) (Identity, error) {
 	if u.ID == "" || (u.TeamID == "" && u.EnterpriseID == "") {
 		return Identity{}, r.refuse(u, ReasonNoUser)
 	}
-	now := r.now()
-	r.mu.Lock()
-	c, ok := r.cache[u]
-	r.mu.Unlock()
-	if ok && now.Before(c.expires) {
+	if v, ok := r.cache.Get(u); ok {
+		c := v.(cached)
 		if c.refusal != nil {
 			ref := *c.refusal
 			return Identity{}, &ref
@@ -184,9 +181,7 @@ func (r *Resolver) Resolve(ctx context.Context, u SlackUser) (Identity, error) {
 	if err != nil && !errors.As(err, &ref) {
 		return Identity{}, err
 	}
-	r.mu.Lock()
-	r.cache[u] = cached{id: id.clone(), refusal: ref, expires: now.Add(r.cfg.CacheTTL)}
-	r.mu.Unlock()
+	r.cache.Add(u, cached{id: id.clone(), refusal: ref}, r.cfg.CacheTTL)
 	if ref != nil {
 		return Identity{}, err
 	}
@@ -306,11 +301,9 @@ func (r *Resolver) emailIdentity(info *slack.User) (Identity, Reason) {
 }
 
 func (r *Resolver) isMember(ctx context.Context, g config.UserGroupMapping, userID string) (bool, error) {
-	now := r.now()
-	r.mu.Lock()
-	gm, ok := r.groups[g.SlackGroupID]
-	r.mu.Unlock()
-	if !ok || !now.Before(gm.expires) {
+	v, ok := r.groups.Get(g.SlackGroupID)
+	gm, _ := v.(groupMembers)
+	if !ok {
 		var opts []slack.GetUserGroupMembersOption
 		if g.TeamID != "" {
 			opts = append(opts, slack.GetUserGroupMembersOptionTeamID(g.TeamID))
@@ -319,15 +312,13 @@ func (r *Resolver) isMember(ctx context.Context, g config.UserGroupMapping, user
 		if err != nil {
 			return false, fmt.Errorf("rbac: usergroups.users.list for %s: %w", g.SlackGroupID, err)
 		}
-		gm = groupMembers{members: make(map[string]bool, len(members)), expires: now.Add(r.cfg.CacheTTL)}
+		gm = make(groupMembers, len(members))
 		for _, m := range members {
-			gm.members[m] = true
+			gm[m] = true
 		}
-		r.mu.Lock()
-		r.groups[g.SlackGroupID] = gm
-		r.mu.Unlock()
+		r.groups.Add(g.SlackGroupID, gm, r.cfg.CacheTTL)
 	}
-	return gm.members[userID], nil
+	return gm[userID], nil
 }
 
 func (r *Resolver) refuse(u SlackUser, reason Reason) *RefusedError {

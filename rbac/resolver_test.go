@@ -1,11 +1,14 @@
 package rbac
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -409,5 +412,47 @@ func TestResolveConcurrent(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"team-a", "ml"}, id.Groups); diff != "" {
 		t.Errorf("groups (-want +got):\n%s", diff)
+	}
+}
+
+// countingSlack is an in-process SlackAPI that knows every user (none
+// mapped) and counts users.info calls.
+type countingSlack struct{ info atomic.Int64 }
+
+func (c *countingSlack) GetUserInfoContext(_ context.Context, user string, _ ...slack.GetUserInfoOption) (*slack.User, error) {
+	c.info.Add(1)
+	return &slack.User{ID: user, TeamID: team}, nil
+}
+
+func (c *countingSlack) GetUserGroupMembersContext(context.Context, string, ...slack.GetUserGroupMembersOption) ([]string, error) {
+	return nil, nil
+}
+
+// TestResolveCacheBounded: a workspace's worth of distinct askers does not
+// grow the cache past maxCachedUsers; the least recently asked is the one
+// resolved again.
+func TestResolveCacheBounded(t *testing.T) {
+	api := &countingSlack{}
+	r, err := NewResolver(testIdentityConfig(), api)
+	if err != nil {
+		t.Fatal(err)
+	}
+	user := func(i int) SlackUser { return SlackUser{ID: fmt.Sprintf("U%09d", i), TeamID: team} }
+	for i := range maxCachedUsers + 1 {
+		if _, err := r.Resolve(t.Context(), user(i)); err == nil {
+			t.Fatalf("user %d: want a refusal (unmapped)", i)
+		}
+	}
+	if n := len(r.cache.Keys()); n != maxCachedUsers {
+		t.Errorf("cached resolutions = %d, want the bound %d", n, maxCachedUsers)
+	}
+	before := api.info.Load()
+	_, _ = r.Resolve(t.Context(), user(maxCachedUsers)) // the newest: cached
+	if d := api.info.Load() - before; d != 0 {
+		t.Errorf("newest user: %d users.info calls, want 0", d)
+	}
+	_, _ = r.Resolve(t.Context(), user(0)) // the oldest: evicted
+	if d := api.info.Load() - before; d != 1 {
+		t.Errorf("evicted user: %d users.info calls, want 1", d)
 	}
 }
