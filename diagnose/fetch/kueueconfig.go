@@ -7,6 +7,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	utilcache "k8s.io/apimachinery/pkg/util/cache"
 	"k8s.io/client-go/kubernetes"
 	configapi "sigs.k8s.io/kueue/apis/config/v1beta2"
 	"sigs.k8s.io/yaml"
@@ -45,19 +46,17 @@ func ParseKueueConfiguration(data []byte) (*diagnose.KueueConfig, error) {
 }
 
 // KueueConfigMap reads Kueue's Configuration from key of ConfigMap
-// namespace/name with cs (the bot's own identity), caching it for ttl. Its
-// result is meant for Fetcher.KueueConfig.
+// namespace/name with cs (the bot's own identity), caching it for ttl. One
+// read is in flight at a time: concurrent questions wait for it rather than
+// each reading the ConfigMap. Its result is meant for Fetcher.KueueConfig.
 func KueueConfigMap(cs kubernetes.Interface, namespace, name, key string, ttl time.Duration) func(context.Context) (*diagnose.KueueConfig, error) {
-	var (
-		mu     sync.Mutex
-		cached *diagnose.KueueConfig
-		at     time.Time
-	)
+	var read sync.Mutex
+	cached := utilcache.NewLRUExpireCache(1)
 	return func(ctx context.Context) (*diagnose.KueueConfig, error) {
-		mu.Lock()
-		defer mu.Unlock()
-		if cached != nil && time.Since(at) < ttl {
-			return cached, nil
+		read.Lock()
+		defer read.Unlock()
+		if kc, ok := cached.Get(key); ok {
+			return kc.(*diagnose.KueueConfig), nil
 		}
 		cm, err := cs.CoreV1().ConfigMaps(namespace).Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
@@ -71,7 +70,7 @@ func KueueConfigMap(cs kubernetes.Interface, namespace, name, key string, ttl ti
 		if err != nil {
 			return nil, err
 		}
-		cached, at = kc, time.Now()
+		cached.Add(key, kc, ttl)
 		return kc, nil
 	}
 }
