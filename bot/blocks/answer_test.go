@@ -174,7 +174,7 @@ func TestAnswerEveryCase(t *testing.T) {
 				}
 				for _, e := range a.Elements.ElementSet {
 					btn := e.(*slack.ButtonBlockElement)
-					got, err := RefOf(&slack.BlockAction{ActionID: btn.ActionID, Value: btn.Value})
+					got, err := ParseJobRef(btn.Value)
 					if err != nil || got != ref {
 						t.Errorf("%s carries %q (%v), want %v", btn.ActionID, btn.Value, err, ref)
 					}
@@ -327,15 +327,8 @@ func TestJobRef(t *testing.T) {
 			t.Errorf("ParseJobRef(%q) = %v, want an error", bad, r)
 		}
 	}
-	got, err := RefOf(&slack.BlockAction{ActionID: ActionPick, SelectedOption: slack.OptionBlockObject{Value: "team-a/Job/train-7"}})
-	if err != nil || got != ref {
-		t.Errorf("RefOf(select) = %v, %v", got, err)
-	}
-	if _, err := RefOf(&slack.BlockAction{ActionID: ActionRefresh, Value: "team-a/Pod/"}); err == nil {
-		t.Error("RefOf accepted a damaged value")
-	}
-	if _, err := RefOf(nil); err == nil {
-		t.Error("RefOf(nil) gave no error")
+	if _, err := ParseJobRef("team-a/Pod/"); err == nil {
+		t.Error("ParseJobRef accepted a damaged value")
 	}
 	if !AnswerDetailed(&slack.BlockAction{BlockID: BlockAnswerDetailed}) || AnswerDetailed(&slack.BlockAction{BlockID: BlockAnswer}) {
 		t.Error("AnswerDetailed does not tell the blocks apart")

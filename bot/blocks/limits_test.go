@@ -332,3 +332,20 @@ func TestFitView(t *testing.T) {
 		t.Errorf("Fit: %d blocks, %d characters", len(got), totalText(got))
 	}
 }
+
+// TestFitKeepsWhatFits: on blocks that break no limit Fit changes nothing,
+// so a caller outside this package may compare its blocks with their Fit to
+// know they break none.
+func TestFitKeepsWhatFits(t *testing.T) {
+	for _, c := range caseReports(t) {
+		for _, opts := range []AnswerOptions{{}, {Detailed: true, Shareable: true}} {
+			m := Answer(c.r, opts)
+			if v := Check(m.Blocks); len(v) > 0 {
+				t.Fatalf("%s: Check: %v", c.name, v)
+			}
+			if diff := cmp.Diff(m.Blocks, Fit(m.Blocks, "")); diff != "" {
+				t.Errorf("%s: Fit changed blocks that fit (-in +out):\n%s", c.name, diff)
+			}
+		}
+	}
+}

@@ -107,7 +107,7 @@ func TestJobListPicker(t *testing.T) {
 		t.Errorf("%d options, want %d", len(sel.Options), MaxSelectOptions)
 	}
 	for i, o := range sel.Options {
-		ref, err := RefOf(&slack.BlockAction{ActionID: ActionPick, SelectedOption: *o})
+		ref, err := ParseJobRef(o.Value)
 		if err != nil {
 			t.Fatalf("option %d: %v", i, err)
 		}

@@ -108,19 +108,6 @@ func ReportRef(r diagnose.Report) (JobRef, bool) {
 	return ref, true
 }
 
-// RefOf returns the JobRef an action carries: a button's value, or the
-// selected option's value of a picker. It is parsed and validated.
-func RefOf(a *slack.BlockAction) (JobRef, error) {
-	if a == nil {
-		return JobRef{}, fmt.Errorf("%w: no action", ErrBadRef)
-	}
-	v := a.Value
-	if v == "" {
-		v = a.SelectedOption.Value
-	}
-	return ParseJobRef(v)
-}
-
 // AnswerDetailed reports whether the action was pressed on a detailed
 // answer, so that Refresh keeps the details.
 func AnswerDetailed(a *slack.BlockAction) bool {
