@@ -208,4 +208,3 @@ func blockID(b slack.Block) string {
 	}
 	return ""
 }
-
