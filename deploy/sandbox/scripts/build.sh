@@ -55,7 +55,18 @@ build_jobset() {
 }
 
 case $what in
-all) build_kube; build_kueue; build_jobset ;;
+all)
+	# Kubernetes and Kueue side by side: each go build links its binaries
+	# on one core, and the other build's compiles fill the idle one. JobSet
+	# comes after Kueue, whose compiled packages it reuses.
+	build_kube &
+	kube=$!
+	trap 'kill "$kube" 2>/dev/null || true' EXIT
+	build_kueue
+	wait "$kube"
+	trap - EXIT
+	build_jobset
+	;;
 kube) build_kube ;;
 kueue) build_kueue ;;
 jobset) build_jobset ;;
