@@ -82,6 +82,17 @@ func DigestMessages(d *digest.Digest, cli string) (Message, []Message) {
 		}
 		bl = append(bl, slack.NewDividerBlock(), slack.NewSectionBlock(mrkdwn("*Needs action* (waiting will not fix these)\n"+strings.Join(lines, "\n")), nil, nil))
 	}
+	if len(d.Stuck) > 0 {
+		var lines []string
+		for j, it := range d.Stuck {
+			if j == d.TopN {
+				lines = append(lines, fmt.Sprintf("_… and %d more in the thread._", len(d.Stuck)-j))
+				break
+			}
+			lines = append(lines, stuckLine(it))
+		}
+		bl = append(bl, slack.NewDividerBlock(), slack.NewSectionBlock(mrkdwn("*"+Escape(render.StuckTitle(d))+"*\n"+strings.Join(lines, "\n")), nil, nil))
+	}
 	bl = append(bl, slack.NewContextBlock("", mrkdwn(fmt.Sprintf("As of %s. Details in the thread; mention me with a job's name to ask about it.",
 		d.Now.UTC().Format("Mon Jan 2 15:04 MST")))))
 	main := Message{Text: truncate(Escape(fmt.Sprintf("Digest %s: %s", d.Name, render.TotalsLine(d))), MaxFallbackText), Blocks: Fit(bl, hint)}
@@ -122,6 +133,13 @@ func DigestMessages(d *digest.Digest, cli string) (Message, []Message) {
 			lines = append(lines, needsActionLine(it)+remedyLine(it))
 		}
 		add(fmt.Sprintf("Needs action: %d", len(d.NeedsAction)), capLines(lines, hint))
+	}
+	if len(d.Stuck) > 0 {
+		var lines []string
+		for _, it := range d.Stuck {
+			lines = append(lines, stuckLine(it)+remedyLine(it))
+		}
+		add(fmt.Sprintf("Stuck after admission: %d", len(d.Stuck)), capLines(lines, hint))
 	}
 	for i := range d.Groups {
 		g := &d.Groups[i]
@@ -197,6 +215,16 @@ func itemLine(it *digest.Item) string {
 		code += "/" + string(it.Cause)
 	}
 	return fmt.Sprintf("• %s · waiting %s · %s", Code(it.Namespace+"/"+it.Kind+"/"+it.Name), render.Wait(it.Wait), Escape(code))
+}
+
+// stuckLine is one admitted workload whose pods do not run: its
+// reference, how long it has held its quota, its verdict and who acts.
+func stuckLine(it *digest.Item) string {
+	code := string(it.Code)
+	if it.Cause != "" {
+		code += "/" + string(it.Cause)
+	}
+	return fmt.Sprintf("• %s · admitted %s ago · %s → %s", Code(it.Namespace+"/"+it.Kind+"/"+it.Name), render.Wait(it.Wait), Escape(code), Escape(render.Whos(it.Who)))
 }
 
 func needsActionLine(it *digest.Item) string {

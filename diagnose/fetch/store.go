@@ -497,7 +497,11 @@ func (s *Store) Snapshot(t diagnose.Target, now time.Time) (*diagnose.Snapshot, 
 // job when that is a supported kind the store holds, else the Workload
 // itself.
 func TargetOf(wl *kueue.Workload, s *Store) diagnose.Target {
-	if ref := controllerRef(wl); ref != nil {
+	ref := controllerRef(wl)
+	if ref == nil {
+		ref = jobOwner(wl)
+	}
+	if ref != nil {
 		if gv, err := schema.ParseGroupVersion(ref.APIVersion); err == nil {
 			if k, ok := lookupGroupKind(gv.WithKind(ref.Kind).GroupKind()); ok && k.Kind != KindWorkload {
 				gk := schema.GroupKind{Group: k.Resource.Group, Kind: k.Kind}
@@ -508,6 +512,22 @@ func TargetOf(wl *kueue.Workload, s *Store) diagnose.Target {
 		}
 	}
 	return diagnose.Target{Kind: KindWorkload, Namespace: wl.Namespace, Name: wl.Name}
+}
+
+// jobOwner returns the first owner of a Workload that has no controller
+// and is a supported job kind other than Pod: LeaderWorkerSet owns its
+// groups' Workloads without controlling them. (A pod group's Workload is
+// owned by each of its Pods: its target stays the Workload.)
+func jobOwner(wl *kueue.Workload) *metav1.OwnerReference {
+	for i := range wl.OwnerReferences {
+		ref := &wl.OwnerReferences[i]
+		if gv, err := schema.ParseGroupVersion(ref.APIVersion); err == nil {
+			if k, ok := lookupGroupKind(gv.WithKind(ref.Kind).GroupKind()); ok && k.Kind != KindWorkload && k.Kind != "Pod" {
+				return ref
+			}
+		}
+	}
+	return nil
 }
 
 func (s *Store) hasObject(gk schema.GroupKind, ns, name string) bool {
