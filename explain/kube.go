@@ -175,7 +175,16 @@ func (k *KubeReader) List(ctx context.Context, id rbac.Identity, namespaces []st
 	if err != nil {
 		return Listing{}, err
 	}
-	return listClients(ctx, fetch.Clients{Kube: c.clients.Kube, Kueue: c.clients.Kueue, Dynamic: c.clients.Dynamic}, namespaces, k.Timeout)
+	l, err := listClients(ctx, fetch.Clients{Kube: c.clients.Kube, Kueue: c.clients.Kueue, Dynamic: c.clients.Dynamic}, namespaces, k.Timeout)
+	if err == nil && k.KueueConfig != nil {
+		// Jobs without a Workload are classified as a single question
+		// classifies them: with Kueue's Configuration, read as the bot
+		// (cached). Unreadable, they are classified without it.
+		if kc, kerr := k.KueueConfig(ctx); kerr == nil {
+			l.Store.SetKueueConfig(kc)
+		}
+	}
+	return l, err
 }
 
 // listClients fills a store with the LISTs a list or digest needs, through

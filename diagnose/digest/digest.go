@@ -98,6 +98,14 @@ func (it *Item) Ref() string {
 	return it.Namespace + "/" + it.Kind + "/" + it.Name
 }
 
+// Verdict is "Code" or "Code/Cause".
+func (it *Item) Verdict() string {
+	if it.Cause == "" {
+		return string(it.Code)
+	}
+	return string(it.Code) + "/" + string(it.Cause)
+}
+
 // ItemOf reduces a workload's report to what a digest keeps of it. wl may
 // be nil (a job without a Workload); created is then the job's creation.
 func ItemOf(wl *kueue.Workload, created time.Time, r *diagnose.Report, now time.Time) Item {

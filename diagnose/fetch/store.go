@@ -68,6 +68,10 @@ type Store struct {
 	// kueueNotServed is set when ListInto found that the cluster does not
 	// serve Kueue's API: Snapshots then say so, as a live read does.
 	kueueNotServed bool
+	// kueueConfig is Kueue's own Configuration, when the bot read it
+	// (SetKueueConfig): Snapshots of jobs without a Workload use it, as a
+	// live read does.
+	kueueConfig *diagnose.KueueConfig
 	// gen counts writes; derived is rebuilt when it changes.
 	gen     uint64
 	derived *derived
@@ -102,6 +106,17 @@ func once[T any](s *Store, c *perGeneration[T], compute func() []T) []T {
 		s.mu.Unlock()
 	}
 	return slices.Clone(items)
+}
+
+// SetKueueConfig gives the store Kueue's Configuration (read as the bot,
+// Fetcher.KueueConfig), so that a job without a Workload is classified from
+// a store as a live diagnosis classifies it: whether Kueue manages its
+// namespace and its framework.
+func (s *Store) SetKueueConfig(kc *diagnose.KueueConfig) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.kueueConfig = kc
+	s.gen++
 }
 
 // listKey names one LIST: a resource (e.g. "workloads") in a namespace.

@@ -117,11 +117,7 @@ func StuckTitle(d *digest.Digest) string {
 // stuckLine is one admitted workload whose pods do not run: reference, how
 // long it has held its quota, verdict and cause.
 func stuckLine(it *digest.Item) string {
-	code := string(it.Code)
-	if it.Cause != "" {
-		code += "/" + string(it.Cause)
-	}
-	return fmt.Sprintf("%s/%s/%s  admitted %s ago  %s", it.Namespace, strings.ToLower(it.Kind), it.Name, Wait(it.Wait), code)
+	return fmt.Sprintf("%s/%s/%s  admitted %s ago  %s", it.Namespace, strings.ToLower(it.Kind), it.Name, Wait(it.Wait), it.Verdict())
 }
 
 // TrendLine is the change since the previous digest, or "" for the first.
@@ -184,11 +180,7 @@ func flavorCount(q *diagnose.QueueSummary) int {
 
 // itemLine is one workload: reference, wait, verdict and cause.
 func itemLine(it *digest.Item) string {
-	code := string(it.Code)
-	if it.Cause != "" {
-		code += "/" + string(it.Cause)
-	}
-	return fmt.Sprintf("%s/%s/%s  waiting %s  %s", it.Namespace, strings.ToLower(it.Kind), it.Name, Wait(it.Wait), code)
+	return fmt.Sprintf("%s/%s/%s  waiting %s  %s", it.Namespace, strings.ToLower(it.Kind), it.Name, Wait(it.Wait), it.Verdict())
 }
 
 // causes lists a group's causes: "QuotaInUse 20, BorrowingLimited 5".
@@ -244,33 +236,28 @@ func DigestText(d *digest.Digest) string {
 	} else {
 		b.WriteString("\nNothing is pending.\n")
 	}
-	if len(d.NeedsAction) > 0 {
-		b.WriteString("\nNeeds action (waiting will not fix these):\n")
-		for j, it := range d.NeedsAction {
-			if j == d.TopN {
-				fmt.Fprintf(&b, "  ... and %d more\n", len(d.NeedsAction)-j)
-				break
-			}
-			fmt.Fprintf(&b, "  %s  -> %s\n", itemLine(it), Whos(it.Who))
-			if it.Remedy != "" {
-				fmt.Fprintf(&b, "    %s\n", wrap(oneLine(it.Remedy), 74, "    "))
-			}
-		}
-	}
-	if len(d.Stuck) > 0 {
-		b.WriteString("\n" + StuckTitle(d) + ":\n")
-		for j, it := range d.Stuck {
-			if j == d.TopN {
-				fmt.Fprintf(&b, "  ... and %d more\n", len(d.Stuck)-j)
-				break
-			}
-			fmt.Fprintf(&b, "  %s  -> %s\n", stuckLine(it), Whos(it.Who))
-			if it.Remedy != "" {
-				fmt.Fprintf(&b, "    %s\n", wrap(oneLine(it.Remedy), 74, "    "))
-			}
-		}
-	}
+	actionList(&b, "Needs action (waiting will not fix these)", d.NeedsAction, d.TopN, itemLine)
+	actionList(&b, StuckTitle(d), d.Stuck, d.TopN, stuckLine)
 	return b.String()
+}
+
+// actionList writes a titled list of the workloads someone has to act on,
+// the first topN with who acts and the first remedy.
+func actionList(b *strings.Builder, title string, items []*digest.Item, topN int, line func(*digest.Item) string) {
+	if len(items) == 0 {
+		return
+	}
+	b.WriteString("\n" + title + ":\n")
+	for j, it := range items {
+		if j == topN {
+			fmt.Fprintf(b, "  ... and %d more\n", len(items)-j)
+			break
+		}
+		fmt.Fprintf(b, "  %s  -> %s\n", line(it), Whos(it.Who))
+		if it.Remedy != "" {
+			fmt.Fprintf(b, "    %s\n", wrap(oneLine(it.Remedy), 74, "    "))
+		}
+	}
 }
 
 // DigestMarkdown renders the digest as GitHub-flavoured Markdown.
@@ -331,11 +318,7 @@ func DigestMarkdown(d *digest.Digest) string {
 				fmt.Fprintf(&b, "- … and %d more\n", len(d.Stuck)-j)
 				break
 			}
-			code := string(it.Code)
-			if it.Cause != "" {
-				code += "/" + string(it.Cause)
-			}
-			fmt.Fprintf(&b, "- `%s` admitted %s ago, `%s`, for the %s: %s\n", it.Namespace+"/"+strings.ToLower(it.Kind)+"/"+it.Name, Wait(it.Wait), code, Whos(it.Who), mdEscape(oneLine(it.Remedy)))
+			fmt.Fprintf(&b, "- `%s` admitted %s ago, `%s`, for the %s: %s\n", it.Namespace+"/"+strings.ToLower(it.Kind)+"/"+it.Name, Wait(it.Wait), it.Verdict(), Whos(it.Who), mdEscape(oneLine(it.Remedy)))
 		}
 		b.WriteString("\n")
 	}
