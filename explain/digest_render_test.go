@@ -23,6 +23,7 @@ var stuckScenarios = map[string]diagnose.Code{
 	"pods-unschedulable":       diagnose.CodePodsUnschedulable, // no node fits the pod
 	"image-pull-backoff":       diagnose.CodePodsNotStarting,   // the image cannot be pulled
 	"appwrapper-no-controller": diagnose.CodeStarting,          // no pods were created
+	"pods-resourcequota":       diagnose.CodeStarting,          // the namespace's ResourceQuota refuses the pods
 }
 
 // TestDigestShowsStuckAfterAdmission: over recorded scenarios, the
