@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -56,7 +57,7 @@ func TestServerAndTokenReachTheAPIServer(t *testing.T) {
 			paths = 0
 			mu.Unlock()
 			var out, errOut bytes.Buffer
-			args := append(tc.args, "--server", srv.URL, "--token", "t0ken", "--certificate-authority", ca, "--request-timeout", "5s")
+			args := append(slices.Clone(tc.args), "--server", srv.URL, "--token", "t0ken", "--certificate-authority", ca, "--request-timeout", "5s")
 			code := run(t.Context(), args, strings.NewReader(""), &out, &errOut)
 			mu.Lock()
 			defer mu.Unlock()

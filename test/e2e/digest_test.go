@@ -87,7 +87,8 @@ func TestDigestGroupsMatchDiagnose(t *testing.T) {
 	for _, ns := range scenarioNamespaces(t, sb) {
 		args = append(args, "--namespace", ns)
 	}
-	d, _ := digestJSON(t, append(args, "--kubeconfig", admin)...)
+	// The scenarios were admitted seconds ago: a second counts as stuck.
+	d, _ := digestJSON(t, append(args, "--kubeconfig", admin, "--stuck-after", "1s")...)
 	codes := map[string]bool{}
 	n := 0
 	for _, g := range d.Groups {
@@ -100,7 +101,19 @@ func TestDigestGroupsMatchDiagnose(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d pending workloads in %d groups: %v", n, len(d.Groups), codes)
+	// The admitted workloads whose pods do not run are named as stuck,
+	// with the verdict diagnose gives them.
+	for _, it := range d.Stuck {
+		r, _ := diagnoseArgs(t, "diagnose", strings.ToLower(it.Kind)+"/"+it.Name, "-n", it.Namespace, "--kubeconfig", admin, "-o", "json")
+		if r.Verdict.Code != string(it.Code) || !digest.Stuck(it.Code) || len(it.Who) == 0 {
+			t.Errorf("%s is stuck after admission as %s (who %v), but kueuebot diagnose says %s (%s)", it.Ref(), it.Code, it.Who, r.Verdict.Code, r.Verdict.Headline)
+		}
+		codes["stuck "+string(it.Code)] = true
+	}
+	t.Logf("%d pending workloads in %d groups, %d stuck after admission: %v", n, len(d.Groups), len(d.Stuck), codes)
+	if len(d.Stuck) < 3 {
+		t.Errorf("%d stuck after admission; the scenarios admit pods-unschedulable, image-pull-backoff, pods-resourcequota, ...", len(d.Stuck))
+	}
 	if n < 20 || len(codes) < 5 {
 		t.Errorf("%d pending workloads in %d verdict groups; the scenarios make dozens in many", n, len(codes))
 	}
