@@ -11,10 +11,8 @@ import (
 	"github.com/slack-go/slack"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/transport"
-	kueueclient "sigs.k8s.io/kueue/client-go/clientset/versioned"
 
 	"github.com/kueuebot/kueuebot/bot"
 	"github.com/kueuebot/kueuebot/config"
@@ -166,13 +164,13 @@ func newExplainer(cfg *config.Config, live bool, kube *kubeFlags, fromFiles []st
 	if wrap != nil {
 		base.Wrap(wrap)
 	}
-	botKueue, err := kueueclient.NewForConfig(base)
+	own, err := newClients(base) // the bot's own identity
 	if err != nil {
 		return nil, nil, err
 	}
 	kr := &explain.KubeReader{
 		Base:    base,
-		Finder:  &rbac.NamespaceFinder{Bot: botKueue, Max: cfg.Kube.MaxNamespaces, Concurrency: cfg.Kube.DiscoveryConcurrency},
+		Finder:  &rbac.NamespaceFinder{Bot: own.Kueue, Max: cfg.Kube.MaxNamespaces, Concurrency: cfg.Kube.DiscoveryConcurrency},
 		Timeout: cfg.Kube.RequestTimeout,
 		TTL:     cfg.Identity.CacheTTL,
 	}
@@ -182,11 +180,7 @@ func newExplainer(cfg *config.Config, live bool, kube *kubeFlags, fromFiles []st
 		return nil, nil, err
 	}
 	if kc := cfg.Kube.KueueConfig; kc.Enabled() {
-		botKube, err := kubernetes.NewForConfig(base)
-		if err != nil {
-			return nil, nil, err
-		}
-		kr.KueueConfig = fetch.KueueConfigMap(botKube, kc.Namespace, kc.ConfigMap, kc.Key, 5*time.Minute)
+		kr.KueueConfig = fetch.KueueConfigMap(own.Kube, kc.Namespace, kc.ConfigMap, kc.Key, 5*time.Minute)
 	}
 	return &explain.Explainer{Reader: kr}, base, nil
 }

@@ -107,25 +107,36 @@ func (k *kubeFlags) ExplicitNamespace() string {
 	return *k.flags.Namespace
 }
 
-// newFetcher returns a Fetcher (and, through it, the Lister of
-// explain.ClientReader) reading with cfg's own identity, its clients
-// sharing one HTTP client.
-func newFetcher(cfg *rest.Config) (*fetch.Fetcher, error) {
+// newClients returns the clients every command reads through, acting as
+// cfg's identity (the kubeconfig user, --as, or the bot's own), sharing one
+// HTTP client: the one place clients are built from a rest.Config (rbac's
+// ClientsFor adds impersonation of each caller on top of the bot's).
+func newClients(cfg *rest.Config) (fetch.Clients, error) {
 	hc, err := rest.HTTPClientFor(cfg)
 	if err != nil {
-		return nil, err
+		return fetch.Clients{}, err
 	}
 	kube, err := kubernetes.NewForConfigAndClient(cfg, hc)
 	if err != nil {
-		return nil, err
+		return fetch.Clients{}, err
 	}
 	kq, err := versioned.NewForConfigAndClient(cfg, hc)
 	if err != nil {
-		return nil, err
+		return fetch.Clients{}, err
 	}
 	dyn, err := dynamic.NewForConfigAndClient(cfg, hc)
 	if err != nil {
+		return fetch.Clients{}, err
+	}
+	return fetch.Clients{Kube: kube, Kueue: kq, Dynamic: dyn}, nil
+}
+
+// newFetcher returns a Fetcher (and, through explain.ClientReader, a
+// Lister) reading with cfg's own identity.
+func newFetcher(cfg *rest.Config) (*fetch.Fetcher, error) {
+	c, err := newClients(cfg)
+	if err != nil {
 		return nil, err
 	}
-	return &fetch.Fetcher{Kube: kube, Kueue: kq, Dynamic: dyn, Timeout: cfg.Timeout}, nil
+	return &fetch.Fetcher{Kube: c.Kube, Kueue: c.Kueue, Dynamic: c.Dynamic, Timeout: cfg.Timeout}, nil
 }

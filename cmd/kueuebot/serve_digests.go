@@ -8,7 +8,6 @@ import (
 	"sync"
 
 	"github.com/slack-go/slack"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 
@@ -44,10 +43,11 @@ func startDigests(ctx context.Context, cfg *config.Config, api *slack.Client, lo
 			return nil, errors.New("digests[] need this replica's name: set POD_NAME")
 		}
 	}
-	own, err := kubernetes.NewForConfig(base)
+	c, err := newClients(base) // the bot's own identity: its Lease and state
 	if err != nil {
 		return nil, err
 	}
+	own := c.Kube
 	runner, err := digests.NewRunner(cfg.Digests, digests.Runner{
 		Digester: ex,
 		Poster:   &digests.SlackPoster{API: api},
