@@ -3,10 +3,10 @@ package fetch
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/cache"
 	"k8s.io/client-go/kubernetes"
 	configapi "sigs.k8s.io/kueue/apis/config/v1beta2"
 	"sigs.k8s.io/yaml"
@@ -45,14 +45,19 @@ func ParseKueueConfiguration(data []byte) (*diagnose.KueueConfig, error) {
 }
 
 // KueueConfigMap reads Kueue's Configuration from key of ConfigMap
-// namespace/name with cs (the bot's own identity), caching it for ttl (in
-// apimachinery's LRUExpireCache; concurrent misses may read it twice). Its
+// namespace/name with cs (the bot's own identity), caching it for ttl. Its
 // result is meant for Fetcher.KueueConfig.
 func KueueConfigMap(cs kubernetes.Interface, namespace, name, key string, ttl time.Duration) func(context.Context) (*diagnose.KueueConfig, error) {
-	cached := cache.NewLRUExpireCache(1)
+	var (
+		mu     sync.Mutex
+		cached *diagnose.KueueConfig
+		at     time.Time
+	)
 	return func(ctx context.Context) (*diagnose.KueueConfig, error) {
-		if kc, ok := cached.Get(key); ok {
-			return kc.(*diagnose.KueueConfig), nil
+		mu.Lock()
+		defer mu.Unlock()
+		if cached != nil && time.Since(at) < ttl {
+			return cached, nil
 		}
 		cm, err := cs.CoreV1().ConfigMaps(namespace).Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
@@ -66,7 +71,7 @@ func KueueConfigMap(cs kubernetes.Interface, namespace, name, key string, ttl ti
 		if err != nil {
 			return nil, err
 		}
-		cached.Add(key, kc, ttl)
+		cached, at = kc, time.Now()
 		return kc, nil
 	}
 }
@@ -75,12 +80,6 @@ func KueueConfigMap(cs kubernetes.Interface, namespace, name, key string, ttl ti
 // Configuration.
 type kueueConfigReader interface {
 	kueueConfig(ctx context.Context) (*diagnose.KueueConfig, error)
-}
-
-func (s *storeSource) kueueConfig(context.Context) (*diagnose.KueueConfig, error) {
-	s.st.mu.RLock()
-	defer s.st.mu.RUnlock()
-	return s.st.kueueConfig, nil
 }
 
 func (s *liveSource) kueueConfig(ctx context.Context) (*diagnose.KueueConfig, error) {
