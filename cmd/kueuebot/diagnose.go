@@ -88,11 +88,12 @@ by 'kubectl get -o yaml' with --from-file (repeatable; files or folders).`,
 }
 
 // fromFileConflict refuses kubectl's cluster flags next to --from-file (the
-// namespace excepted: it says where the job is).
+// namespace, which says where the job is, and the request timeout
+// excepted).
 func fromFileConflict(k *kubeFlags) error {
 	var set []string
 	for _, n := range k.Changed() {
-		if n != "--namespace" {
+		if n != "--namespace" && n != "--request-timeout" {
 			set = append(set, n)
 		}
 	}
