@@ -58,6 +58,11 @@ type Digest struct {
 	// LongWait is how long a pending workload waits before it counts as a
 	// long wait; 0 means 24h.
 	LongWait time.Duration `mapstructure:"longWait"`
+	// StuckAfter is how long an admitted workload's pods may be missing or
+	// not running (refused by a ResourceQuota, unschedulable, failing to
+	// pull their image) before the digest names it as stuck after
+	// admission: it holds quota others wait for. 0 means 30m.
+	StuckAfter time.Duration `mapstructure:"stuckAfter"`
 	// TopN is how many workloads each list of the channel message names
 	// (the thread has more); 0 means 5.
 	TopN int `mapstructure:"topN"`
@@ -70,6 +75,7 @@ type Digest struct {
 // Digest defaults, for the zero values of Digest's optional keys.
 const (
 	DefaultDigestLongWait    = 24 * time.Hour
+	DefaultDigestStuckAfter  = 30 * time.Minute
 	DefaultDigestTopN        = 5
 	DefaultDigestMaxLateness = 6 * time.Hour
 )
@@ -151,13 +157,21 @@ func repeatedWallClock(n time.Time, loc *time.Location) bool {
 	return false
 }
 
-// LongWaitOrDefault, TopNOrDefault and MaxLatenessOrDefault apply the
-// defaults to the optional keys.
+// LongWaitOrDefault, StuckAfterOrDefault, TopNOrDefault and
+// MaxLatenessOrDefault apply the defaults to the optional keys.
 func (d *Digest) LongWaitOrDefault() time.Duration {
 	if d.LongWait <= 0 {
 		return DefaultDigestLongWait
 	}
 	return d.LongWait
+}
+
+// StuckAfterOrDefault is StuckAfter, or its default.
+func (d *Digest) StuckAfterOrDefault() time.Duration {
+	if d.StuckAfter <= 0 {
+		return DefaultDigestStuckAfter
+	}
+	return d.StuckAfter
 }
 
 // TopNOrDefault is TopN, or its default.
@@ -225,6 +239,9 @@ func (c *Config) validateDigests(errs *errList) {
 		checkGroups(errs, key+".groups", d.Groups)
 		if d.LongWait < 0 || d.LongWait > maxDigestLongWait {
 			errs.addf(key+".longWait", "got %s, want a duration up to %s, e.g. \"24h\" (0: the default)", d.LongWait, maxDigestLongWait)
+		}
+		if d.StuckAfter < 0 || d.StuckAfter > maxDigestLongWait {
+			errs.addf(key+".stuckAfter", "got %s, want a duration up to %s, e.g. \"30m\" (0: the default)", d.StuckAfter, maxDigestLongWait)
 		}
 		if d.TopN < 0 || d.TopN > maxDigestTopN {
 			errs.addf(key+".topN", "got %d, want 1 to %d (0: the default)", d.TopN, maxDigestTopN)

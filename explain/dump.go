@@ -44,28 +44,31 @@ func (d *DumpReader) Snapshot(_ context.Context, id rbac.Identity, t diagnose.Ta
 }
 
 // List implements Lister: the dump's store, of which only the identity's
-// configured namespaces are readable (every namespace when Unrestricted),
-// as RBAC would have it.
-func (d *DumpReader) List(_ context.Context, id rbac.Identity, namespaces []string) (*fetch.Store, []string, error) {
-	readable := make([]string, 0, len(namespaces))
+// configured namespaces are readable (every namespace asked, or all of them
+// when none is, when Unrestricted), as RBAC would have it.
+func (d *DumpReader) List(_ context.Context, id rbac.Identity, namespaces []string) (Listing, error) {
+	l := Listing{Store: d.Dump.Store(), All: d.Unrestricted && len(namespaces) == 0}
+	if len(namespaces) == 0 {
+		namespaces = id.Namespaces
+	}
 	for _, ns := range namespaces {
 		if d.Unrestricted || slices.Contains(id.Namespaces, ns) {
-			readable = append(readable, ns)
+			l.Namespaces = append(l.Namespaces, ns)
 		}
 	}
-	return d.Dump.Store(), readable, nil
+	return l, nil
 }
 
 // JobNames implements JobNamer from the dump's Workloads of the readable
 // namespaces.
 func (d *DumpReader) JobNames(ctx context.Context, id rbac.Identity, namespaces []string) (map[string]bool, error) {
-	st, readable, err := d.List(ctx, id, namespaces)
+	l, err := d.List(ctx, id, namespaces)
 	if err != nil {
 		return nil, err
 	}
 	names := map[string]bool{}
-	for _, ns := range readable {
-		for _, wl := range st.WorkloadsIn(ns) {
+	for _, ns := range l.Namespaces {
+		for _, wl := range l.Store.WorkloadsIn(ns) {
 			names[wl.Name] = true
 			for _, o := range wl.OwnerReferences {
 				names[o.Name] = true

@@ -6,102 +6,122 @@ import (
 	"errors"
 	"slices"
 
-	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
-
 	"github.com/kueuebot/kueuebot/diagnose"
 	"github.com/kueuebot/kueuebot/diagnose/fetch"
 	"github.com/kueuebot/kueuebot/rbac"
 )
 
 // Lister is implemented by Readers that can read every workload of a set
-// of namespaces at once, for lists (my jobs, queues, App Home): a handful
-// of paginated LISTs as the caller, whatever the number of workloads, then
-// the pure core classifies each one with no request per workload.
+// of namespaces at once, for lists (my jobs, queues, App Home) and
+// digests: a handful of paginated LISTs as the caller, whatever the number
+// of workloads, then the pure core classifies each one with no request per
+// workload.
 type Lister interface {
 	// List fills a store with what classifying every workload of the
-	// namespaces needs, read as id, and says which of the namespaces id
-	// may read: only their workloads and queues are answered.
-	List(ctx context.Context, id rbac.Identity, namespaces []string) (st *fetch.Store, readable []string, err error)
+	// namespaces needs (every namespace when there are none), read as id,
+	// and says which namespaces id may read: only their workloads and
+	// queues are answered.
+	List(ctx context.Context, id rbac.Identity, namespaces []string) (Listing, error)
 }
+
+// Listing is what a Lister read.
+type Listing struct {
+	// Store holds the objects.
+	Store *fetch.Store
+	// All is true when every namespace of the store may be answered (the
+	// LISTs were made as the caller: RBAC decided what they returned).
+	All bool
+	// Namespaces are the namespaces that may be answered, when not All.
+	Namespaces []string
+	// Stats are what the LISTs did; nil for a dump.
+	Stats *fetch.ListStats
+}
+
+// Readable reports whether the objects of namespace ns may be answered.
+func (l *Listing) Readable(ns string) bool { return l.All || slices.Contains(l.Namespaces, ns) }
 
 // errNoLister is returned when the Reader cannot list.
 var errNoLister = errors.New("explain: the Reader cannot list workloads")
 
-// list finds the caller's namespaces and fills a store from them. allowed
-// holds the namespaces whose objects may be answered.
-func (e *Explainer) list(ctx context.Context, id rbac.Identity, namespace string) (st *fetch.Store, nss rbac.Namespaces, allowed map[string]bool, err error) {
+// lister returns e's Reader as a Lister.
+func (e *Explainer) lister() (Lister, error) {
 	if e.Reader == nil {
-		return nil, nss, nil, errNoReader
+		return nil, errNoReader
 	}
 	lister, ok := e.Reader.(Lister)
 	if !ok {
-		return nil, nss, nil, errNoLister
+		return nil, errNoLister
 	}
-	nss, err = e.Reader.Namespaces(ctx, id, namespace)
-	if err != nil {
-		return nil, nss, nil, err
-	}
-	if len(nss.Names) == 0 {
-		return nil, nss, nil, &Error{Message: "You can't list workloads in any namespace I know of. Ask your platform team for access, or name a namespace: `jobs -n NAMESPACE`."}
-	}
-	st, readable, err := lister.List(ctx, id, nss.Names)
-	if err != nil {
-		return nil, nss, nil, err
-	}
-	allowed = make(map[string]bool, len(readable))
-	for _, ns := range readable {
-		allowed[ns] = true
-	}
-	return st, nss, allowed, nil
+	return lister, nil
 }
 
-// Jobs lists the caller's jobs that are not running: every Workload of the
-// caller's namespaces that has not finished, classified by the same pure
+// list finds the caller's namespaces and fills a store from them.
+func (e *Explainer) list(ctx context.Context, id rbac.Identity, namespace string) (Listing, rbac.Namespaces, error) {
+	lister, err := e.lister()
+	if err != nil {
+		return Listing{}, rbac.Namespaces{}, err
+	}
+	nss, err := e.Reader.Namespaces(ctx, id, namespace)
+	if err != nil {
+		return Listing{}, nss, err
+	}
+	if len(nss.Names) == 0 {
+		return Listing{}, nss, &Error{Message: "You can't list workloads in any namespace I know of. Ask your platform team for access, or name a namespace: `jobs -n NAMESPACE`."}
+	}
+	l, err := lister.List(ctx, id, nss.Names)
+	if err != nil {
+		return Listing{}, nss, err
+	}
+	if l.All {
+		// Only the namespaces asked are answered, whatever else the
+		// store holds.
+		l.All, l.Namespaces = false, nss.Names
+	}
+	return l, nss, nil
+}
+
+// Jobs lists the caller's jobs that are not running: every subject of the
+// caller's namespaces (each Workload that has not finished, and each job
+// that names a LocalQueue but has no Workload) classified by the same pure
 // core as a single question, keeping those whose verdict is not Running or
 // Finished, newest first. The reads are a few paginated LISTs per
 // namespace, as the caller; there is no request per workload.
 func (e *Explainer) Jobs(ctx context.Context, id rbac.Identity, q JobsQuery) (JobsResult, error) {
-	st, nss, allowed, err := e.list(ctx, id, q.Namespace)
+	l, nss, err := e.list(ctx, id, q.Namespace)
 	res := JobsResult{Namespaces: nss}
 	if err != nil {
 		return res, err
 	}
-	now := clock(e.Now)
-	type entry struct {
-		created diagnose.Report
-		wl      *kueue.Workload
-	}
-	seen := map[diagnose.Target]bool{}
-	var jobs []entry
-	for _, wl := range st.Workloads() {
-		if !allowed[wl.Namespace] || diagnose.PhaseOf(wl) == diagnose.PhaseFinished {
+	var subjects []fetch.Subject
+	for _, sub := range l.Store.Subjects() {
+		if !l.Readable(sub.Target.Namespace) || sub.Workload != nil && diagnose.PhaseOf(sub.Workload) == diagnose.PhaseFinished {
 			continue
 		}
-		t := fetch.TargetOf(wl, st)
-		if seen[t] {
-			continue // several Workloads of one job: its Snapshot picks one
-		}
-		seen[t] = true
-		snap, err := st.Snapshot(t, now)
-		if err != nil {
-			return res, err
-		}
-		rep := diagnose.Analyze(snap)
-		switch rep.Verdict.Stage {
+		subjects = append(subjects, sub)
+	}
+	reports := make([]diagnose.Report, len(subjects))
+	err = l.Store.Classify(subjects, clock(e.Now), fetch.ClassifyOptions{}, func(i int, r *diagnose.Report) { reports[i] = *r })
+	if err != nil {
+		return res, err
+	}
+	order := make([]int, 0, len(subjects))
+	for i := range subjects {
+		switch reports[i].Verdict.Stage {
 		case diagnose.StageRunning, diagnose.StageFinished:
 			continue
 		}
-		jobs = append(jobs, entry{created: rep, wl: wl})
+		order = append(order, i)
 	}
-	slices.SortStableFunc(jobs, func(a, b entry) int {
-		if c := b.wl.CreationTimestamp.Compare(a.wl.CreationTimestamp.Time); c != 0 {
+	slices.SortStableFunc(order, func(a, b int) int {
+		sa, sb := &subjects[a], &subjects[b]
+		if c := sb.Created.Compare(sa.Created); c != 0 {
 			return c
 		}
-		return cmp.Or(cmp.Compare(a.wl.Namespace, b.wl.Namespace), cmp.Compare(a.wl.Name, b.wl.Name))
+		return cmp.Or(cmp.Compare(sa.Target.Namespace, sb.Target.Namespace), cmp.Compare(sa.Target.Name, sb.Target.Name), cmp.Compare(sa.Target.Kind, sb.Target.Kind))
 	})
-	res.Jobs = make([]diagnose.Report, 0, len(jobs))
-	for _, j := range jobs {
-		res.Jobs = append(res.Jobs, j.created)
+	res.Jobs = make([]diagnose.Report, 0, len(order))
+	for _, i := range order {
+		res.Jobs = append(res.Jobs, reports[i])
 	}
 	return res, nil
 }
@@ -126,13 +146,13 @@ type QueuesResult struct {
 // Queues summarises the caller's LocalQueues from one store filled as the
 // caller (ClusterQueue figures only where the caller may read them).
 func (e *Explainer) Queues(ctx context.Context, id rbac.Identity, q QueuesQuery) (QueuesResult, error) {
-	st, nss, allowed, err := e.list(ctx, id, q.Namespace)
+	l, nss, err := e.list(ctx, id, q.Namespace)
 	res := QueuesResult{Namespaces: nss}
 	if err != nil {
 		return res, err
 	}
-	for _, s := range diagnose.QueueSummaries(st.Objects(), clock(e.Now)) {
-		if s.Kind == diagnose.QueueKindLocal && allowed[s.Namespace] {
+	for _, s := range diagnose.QueueSummaries(l.Store.Objects(), clock(e.Now)) {
+		if s.Kind == diagnose.QueueKindLocal && l.Readable(s.Namespace) {
 			res.Queues = append(res.Queues, s)
 		}
 	}

@@ -8,9 +8,9 @@ import (
 	"sync"
 	"time"
 
+	"k8s.io/apimachinery/pkg/util/cache"
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
-	"k8s.io/utils/lru"
 	kueueclient "sigs.k8s.io/kueue/client-go/clientset/versioned"
 
 	"github.com/kueuebot/kueuebot/diagnose"
@@ -27,12 +27,14 @@ const DefaultFetcherTTL = 10 * time.Minute
 
 // KubeReader reads a cluster as each caller through impersonation: it
 // copies the bot's rest.Config and impersonates the identity
-// (rbac.ClientsFor). It keeps one fetcher per identity (LRU-bounded, with a
-// TTL), so API discovery and HTTP connections are reused across questions.
+// (rbac.ClientsFor). It keeps one fetcher per identity (in apimachinery's
+// LRUExpireCache: bounded, with a TTL), so API discovery and HTTP
+// connections are reused across questions, lists and digests.
 type KubeReader struct {
 	// Base is the bot's own rest.Config. Required.
 	Base *rest.Config
-	// Finder maps a caller to namespaces. Required.
+	// Finder maps a caller to namespaces. Required for questions and
+	// lists; digests name their namespaces.
 	Finder *rbac.NamespaceFinder
 	// ClusterScoped, when set (clusterScopedReads: bot), reads the caller's
 	// own ClusterQueue, flavors and cohort as the bot.
@@ -50,14 +52,18 @@ type KubeReader struct {
 	Now func() time.Time
 
 	once  sync.Once
-	cache *lru.Cache
+	cache *cache.LRUExpireCache
 }
+
+// clockFunc adapts a func() time.Time to cache.Clock.
+type clockFunc func() time.Time
+
+func (f clockFunc) Now() time.Time { return clock(f) }
 
 type cachedReader struct {
 	clients  *rbac.Clients
 	fetcher  *fetch.Fetcher
 	metadata metadata.Interface
-	expires  time.Time
 }
 
 // identityKey is the cache key of an identity: user, groups and extra.
@@ -98,15 +104,11 @@ func (k *KubeReader) reader(id rbac.Identity) (*cachedReader, error) {
 		if size <= 0 {
 			size = DefaultFetcherCacheSize
 		}
-		k.cache = lru.New(size)
+		k.cache = cache.NewLRUExpireCacheWithClock(size, clockFunc(k.Now))
 	})
-	now := clock(k.Now)
 	key := identityKey(id)
 	if v, ok := k.cache.Get(key); ok {
-		if c := v.(*cachedReader); now.Before(c.expires) {
-			return c, nil
-		}
-		k.cache.Remove(key)
+		return v.(*cachedReader), nil
 	}
 	clients, err := rbac.ClientsFor(k.Base, id)
 	if err != nil {
@@ -127,9 +129,8 @@ func (k *KubeReader) reader(id rbac.Identity) (*cachedReader, error) {
 			ClusterScoped: k.ClusterScoped, KueueConfig: k.KueueConfig, Timeout: k.Timeout, Now: k.Now,
 		},
 		metadata: meta,
-		expires:  now.Add(ttl),
 	}
-	k.cache.Add(key, c)
+	k.cache.Add(key, c, ttl)
 	return c, nil
 }
 
@@ -163,30 +164,51 @@ func (k *KubeReader) JobNames(ctx context.Context, id rbac.Identity, namespaces 
 }
 
 // List implements Lister: a few paginated LISTs per namespace as id
-// (Workloads, job kinds, LocalQueues, Pods, Events) and cluster-wide
-// (ClusterQueues, ResourceFlavors, Cohorts, AdmissionChecks), whatever the
-// number of workloads. A LIST the caller may not make becomes a gap of the
-// Snapshots that need it, as in a single question.
-func (k *KubeReader) List(ctx context.Context, id rbac.Identity, namespaces []string) (*fetch.Store, []string, error) {
+// (Workloads, job kinds, LocalQueues, Pods, Events; cluster-wide when
+// namespaces is empty) and cluster-wide (ClusterQueues, ResourceFlavors,
+// Cohorts, AdmissionChecks), whatever the number of workloads. A LIST the
+// caller may not make becomes a gap of the Snapshots that need it, as in a
+// single question; RBAC decides what the LISTs return, so every namespace
+// listed is readable (a namespace the caller may not read lists nothing).
+func (k *KubeReader) List(ctx context.Context, id rbac.Identity, namespaces []string) (Listing, error) {
 	c, err := k.reader(id)
 	if err != nil {
-		return nil, nil, err
+		return Listing{}, err
 	}
-	st := fetch.NewStore()
-	_, err = st.ListInto(ctx, fetch.Clients{Kube: c.clients.Kube, Kueue: c.clients.Kueue, Dynamic: c.clients.Dynamic},
-		fetch.ListOptions{Namespaces: namespaces, Jobs: true, Pods: true, Events: true, Timeout: k.Timeout})
-	if errors.Is(err, fetch.ErrImpersonation) {
-		return nil, nil, &Error{Message: "I am not allowed to read the cluster as you: kueuebot's ClusterRole does not list your Kubernetes user or groups. Ask your platform team to add your identity to kueuebot's config and apply its RBAC again (helm upgrade, or kueuebot rbac --config).", Cause: err}
-	}
-	if err != nil {
-		if re := fetch.AsReadError("Workload", "", "", err); re != nil && ctx.Err() == nil {
-			return nil, nil, re
+	l, err := listClients(ctx, fetch.Clients{Kube: c.clients.Kube, Kueue: c.clients.Kueue, Dynamic: c.clients.Dynamic}, namespaces, k.Timeout)
+	if err == nil && k.KueueConfig != nil {
+		// Jobs without a Workload are classified as a single question
+		// classifies them: with Kueue's Configuration, read as the bot
+		// (cached). Unreadable, they are classified without it.
+		if kc, kerr := k.KueueConfig(ctx); kerr == nil {
+			l.Store.SetKueueConfig(kc)
 		}
-		return nil, nil, err
 	}
-	// RBAC decided what the LISTs returned: a namespace the caller may not
-	// read lists nothing.
-	return st, namespaces, nil
+	return l, err
+}
+
+// listClients fills a store with the LISTs a list or digest needs, through
+// clients acting as one identity.
+func listClients(ctx context.Context, c fetch.Clients, namespaces []string, timeout time.Duration) (Listing, error) {
+	st := fetch.NewStore()
+	stats, err := st.ListInto(ctx, c, fetch.ListOptions{Namespaces: namespaces, Jobs: true, Pods: true, Events: true, Timeout: timeout})
+	if err != nil {
+		return Listing{}, readError(ctx, "Workload", err)
+	}
+	return Listing{Store: st, All: true, Stats: stats}, nil
+}
+
+// readError says plainly why a read failed: the bot's own RBAC refusing the
+// impersonation, or a sick API server.
+func readError(ctx context.Context, kind string, err error) error {
+	if errors.Is(err, fetch.ErrImpersonation) {
+		// The bot's own RBAC is wrong: say so, without the server's text.
+		return &Error{Message: "I am not allowed to read the cluster as you: kueuebot's ClusterRole does not list your Kubernetes user or groups. Ask your platform team to add your identity to kueuebot's config and apply its RBAC again (helm upgrade, or kueuebot rbac --config).", Cause: err}
+	}
+	if re := fetch.AsReadError(kind, "", "", err); re != nil && ctx.Err() == nil {
+		return re
+	}
+	return err
 }
 
 // Snapshot implements Reader.
@@ -197,8 +219,7 @@ func (k *KubeReader) Snapshot(ctx context.Context, id rbac.Identity, t diagnose.
 	}
 	s, err := c.fetcher.Fetch(ctx, t)
 	if errors.Is(err, fetch.ErrImpersonation) {
-		// The bot's own RBAC is wrong: say so, without the server's text.
-		return nil, &Error{Message: "I am not allowed to read the cluster as you: kueuebot's ClusterRole does not list your Kubernetes user or groups. Ask your platform team to add your identity to kueuebot's config and apply its RBAC again (helm upgrade, or kueuebot rbac --config).", Cause: err}
+		return nil, readError(ctx, "", err)
 	}
 	return s, err
 }
@@ -224,6 +245,13 @@ func (c *ClientReader) Namespaces(_ context.Context, _ rbac.Identity, explicit s
 		ns = "default"
 	}
 	return rbac.Namespaces{Names: []string{ns}, Source: rbac.SourceConfigured}, nil
+}
+
+// List implements Lister with the Fetcher's clients: the same LISTs as
+// KubeReader's, as whoever the clients authenticate as.
+func (c *ClientReader) List(ctx context.Context, _ rbac.Identity, namespaces []string) (Listing, error) {
+	f := c.Fetcher
+	return listClients(ctx, fetch.Clients{Kube: f.Kube, Kueue: f.Kueue, Dynamic: f.Dynamic}, namespaces, f.Timeout)
 }
 
 // Snapshot implements Reader.

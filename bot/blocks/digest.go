@@ -71,17 +71,8 @@ func DigestMessages(d *digest.Digest, cli string) (Message, []Message) {
 		bl = append(bl, slack.NewSectionBlock(mrkdwn("Nothing is pending. :tada:"), nil, nil))
 	}
 
-	if len(d.NeedsAction) > 0 {
-		var lines []string
-		for j, it := range d.NeedsAction {
-			if j == d.TopN {
-				lines = append(lines, fmt.Sprintf("_… and %d more in the thread._", len(d.NeedsAction)-j))
-				break
-			}
-			lines = append(lines, needsActionLine(it))
-		}
-		bl = append(bl, slack.NewDividerBlock(), slack.NewSectionBlock(mrkdwn("*Needs action* (waiting will not fix these)\n"+strings.Join(lines, "\n")), nil, nil))
-	}
+	bl = append(bl, topSection("*Needs action* (waiting will not fix these)", d.NeedsAction, d.TopN, needsActionLine)...)
+	bl = append(bl, topSection("*"+Escape(render.StuckTitle(d))+"*", d.Stuck, d.TopN, stuckLine)...)
 	bl = append(bl, slack.NewContextBlock("", mrkdwn(fmt.Sprintf("As of %s. Details in the thread; mention me with a job's name to ask about it.",
 		d.Now.UTC().Format("Mon Jan 2 15:04 MST")))))
 	main := Message{Text: truncate(Escape(fmt.Sprintf("Digest %s: %s", d.Name, render.TotalsLine(d))), MaxFallbackText), Blocks: Fit(bl, hint)}
@@ -123,6 +114,13 @@ func DigestMessages(d *digest.Digest, cli string) (Message, []Message) {
 		}
 		add(fmt.Sprintf("Needs action: %d", len(d.NeedsAction)), capLines(lines, hint))
 	}
+	if len(d.Stuck) > 0 {
+		var lines []string
+		for _, it := range d.Stuck {
+			lines = append(lines, stuckLine(it)+remedyLine(it))
+		}
+		add(fmt.Sprintf("Stuck after admission: %d", len(d.Stuck)), capLines(lines, hint))
+	}
 	for i := range d.Groups {
 		g := &d.Groups[i]
 		var lines []string
@@ -139,6 +137,23 @@ func DigestMessages(d *digest.Digest, cli string) (Message, []Message) {
 		add(fmt.Sprintf("Waiting over %s: %d", render.Wait(d.LongWait), len(d.LongWaits)), capLines(lines, hint))
 	}
 	return main, replies
+}
+
+// topSection is a divider and a section that lists the first topN items
+// under title (mrkdwn), or nothing when there are none.
+func topSection(title string, items []*digest.Item, topN int, line func(*digest.Item) string) []slack.Block {
+	if len(items) == 0 {
+		return nil
+	}
+	var lines []string
+	for j, it := range items {
+		if j == topN {
+			lines = append(lines, fmt.Sprintf("_… and %d more in the thread._", len(items)-j))
+			break
+		}
+		lines = append(lines, line(it))
+	}
+	return []slack.Block{slack.NewDividerBlock(), slack.NewSectionBlock(mrkdwn(title+"\n"+strings.Join(lines, "\n")), nil, nil)}
 }
 
 // capLines keeps the first maxGroupLines lines and counts the rest.
@@ -192,11 +207,13 @@ func digestQueueLine(q *digest.Queue, d *digest.Digest) string {
 
 // itemLine is one workload: its reference, wait and verdict.
 func itemLine(it *digest.Item) string {
-	code := string(it.Code)
-	if it.Cause != "" {
-		code += "/" + string(it.Cause)
-	}
-	return fmt.Sprintf("• %s · waiting %s · %s", Code(it.Namespace+"/"+it.Kind+"/"+it.Name), render.Wait(it.Wait), Escape(code))
+	return fmt.Sprintf("• %s · waiting %s · %s", Code(it.Namespace+"/"+it.Kind+"/"+it.Name), render.Wait(it.Wait), Escape(it.Verdict()))
+}
+
+// stuckLine is one admitted workload whose pods do not run: its
+// reference, how long it has held its quota, its verdict and who acts.
+func stuckLine(it *digest.Item) string {
+	return fmt.Sprintf("• %s · admitted %s ago · %s → %s", Code(it.Namespace+"/"+it.Kind+"/"+it.Name), render.Wait(it.Wait), Escape(it.Verdict()), Escape(render.Whos(it.Who)))
 }
 
 func needsActionLine(it *digest.Item) string {

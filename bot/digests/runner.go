@@ -8,68 +8,33 @@ import (
 	"time"
 
 	"github.com/robfig/cron/v3"
-	"k8s.io/client-go/rest"
 	"k8s.io/utils/clock"
 
 	"github.com/kueuebot/kueuebot/config"
 	"github.com/kueuebot/kueuebot/diagnose/digest"
 	"github.com/kueuebot/kueuebot/diagnose/fetch"
+	"github.com/kueuebot/kueuebot/explain"
 	"github.com/kueuebot/kueuebot/rbac"
 )
 
-// Reader fills a store with what one digest covers, read as the digest's
-// identity.
-type Reader interface {
-	Read(ctx context.Context, d *config.Digest) (*fetch.Store, error)
-}
-
-// KubeReader reads a digest's namespaces with paginated LISTs, as the
-// digest's user and groups impersonated from the bot's Base config (never
-// as the bot).
-type KubeReader struct {
-	Base *rest.Config
-	// Timeout bounds each request; fetch.DefaultTimeout when zero.
-	Timeout time.Duration
-	Log     *slog.Logger
-}
-
-// Read implements Reader.
-func (k *KubeReader) Read(ctx context.Context, d *config.Digest) (*fetch.Store, error) {
-	c, err := rbac.ClientsFor(k.Base, rbac.Identity{User: d.User, Groups: d.Groups})
-	if err != nil {
-		return nil, err
-	}
-	st := fetch.NewStore()
-	stats, err := st.ListInto(ctx, fetch.Clients{Kube: c.Kube, Kueue: c.Kueue, Dynamic: c.Dynamic},
-		fetch.ListOptions{Namespaces: d.Namespaces, Jobs: true, Timeout: k.Timeout})
-	if err != nil {
-		return nil, err
-	}
-	if k.Log != nil {
-		var failed []string
-		for _, f := range stats.Failed {
-			if f.Resource != "pods" && f.Resource != "events" {
-				failed = append(failed, f.String())
-			}
-		}
-		k.Log.InfoContext(ctx, "digest read", slog.String("digest", d.Name), slog.String("user", d.User),
-			slog.Int("requests", stats.Requests), slog.Int("objects", stats.Objects), slog.Any("failedLists", failed))
-	}
-	return st, nil
+// Digester computes one digest, reading as the digest's identity
+// (*explain.Explainer: the one join of identity, reads and the pure core).
+type Digester interface {
+	Digest(ctx context.Context, id rbac.Identity, q explain.DigestQuery) (explain.DigestResult, error)
 }
 
 // Runner posts the configured digests on their schedules while its replica
 // leads (Lead runs under leader election, RunElected). For each scheduled
-// time it builds the digest (a few LISTs as the digest's identity, then the
-// pure core), records the run key in the State before posting, and posts
+// time it asks the Digester for the digest (a few LISTs as the digest's
+// identity, then the pure core), records the run key in the State before posting, and posts
 // through Poster; a run another replica recorded is left alone, so a
 // failover never posts twice. A run missed while no replica was up is
 // posted once, late, with a note, within the digest's maxLateness, and
 // skipped after.
 type Runner struct {
-	Reader Reader
-	Poster Poster
-	State  *State
+	Digester Digester
+	Poster   Poster
+	State    *State
 	// Holder names this replica in the state (its pod name).
 	Holder string
 	// Clock is the clock schedules run on; the real one when nil.
@@ -247,20 +212,21 @@ func (r *Runner) handle(ctx context.Context, d *scheduled, now time.Time) time.T
 	}
 
 	start := r.Clock.Now()
-	st, err := r.Reader.Read(ctx, &d.cfg)
+	res, err := r.Digester.Digest(ctx, rbac.Identity{User: d.cfg.User, Groups: d.cfg.Groups}, explain.DigestQuery{
+		Name:     name,
+		Scope:    digest.Scope{Namespaces: d.cfg.Namespaces, LocalQueues: d.cfg.LocalQueues, ClusterQueues: d.cfg.ClusterQueues},
+		Options:  digest.Options{LongWait: d.cfg.LongWaitOrDefault(), StuckAfter: d.cfg.StuckAfterOrDefault(), TopN: d.cfg.TopNOrDefault()},
+		Previous: last.Figures,
+	})
 	if err != nil {
 		if ctx.Err() == nil {
-			log.ErrorContext(ctx, "digest read failed; will retry", slog.Any("error", err), slog.Duration("retryIn", r.Retry))
+			log.ErrorContext(ctx, "digest failed; will retry", slog.Any("error", err), slog.Duration("retryIn", r.Retry))
 		}
 		return now.Add(r.Retry)
 	}
+	logRead(ctx, log, d.cfg.User, res.Stats)
 	built := r.Clock.Now()
-	dg, err := Build(st, name, digest.Scope{Namespaces: d.cfg.Namespaces, LocalQueues: d.cfg.LocalQueues, ClusterQueues: d.cfg.ClusterQueues},
-		built, last.Figures, digest.Options{LongWait: d.cfg.LongWaitOrDefault(), TopN: d.cfg.TopNOrDefault()})
-	if err != nil {
-		log.ErrorContext(ctx, "digest build failed", slog.Any("error", err))
-		return time.Time{}
-	}
+	dg := res.Digest
 
 	// Record the run before posting: a replica that finds it recorded
 	// leaves it alone, so a failover never posts twice.
@@ -312,6 +278,22 @@ func (r *Runner) handle(ctx context.Context, d *scheduled, now time.Time) time.T
 		log.InfoContext(ctx, "digest posted", attrs...)
 	}
 	return time.Time{}
+}
+
+// logRead logs what a digest's reads did, and the LISTs that failed
+// (other than Pods and Events, which only admitted jobs' verdicts read).
+func logRead(ctx context.Context, log *slog.Logger, user string, stats *fetch.ListStats) {
+	if stats == nil {
+		return
+	}
+	var failed []string
+	for _, f := range stats.Failed {
+		if f.Resource != "pods" && f.Resource != "events" {
+			failed = append(failed, f.String())
+		}
+	}
+	log.InfoContext(ctx, "digest read", slog.String("user", user),
+		slog.Int("requests", stats.Requests), slog.Int("objects", stats.Objects), slog.Any("failedLists", failed))
 }
 
 // Names lists the runner's digests.

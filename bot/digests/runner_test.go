@@ -17,18 +17,23 @@ import (
 	"github.com/kueuebot/kueuebot/config"
 	"github.com/kueuebot/kueuebot/deploy/examples"
 	"github.com/kueuebot/kueuebot/diagnose/fetch"
+	"github.com/kueuebot/kueuebot/explain"
+	"github.com/kueuebot/kueuebot/rbac"
 )
 
-// dumpReader reads the recorded scenarios; fail makes the next reads fail.
+// dumpReader computes digests from the recorded scenarios, with the
+// explainer the bot uses; fail makes the next reads fail.
 type dumpReader struct {
 	mu    sync.Mutex
 	fail  int
 	reads int
 	// block, when set, holds each read until it is closed or ctx ends.
 	block chan struct{}
+	// now is the digests' clock (the runner's).
+	now func() time.Time
 }
 
-func (d *dumpReader) Read(ctx context.Context, _ *config.Digest) (*fetch.Store, error) {
+func (d *dumpReader) Digest(ctx context.Context, id rbac.Identity, q explain.DigestQuery) (explain.DigestResult, error) {
 	d.mu.Lock()
 	d.reads++
 	failing := d.fail > 0
@@ -41,14 +46,17 @@ func (d *dumpReader) Read(ctx context.Context, _ *config.Digest) (*fetch.Store, 
 		select {
 		case <-block:
 		case <-ctx.Done():
-			return nil, ctx.Err()
+			return explain.DigestResult{}, ctx.Err()
 		}
 	}
 	if failing {
-		return nil, errors.New("the cluster is unreachable")
+		return explain.DigestResult{}, errors.New("the cluster is unreachable")
 	}
-	st := fetch.NewStore()
-	return st, st.AddFS(examples.FS)
+	dump, err := fetch.LoadFS(examples.FS)
+	if err != nil {
+		return explain.DigestResult{}, err
+	}
+	return (&explain.Explainer{Reader: &explain.DumpReader{Dump: dump, Unrestricted: true}, Now: d.now}).Digest(ctx, id, q)
 }
 
 // post is one message the fake poster received.
@@ -125,10 +133,11 @@ type rig struct {
 
 func newRig(start time.Time) *rig {
 	kube := kubefake.NewClientset()
+	clk := clocktesting.NewFakeClock(start)
 	return &rig{
-		clock:  clocktesting.NewFakeClock(start),
+		clock:  clk,
 		state:  &State{Client: kube, Namespace: "kueuebot"},
-		reader: &dumpReader{},
+		reader: &dumpReader{now: clk.Now},
 		poster: newPoster(),
 		kube:   kube,
 	}
@@ -137,7 +146,7 @@ func newRig(start time.Time) *rig {
 func (r *rig) runner(t *testing.T, holder string) *Runner {
 	t.Helper()
 	run, err := NewRunner([]config.Digest{testDigest()}, Runner{
-		Reader: r.reader, Poster: r.poster, State: r.state, Holder: holder, Clock: r.clock, Retry: time.Minute,
+		Digester: r.reader, Poster: r.poster, State: r.state, Holder: holder, Clock: r.clock, Retry: time.Minute,
 	})
 	if err != nil {
 		t.Fatal(err)

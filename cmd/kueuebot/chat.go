@@ -11,9 +11,8 @@ import (
 	"github.com/slack-go/slack"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
-	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/transport"
-	kueueclient "sigs.k8s.io/kueue/client-go/clientset/versioned"
 
 	"github.com/kueuebot/kueuebot/bot"
 	"github.com/kueuebot/kueuebot/config"
@@ -89,7 +88,7 @@ func (o *chatOptions) run(cmd *cobra.Command) error {
 		return usagef("use either --kubeconfig or --from-file")
 	}
 	live := o.kubeconfig != ""
-	ex, err := newExplainer(cfg, live, o.kubeconfig, o.context, o.fromFiles, nil)
+	ex, _, err := newExplainer(cfg, live, kubeFlagsFor(o.kubeconfig, o.context), o.fromFiles, nil)
 	if err != nil {
 		return err
 	}
@@ -139,10 +138,12 @@ func (d *directory) GetUserGroupMembersContext(context.Context, string, ...slack
 
 // newExplainer builds the Explainer the bot answers with: live, reading the
 // cluster as each asking user through impersonation (the bot's own
-// credentials from kubeconfig, or in-cluster), or from dumps (the given
-// files, else the embedded examples). wrap, when set, wraps the transport
-// of every Kubernetes request (metrics).
-func newExplainer(cfg *config.Config, live bool, kubeconfig, kubeContext string, fromFiles []string, wrap transport.WrapperFunc) (*explain.Explainer, error) {
+// credentials from kube, kubectl's flags set from the config), or from
+// dumps (the given files, else the embedded examples). wrap, when set,
+// wraps the transport of every Kubernetes request (metrics). It returns
+// the bot's own rest.Config too (nil from dumps), for what reads as the
+// bot (digest state, leader election).
+func newExplainer(cfg *config.Config, live bool, kube *kubeFlags, fromFiles []string, wrap transport.WrapperFunc) (*explain.Explainer, *rest.Config, error) {
 	if !live {
 		var dump *fetch.Dump
 		var err error
@@ -152,37 +153,34 @@ func newExplainer(cfg *config.Config, live bool, kubeconfig, kubeContext string,
 			dump, err = fetch.LoadFS(examples.FS)
 		}
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		return &explain.Explainer{Reader: &explain.DumpReader{Dump: dump}}, nil
+		return &explain.Explainer{Reader: &explain.DumpReader{Dump: dump}}, nil, nil
 	}
-	dopts := &diagnoseOptions{kubeconfig: kubeconfig, context: kubeContext}
-	base, _, err := dopts.restConfig()
+	base, err := kube.RESTConfig()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if wrap != nil {
 		base.Wrap(wrap)
 	}
-	botKueue, err := kueueclient.NewForConfig(base)
+	own, err := newClients(base) // the bot's own identity
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	kr := &explain.KubeReader{
 		Base:    base,
-		Finder:  &rbac.NamespaceFinder{Bot: botKueue, Max: cfg.Kube.MaxNamespaces, Concurrency: cfg.Kube.DiscoveryConcurrency},
+		Finder:  &rbac.NamespaceFinder{Bot: own.Kueue, Max: cfg.Kube.MaxNamespaces, Concurrency: cfg.Kube.DiscoveryConcurrency},
 		Timeout: cfg.Kube.RequestTimeout,
 		TTL:     cfg.Identity.CacheTTL,
 	}
-	if cfg.Kube.ClusterScopedReads == config.ClusterScopedBot {
-		kr.ClusterScoped = botKueue
+	// clusterScopedReads: bot reads the caller's ClusterQueue, flavors and
+	// cohort as the bot; caller: nil, through the caller's clients.
+	if kr.ClusterScoped, err = rbac.ClusterScopedClient(base, cfg.Kube.ClusterScopedReads); err != nil {
+		return nil, nil, err
 	}
 	if kc := cfg.Kube.KueueConfig; kc.Enabled() {
-		botKube, err := kubernetes.NewForConfig(base)
-		if err != nil {
-			return nil, err
-		}
-		kr.KueueConfig = fetch.KueueConfigMap(botKube, kc.Namespace, kc.ConfigMap, kc.Key, 5*time.Minute)
+		kr.KueueConfig = fetch.KueueConfigMap(own.Kube, kc.Namespace, kc.ConfigMap, kc.Key, 5*time.Minute)
 	}
-	return &explain.Explainer{Reader: kr}, nil
+	return &explain.Explainer{Reader: kr}, base, nil
 }

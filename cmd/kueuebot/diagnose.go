@@ -4,15 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
-	"k8s.io/cli-runtime/pkg/genericclioptions"
-	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
-	"sigs.k8s.io/kueue/client-go/clientset/versioned"
 
 	"github.com/kueuebot/kueuebot/diagnose/fetch"
 	"github.com/kueuebot/kueuebot/diagnose/render"
@@ -21,17 +14,9 @@ import (
 )
 
 type diagnoseOptions struct {
-	namespace  string
-	kubeconfig string
-	context    string
-	as         string
-	asGroups   []string
-	fromFiles  []string
-	output     string
-	timeout    time.Duration // from --request-timeout, set by restConfig
-
-	clusterFlags   *genericclioptions.ConfigFlags
-	requestTimeout string
+	fromFiles []string
+	output    string
+	kube      *kubeFlags
 }
 
 // kindSentence lists the kinds diagnose accepts, from fetch's registry (the
@@ -92,30 +77,30 @@ by 'kubectl get -o yaml' with --from-file (repeatable; files or folders).`,
 		},
 	}
 	f := cmd.Flags()
-	o.addClusterFlags(f)
+	o.kube = newKubeFlags(true)
+	o.kube.AddFlags(f)
+	// kubectl's "0" means no client timeout; the diagnosis still bounds
+	// each request, by the default.
+	f.Lookup("request-timeout").Usage += fmt.Sprintf(" For a diagnosis, 0 means the default, %s.", fetch.DefaultTimeout)
 	f.StringArrayVar(&o.fromFiles, "from-file", nil, "diagnose from a YAML dump instead of a cluster (repeatable; file or folder)")
 	f.StringVarP(&o.output, "output", "o", "text", "output format: text, markdown or json")
 	return cmd
 }
 
-// addClusterFlags adds kubectl's own cluster flags (--kubeconfig,
-// --context, --as, --as-group, -n/--namespace, --request-timeout) from
-// genericclioptions.ConfigFlags, so they parse and load exactly as in
-// kubectl; the values land in o's fields.
-func (o *diagnoseOptions) addClusterFlags(f *pflag.FlagSet) {
-	o.requestTimeout = fetch.DefaultTimeout.String()
-	o.clusterFlags = &genericclioptions.ConfigFlags{
-		KubeConfig:       &o.kubeconfig,
-		Context:          &o.context,
-		Impersonate:      &o.as,
-		ImpersonateGroup: &o.asGroups,
-		Namespace:        &o.namespace,
-		Timeout:          &o.requestTimeout,
+// fromFileConflict refuses kubectl's cluster flags next to --from-file (the
+// namespace, which says where the job is, and the request timeout
+// excepted).
+func fromFileConflict(k *kubeFlags) error {
+	var set []string
+	for _, n := range k.Changed() {
+		if n != "--namespace" && n != "--request-timeout" {
+			set = append(set, n)
+		}
 	}
-	o.clusterFlags.AddFlags(f)
-	// kubectl's "0" means no client timeout; the diagnosis still bounds
-	// each request, by the default.
-	f.Lookup("request-timeout").Usage += fmt.Sprintf(" For a diagnosis, 0 means the default, %s.", fetch.DefaultTimeout)
+	if len(set) > 0 {
+		return usagef("--from-file reads no cluster: drop %s", strings.Join(set, ", "))
+	}
+	return nil
 }
 
 func (o *diagnoseOptions) run(ctx context.Context, cmd *cobra.Command, arg string) error {
@@ -124,14 +109,12 @@ func (o *diagnoseOptions) run(ctx context.Context, cmd *cobra.Command, arg strin
 		return usageError{err}
 	}
 	var reader explain.Reader
-	ns := o.namespace
+	var ns string
 	if len(o.fromFiles) > 0 {
-		if o.kubeconfig != "" || o.context != "" || o.as != "" || len(o.asGroups) > 0 {
-			return usagef("--from-file reads no cluster: drop --kubeconfig, --context, --as and --as-group")
+		if err := fromFileConflict(o.kube); err != nil {
+			return err
 		}
-		if ns == "" {
-			ns = "default"
-		}
+		ns = o.kube.ExplicitNamespace()
 		if _, err := fetch.ParseTarget(arg, ns); err != nil {
 			return usageError{err}
 		}
@@ -141,15 +124,15 @@ func (o *diagnoseOptions) run(ctx context.Context, cmd *cobra.Command, arg strin
 		}
 		reader = &explain.DumpReader{Dump: dump, Unrestricted: true}
 	} else {
-		cfg, kubeNS, err := o.restConfig()
+		cfg, err := o.kube.RESTConfig()
 		if err != nil {
 			return err
 		}
-		ns = kubeNS
+		ns = o.kube.Namespace()
 		if _, err := fetch.ParseTarget(arg, ns); err != nil {
 			return usageError{err}
 		}
-		f, err := newFetcher(cfg, o.timeout)
+		f, err := newFetcher(cfg)
 		if err != nil {
 			return err
 		}
@@ -165,41 +148,4 @@ func (o *diagnoseOptions) run(ctx context.Context, cmd *cobra.Command, arg strin
 		return fmt.Errorf("cannot diagnose %s/%s: %w", target.Namespace, target.Name, err)
 	}
 	return render.Write(cmd.OutOrStdout(), format, &res.Report)
-}
-
-// restConfig loads the kubeconfig as kubectl does (KUBECONFIG, --kubeconfig,
-// --context, --as, --as-group, -n, --request-timeout through
-// genericclioptions.ConfigFlags) and sets o.timeout from --request-timeout.
-func (o *diagnoseOptions) restConfig() (*rest.Config, string, error) {
-	if o.clusterFlags == nil {
-		// Options built in code (serve, chat), not parsed from flags.
-		o.addClusterFlags(pflag.NewFlagSet("kueuebot", pflag.ContinueOnError))
-	}
-	cfg, err := o.clusterFlags.ToRESTConfig()
-	if err != nil {
-		return nil, "", fmt.Errorf("cannot load the kubeconfig: %w (set --kubeconfig or KUBECONFIG, or use --from-file)", err)
-	}
-	ns, _, err := o.clusterFlags.ToRawKubeConfigLoader().Namespace()
-	if err != nil || ns == "" {
-		ns = "default"
-	}
-	o.timeout = cfg.Timeout
-	cfg.UserAgent = "kueuebot/" + version
-	return cfg, ns, nil
-}
-
-func newFetcher(cfg *rest.Config, timeout time.Duration) (*fetch.Fetcher, error) {
-	kube, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		return nil, err
-	}
-	kq, err := versioned.NewForConfig(cfg)
-	if err != nil {
-		return nil, err
-	}
-	dyn, err := dynamic.NewForConfig(cfg)
-	if err != nil {
-		return nil, err
-	}
-	return &fetch.Fetcher{Kube: kube, Kueue: kq, Dynamic: dyn, Timeout: timeout}, nil
 }

@@ -7,11 +7,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"k8s.io/cli-runtime/pkg/genericclioptions"
-	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
-	"sigs.k8s.io/kueue/client-go/clientset/versioned"
 
 	"github.com/kueuebot/kueuebot/bot"
 	"github.com/kueuebot/kueuebot/bot/digests"
@@ -19,6 +15,7 @@ import (
 	"github.com/kueuebot/kueuebot/diagnose/digest"
 	"github.com/kueuebot/kueuebot/diagnose/fetch"
 	"github.com/kueuebot/kueuebot/diagnose/render"
+	"github.com/kueuebot/kueuebot/explain"
 	"github.com/kueuebot/kueuebot/rbac"
 )
 
@@ -33,12 +30,9 @@ type digestOptions struct {
 	channel       string
 	fromFiles     []string
 	longWait      time.Duration
+	stuckAfter    time.Duration
 	top           int
-
-	kubeconfig, context, as string
-	asGroups                []string
-	requestTimeout          string
-	clusterFlags            *genericclioptions.ConfigFlags
+	kube          *kubeFlags
 }
 
 func newDigestCmd() *cobra.Command {
@@ -48,8 +42,9 @@ func newDigestCmd() *cobra.Command {
 		Short: "Print or post a pending-queue digest",
 		Long: `Print or post a pending-queue digest: totals (pending, admitted, finished in
 the last day), each queue's pending count, longest wait and usage against its
-nominal quota, the pending workloads grouped by verdict, and what needs
-someone to act.
+nominal quota, the pending workloads grouped by verdict, what needs
+someone to act, and the admitted workloads whose pods have not run for
+longer than --stuck-after (they hold quota others wait for).
 
 The digest covers --namespace, --local-queue (NAMESPACE/NAME) and
 --cluster-queue (each repeatable; dimensions narrow each other), or the
@@ -82,13 +77,12 @@ KUEUEBOT_SLACK_BOTTOKEN.`,
 	f.StringVar(&o.channel, "channel", "", "the Slack channel ID --post posts to (default: the --name digest's)")
 	f.StringArrayVar(&o.fromFiles, "from-file", nil, "read a YAML/JSON dump instead of a cluster (repeatable; file or folder)")
 	f.DurationVar(&o.longWait, "long-wait", 0, fmt.Sprintf("a pending workload waiting longer counts as a long wait (default %s, or the --name digest's)", digest.DefaultLongWait))
+	f.DurationVar(&o.stuckAfter, "stuck-after", 0, fmt.Sprintf("an admitted workload whose pods do not run for longer is named as stuck (default %s, or the --name digest's)", digest.DefaultStuckAfter))
 	f.IntVar(&o.top, "top", 0, fmt.Sprintf("how many workloads each short list names (default %d, or the --name digest's)", digest.DefaultTopN))
 
-	o.requestTimeout = fetch.DefaultTimeout.String()
-	o.clusterFlags = &genericclioptions.ConfigFlags{
-		KubeConfig: &o.kubeconfig, Context: &o.context, Impersonate: &o.as, ImpersonateGroup: &o.asGroups, Timeout: &o.requestTimeout,
-	}
-	o.clusterFlags.AddFlags(f)
+	// kubectl's flags but -n: --namespace is the digest's scope.
+	o.kube = newKubeFlags(false)
+	o.kube.AddFlags(f)
 	return cmd
 }
 
@@ -105,8 +99,8 @@ type digestSpec struct {
 }
 
 func (o *digestOptions) spec() (*digestSpec, *config.Config, error) {
-	if o.top < 0 || o.longWait < 0 {
-		return nil, nil, usagef("--top and --long-wait must not be negative")
+	if o.top < 0 || o.longWait < 0 || o.stuckAfter < 0 {
+		return nil, nil, usagef("--top, --long-wait and --stuck-after must not be negative")
 	}
 	var cfg *config.Config
 	if o.configPath != "" || o.name != "" || o.post {
@@ -120,7 +114,7 @@ func (o *digestOptions) spec() (*digestSpec, *config.Config, error) {
 		if len(o.namespaces)+len(o.localQueues)+len(o.clusterQueues) > 0 {
 			return nil, nil, usagef("--name takes its scope from the config: drop --namespace, --local-queue and --cluster-queue")
 		}
-		if o.as != "" || len(o.asGroups) > 0 {
+		if f := o.kube.flags; *f.Impersonate != "" || len(*f.ImpersonateGroup) > 0 || *f.ImpersonateUID != "" {
 			return nil, nil, usagef("--name reads as the digest's configured identity: drop --as and --as-group")
 		}
 		d, ok := cfg.DigestNamed(o.name)
@@ -130,7 +124,7 @@ func (o *digestOptions) spec() (*digestSpec, *config.Config, error) {
 		s = &digestSpec{
 			name: d.Name, channel: d.Channel, user: d.User, groups: d.Groups,
 			scope: digest.Scope{Namespaces: d.Namespaces, LocalQueues: d.LocalQueues, ClusterQueues: d.ClusterQueues},
-			opts:  digest.Options{LongWait: d.LongWaitOrDefault(), TopN: d.TopNOrDefault()},
+			opts:  digest.Options{LongWait: d.LongWaitOrDefault(), StuckAfter: d.StuckAfterOrDefault(), TopN: d.TopNOrDefault()},
 		}
 	} else {
 		for _, lq := range o.localQueues {
@@ -143,6 +137,9 @@ func (o *digestOptions) spec() (*digestSpec, *config.Config, error) {
 	}
 	if o.longWait > 0 {
 		s.opts.LongWait = o.longWait
+	}
+	if o.stuckAfter > 0 {
+		s.opts.StuckAfter = o.stuckAfter
 	}
 	if o.top > 0 {
 		s.opts.TopN = o.top
@@ -197,46 +194,43 @@ func (o *digestOptions) run(ctx context.Context, cmd *cobra.Command) error {
 	if err != nil {
 		return err
 	}
-	st := fetch.NewStore()
+	var ex explain.Explainer
+	var id rbac.Identity
 	if len(o.fromFiles) > 0 {
-		if o.kubeconfig != "" || o.context != "" || o.as != "" || len(o.asGroups) > 0 {
-			return usagef("--from-file reads no cluster: drop --kubeconfig, --context, --as and --as-group")
+		if err := fromFileConflict(o.kube); err != nil {
+			return err
 		}
-		if err := st.AddFiles(o.fromFiles...); err != nil {
+		dump, err := fetch.LoadFiles(o.fromFiles)
+		if err != nil {
 			return fmt.Errorf("cannot read the dump: %w", err)
 		}
+		ex.Reader = &explain.DumpReader{Dump: dump, Unrestricted: true}
 	} else {
-		restCfg, err := o.clusterFlags.ToRESTConfig()
+		restCfg, err := o.kube.RESTConfig()
 		if err != nil {
-			return fmt.Errorf("cannot load the kubeconfig: %w (set --kubeconfig or KUBECONFIG, or use --from-file)", err)
-		}
-		restCfg.UserAgent = "kueuebot/" + version
-		if restCfg.QPS == 0 && restCfg.RateLimiter == nil {
-			// A digest makes a LIST per kind and namespace: client-go's
-			// default 5 QPS would stretch one over 50 namespaces to minutes.
-			restCfg.QPS, restCfg.Burst = rbac.DefaultQPS, rbac.DefaultBurst
+			return err
 		}
 		if spec.user != "" {
 			restCfg.Impersonate = rest.ImpersonationConfig{UserName: spec.user, Groups: spec.groups}
 		}
-		clients, err := digestClients(restCfg)
+		f, err := newFetcher(restCfg)
 		if err != nil {
 			return err
 		}
-		stats, err := st.ListInto(ctx, clients, fetch.ListOptions{Namespaces: spec.scope.Namespaces, Jobs: true, Timeout: restCfg.Timeout})
-		if err != nil {
-			return fmt.Errorf("cannot read the cluster: %w", err)
-		}
-		for _, f := range stats.Failed {
+		ex.Reader = &explain.ClientReader{Fetcher: f}
+	}
+	res, err := ex.Digest(ctx, id, explain.DigestQuery{Name: spec.name, Scope: spec.scope, Options: spec.opts})
+	if err != nil {
+		return fmt.Errorf("cannot read the cluster: %w", err)
+	}
+	if res.Stats != nil {
+		for _, f := range res.Stats.Failed {
 			if f.Err != nil && !strings.Contains(f.Err.Error(), "not read") {
 				fmt.Fprintf(cmd.ErrOrStderr(), "kueuebot: warning: %s\n", f)
 			}
 		}
 	}
-	d, err := digests.Build(st, spec.name, spec.scope, time.Now(), nil, spec.opts)
-	if err != nil {
-		return err
-	}
+	d := res.Digest
 	if err := render.WriteDigest(cmd.OutOrStdout(), format, d); err != nil {
 		return err
 	}
@@ -269,20 +263,4 @@ func (o *digestOptions) cliHint() string {
 		b.WriteString(" --cluster-queue " + cq)
 	}
 	return b.String() + " -o json"
-}
-
-func digestClients(cfg *rest.Config) (fetch.Clients, error) {
-	kube, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		return fetch.Clients{}, err
-	}
-	kq, err := versioned.NewForConfig(cfg)
-	if err != nil {
-		return fetch.Clients{}, err
-	}
-	dyn, err := dynamic.NewForConfig(cfg)
-	if err != nil {
-		return fetch.Clients{}, err
-	}
-	return fetch.Clients{Kube: kube, Kueue: kq, Dynamic: dyn}, nil
 }

@@ -29,6 +29,7 @@ func TestRunDiagnoseFromFile(t *testing.T) {
 		{name: "unknown flag", args: []string{"diagnose", "x", "--frob"}, wantCode: exitUsage, wantErr: "unknown flag"},
 		{name: "missing file", args: []string{"diagnose", "x", "--from-file", "/does/not/exist.yaml"}, wantCode: exitError, wantErr: "cannot read the dump"},
 		{name: "from-file with --as", args: []string{"diagnose", "x", "--as", "alice", "--from-file", "../../deploy/examples/sample-job.yaml"}, wantCode: exitUsage, wantErr: "reads no cluster"},
+		{name: "from-file with --server", args: []string{"diagnose", "x", "--server", "https://k.example", "--token", "t", "--from-file", "../../deploy/examples/sample-job.yaml"}, wantCode: exitUsage, wantErr: "reads no cluster: drop --server, --token"},
 		{name: "unreachable cluster", args: []string{"diagnose", "x", "--kubeconfig", "testdata/unreachable.kubeconfig", "--request-timeout", "2s"}, wantCode: exitError, wantErr: "cannot diagnose"},
 	}
 	for _, tt := range tests {

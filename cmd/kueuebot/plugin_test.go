@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"os"
 	"path/filepath"
 	"slices"
@@ -51,27 +52,42 @@ func TestPluginHelp(t *testing.T) {
 	}
 }
 
-// TestClusterFlagsAsKubectl: diagnose's cluster flags are kubectl's own
-// definitions (name, shorthand, type, help), not look-alikes.
+// TestClusterFlagsAsKubectl: every command that reads a cluster has every
+// one of kubectl's cluster flags, with kubectl's own definitions (name,
+// shorthand, type, help), not look-alikes; digest's --namespace is its
+// scope, repeatable.
 func TestClusterFlagsAsKubectl(t *testing.T) {
 	kubectl := pflag.NewFlagSet("kubectl", pflag.ContinueOnError)
 	genericclioptions.NewConfigFlags(true).AddFlags(kubectl)
-	diag := newDiagnoseCmd().Flags()
-	for _, name := range []string{"kubeconfig", "context", "as", "as-group", "namespace", "request-timeout"} {
-		want, got := kubectl.Lookup(name), diag.Lookup(name)
-		if got == nil {
-			t.Errorf("--%s is missing", name)
-			continue
+	for cmd, flags := range map[string]*pflag.FlagSet{"diagnose": newDiagnoseCmd().Flags(), "digest": newDigestCmd().Flags()} {
+		n := 0
+		kubectl.VisitAll(func(want *pflag.Flag) {
+			name := want.Name
+			got := flags.Lookup(name)
+			if cmd == "digest" && name == "namespace" {
+				if got == nil || got.Value.Type() != "stringArray" {
+					t.Errorf("digest --namespace should be its repeatable scope: %+v", got)
+				}
+				return
+			}
+			n++
+			if got == nil {
+				t.Errorf("%s --%s is missing", cmd, name)
+				return
+			}
+			if got.Shorthand != want.Shorthand || got.Value.Type() != want.Value.Type() || !strings.HasPrefix(got.Usage, want.Usage) {
+				t.Errorf("%s --%s = (-%s, %s, %q), kubectl has (-%s, %s, %q)", cmd, name, got.Shorthand, got.Value.Type(), got.Usage, want.Shorthand, want.Value.Type(), want.Usage)
+			}
+			if name != "request-timeout" && got.DefValue != want.DefValue {
+				t.Errorf("%s --%s default %q, kubectl's %q", cmd, name, got.DefValue, want.DefValue)
+			}
+		})
+		if n < 18 {
+			t.Errorf("%s: only %d of kubectl's flags", cmd, n)
 		}
-		if got.Shorthand != want.Shorthand || got.Value.Type() != want.Value.Type() || !strings.HasPrefix(got.Usage, want.Usage) {
-			t.Errorf("--%s = (-%s, %s, %q), kubectl has (-%s, %s, %q)", name, got.Shorthand, got.Value.Type(), got.Usage, want.Shorthand, want.Value.Type(), want.Usage)
+		if got := flags.Lookup("request-timeout").DefValue; got != "10s" {
+			t.Errorf("%s --request-timeout default %q, want the diagnosis default 10s", cmd, got)
 		}
-		if name != "request-timeout" && got.DefValue != want.DefValue {
-			t.Errorf("--%s default %q, kubectl's %q", name, got.DefValue, want.DefValue)
-		}
-	}
-	if got := diag.Lookup("request-timeout").DefValue; got != "10s" {
-		t.Errorf("--request-timeout default %q, want the diagnosis default 10s", got)
 	}
 }
 
@@ -86,6 +102,8 @@ clusters:
 users:
 - name: u
   user: {token: not-a-real-token}
+- name: v
+  user: {token: another-token}
 contexts:
 - name: ctx-a
   context: {cluster: a, user: u, namespace: team-a}
@@ -110,6 +128,7 @@ func TestRestConfigFromFlags(t *testing.T) {
 		wantUser   string
 		wantGroups []string
 		wantTO     time.Duration
+		wantToken  string // "": not-a-real-token
 		wantErr    string
 	}{
 		{name: "current context", args: []string{"--kubeconfig", kc}, wantHost: "https://a.example:6443", wantNS: "team-a", wantTO: 10 * time.Second},
@@ -120,6 +139,10 @@ func TestRestConfigFromFlags(t *testing.T) {
 			wantHost: "https://a.example:6443", wantNS: "team-a", wantUser: "alice", wantGroups: []string{"team-a", "ml"}, wantTO: 10 * time.Second},
 		{name: "timeout with a unit", args: []string{"--kubeconfig", kc, "--request-timeout", "3s"}, wantHost: "https://a.example:6443", wantNS: "team-a", wantTO: 3 * time.Second},
 		{name: "kubectl reads a bare number as seconds", args: []string{"--kubeconfig", kc, "--request-timeout", "5"}, wantHost: "https://a.example:6443", wantNS: "team-a", wantTO: 5 * time.Second},
+		{name: "--cluster and --user pick from the kubeconfig", args: []string{"--kubeconfig", kc, "--cluster", "b", "--user", "v"},
+			wantHost: "https://b.example:6443", wantNS: "team-a", wantTO: 10 * time.Second, wantToken: "another-token"},
+		{name: "--server and --token", args: []string{"--kubeconfig", kc, "--server", "https://c.example:6443", "--token", "t0ken"},
+			wantHost: "https://c.example:6443", wantNS: "team-a", wantTO: 10 * time.Second, wantToken: "t0ken"},
 		{name: "bad timeout", args: []string{"--kubeconfig", kc, "--request-timeout", "soon"}, wantErr: "cannot load the kubeconfig"},
 		{name: "unknown context", args: []string{"--kubeconfig", kc, "--context", "nope"}, wantErr: `context "nope" does not exist`},
 	}
@@ -127,13 +150,13 @@ func TestRestConfigFromFlags(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Setenv("KUBECONFIG", tt.env)
 			t.Setenv("HOME", dir) // no ~/.kube/config of the machine
-			o := &diagnoseOptions{}
+			k := newKubeFlags(true)
 			fs := pflag.NewFlagSet("diagnose", pflag.ContinueOnError)
-			o.addClusterFlags(fs)
+			k.AddFlags(fs)
 			if err := fs.Parse(tt.args); err != nil {
 				t.Fatal(err)
 			}
-			cfg, ns, err := o.restConfig()
+			cfg, err := k.RESTConfig()
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("err = %v, want %q", err, tt.wantErr)
@@ -143,19 +166,20 @@ func TestRestConfigFromFlags(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			ns := k.Namespace()
 			if cfg.Host != tt.wantHost || ns != tt.wantNS || cfg.Impersonate.UserName != tt.wantUser ||
-				!slices.Equal(cfg.Impersonate.Groups, tt.wantGroups) || o.timeout != tt.wantTO {
-				t.Errorf("got host %s ns %s as %q %v timeout %s (rest %s)", cfg.Host, ns, cfg.Impersonate.UserName, cfg.Impersonate.Groups, o.timeout, cfg.Timeout)
+				!slices.Equal(cfg.Impersonate.Groups, tt.wantGroups) || cfg.Timeout != tt.wantTO {
+				t.Errorf("got host %s ns %s as %q %v timeout %s", cfg.Host, ns, cfg.Impersonate.UserName, cfg.Impersonate.Groups, cfg.Timeout)
 			}
-			if cfg.BearerToken != "not-a-real-token" {
-				t.Errorf("credentials not loaded from the kubeconfig")
+			if want := cmp.Or(tt.wantToken, "not-a-real-token"); cfg.BearerToken != want {
+				t.Errorf("token %q, want %q", cfg.BearerToken, want)
 			}
 		})
 	}
 }
 
-// TestRestConfigInCode: serve and chat build diagnoseOptions in code, with
-// no flags parsed; the same loading applies.
+// TestRestConfigInCode: serve and chat build kubeFlags in code, with no
+// flags parsed; the same loading applies.
 func TestRestConfigInCode(t *testing.T) {
 	dir := t.TempDir()
 	kc := filepath.Join(dir, "config")
@@ -163,12 +187,12 @@ func TestRestConfigInCode(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv("KUBECONFIG", "")
-	o := &diagnoseOptions{kubeconfig: kc, context: "ctx-b"}
-	cfg, ns, err := o.restConfig()
+	k := kubeFlagsFor(kc, "ctx-b")
+	cfg, err := k.RESTConfig()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Host != "https://b.example:6443" || ns != "team-b" || o.timeout != 10*time.Second {
-		t.Errorf("got host %s ns %s timeout %s", cfg.Host, ns, o.timeout)
+	if ns := k.Namespace(); cfg.Host != "https://b.example:6443" || ns != "team-b" || cfg.Timeout != 10*time.Second {
+		t.Errorf("got host %s ns %s timeout %s", cfg.Host, ns, cfg.Timeout)
 	}
 }

@@ -79,7 +79,7 @@ func (o *serveOptions) run(cmd *cobra.Command) error {
 	if err != nil {
 		return err
 	}
-	ex, err := newExplainer(cfg, len(o.fromFiles) == 0, cfg.Kube.Kubeconfig, cfg.Kube.Context, o.fromFiles, metrics.WrapKubeTransport)
+	ex, base, err := newExplainer(cfg, len(o.fromFiles) == 0, kubeFlagsFor(cfg.Kube.Kubeconfig, cfg.Kube.Context), o.fromFiles, metrics.WrapKubeTransport)
 	if err != nil {
 		return err
 	}
@@ -96,7 +96,7 @@ func (o *serveOptions) run(cmd *cobra.Command) error {
 		Metrics: metrics, Log: log,
 	})
 
-	stopDigests, err := startDigests(ctx, cfg, api, log, len(o.fromFiles) > 0, metrics.WrapKubeTransport)
+	stopDigests, err := startDigests(ctx, cfg, api, log, ex, base)
 	if err != nil {
 		_ = disp.Shutdown(ctx)
 		return err

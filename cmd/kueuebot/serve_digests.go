@@ -8,27 +8,28 @@ import (
 	"sync"
 
 	"github.com/slack-go/slack"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/transport"
+	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 
 	"github.com/kueuebot/kueuebot/bot/digests"
 	"github.com/kueuebot/kueuebot/config"
+	"github.com/kueuebot/kueuebot/explain"
 )
 
 // startDigests runs cfg's scheduled digests in the background for `serve`:
 // the replicas elect a leader on the Lease kueuebot-leader in the bot's
 // namespace (POD_NAMESPACE; this replica is POD_NAME), and the leader posts
-// each digest at its times, reading as the digest's identity. It returns at
+// each digest at its times, reading as the digest's identity through ex
+// (the explainer the bot answers with; base is the bot's own rest.Config). It returns at
 // once; stop waits until the digests have stopped (ctx ended). With dumps
-// (--from-file) there is no cluster to elect a leader in: digests are not
+// (--from-file; base is nil) there is no cluster to elect a leader in: digests are not
 // scheduled (print one with `kueuebot digest --from-file`).
-func startDigests(ctx context.Context, cfg *config.Config, api *slack.Client, log *slog.Logger, fromFiles bool, wrap transport.WrapperFunc) (stop func(), err error) {
+func startDigests(ctx context.Context, cfg *config.Config, api *slack.Client, log *slog.Logger, ex *explain.Explainer, base *rest.Config) (stop func(), err error) {
 	noop := func() {}
 	if len(cfg.Digests) == 0 {
 		return noop, nil
 	}
-	if fromFiles {
+	if base == nil {
 		log.Warn("digests are not scheduled when serving from dumps (--from-file)", slog.Int("digests", len(cfg.Digests)))
 		return noop, nil
 	}
@@ -42,23 +43,17 @@ func startDigests(ctx context.Context, cfg *config.Config, api *slack.Client, lo
 			return nil, errors.New("digests[] need this replica's name: set POD_NAME")
 		}
 	}
-	base, _, err := (&diagnoseOptions{kubeconfig: cfg.Kube.Kubeconfig, context: cfg.Kube.Context}).restConfig()
+	c, err := newClients(base) // the bot's own identity: its Lease and state
 	if err != nil {
 		return nil, err
 	}
-	if wrap != nil {
-		base.Wrap(wrap)
-	}
-	own, err := kubernetes.NewForConfig(base)
-	if err != nil {
-		return nil, err
-	}
+	own := c.Kube
 	runner, err := digests.NewRunner(cfg.Digests, digests.Runner{
-		Reader: &digests.KubeReader{Base: base, Timeout: cfg.Kube.RequestTimeout, Log: log},
-		Poster: &digests.SlackPoster{API: api},
-		State:  &digests.State{Client: own, Namespace: ns},
-		Holder: holder,
-		Log:    log,
+		Digester: ex,
+		Poster:   &digests.SlackPoster{API: api},
+		State:    &digests.State{Client: own, Namespace: ns},
+		Holder:   holder,
+		Log:      log,
 	})
 	if err != nil {
 		return nil, err

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"time"
 
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
 	"github.com/kueuebot/kueuebot/diagnose"
@@ -17,8 +19,9 @@ import (
 
 // Defaults of Options.
 const (
-	DefaultLongWait = 24 * time.Hour
-	DefaultTopN     = 5
+	DefaultLongWait   = 24 * time.Hour
+	DefaultStuckAfter = 30 * time.Minute
+	DefaultTopN       = 5
 )
 
 // Options are a digest's thresholds.
@@ -26,6 +29,10 @@ type Options struct {
 	// LongWait is how long a pending workload waits before it counts as a
 	// long wait; DefaultLongWait when zero.
 	LongWait time.Duration
+	// StuckAfter is how long an admitted workload's pods may not run
+	// before it counts as stuck after admission; DefaultStuckAfter when
+	// zero.
+	StuckAfter time.Duration
 	// TopN is how many workloads each list names in the short form (text
 	// and the channel message; JSON and the thread have them all);
 	// DefaultTopN when zero.
@@ -35,6 +42,9 @@ type Options struct {
 func (o Options) withDefaults() Options {
 	if o.LongWait <= 0 {
 		o.LongWait = DefaultLongWait
+	}
+	if o.StuckAfter <= 0 {
+		o.StuckAfter = DefaultStuckAfter
 	}
 	if o.TopN <= 0 {
 		o.TopN = DefaultTopN
@@ -71,8 +81,9 @@ type Item struct {
 	// Headline is the verdict's one sentence.
 	Headline string `json:"headline"`
 	// Wait is how long it has waited (Now minus QueuedSince; for a job
-	// without a Workload, since the job's creation); WaitSeconds is the
-	// same in whole seconds, for JSON.
+	// without a Workload, since the job's creation; for a workload stuck
+	// after admission, since its admission); WaitSeconds is the same in
+	// whole seconds, for JSON.
 	Wait        time.Duration `json:"-"`
 	WaitSeconds int64         `json:"waitSeconds"`
 	// Who are those the remedies name, in order (the job's owner, the
@@ -85,6 +96,14 @@ type Item struct {
 // Ref returns "namespace/kind/name" as users type it to the bot.
 func (it *Item) Ref() string {
 	return it.Namespace + "/" + it.Kind + "/" + it.Name
+}
+
+// Verdict is "Code" or "Code/Cause".
+func (it *Item) Verdict() string {
+	if it.Cause == "" {
+		return string(it.Code)
+	}
+	return string(it.Code) + "/" + string(it.Cause)
 }
 
 // ItemOf reduces a workload's report to what a digest keeps of it. wl may
@@ -121,6 +140,33 @@ func ItemOf(wl *kueue.Workload, created time.Time, r *diagnose.Report, now time.
 	return it
 }
 
+// AdmittedItemOf is ItemOf for an admitted workload: its Wait is how long
+// it has held its quota (Now minus AdmittedAt).
+func AdmittedItemOf(wl *kueue.Workload, r *diagnose.Report, now time.Time) Item {
+	it := ItemOf(wl, wl.CreationTimestamp.Time, r, now)
+	it.Wait = max(now.Sub(AdmittedAt(wl)), 0)
+	it.WaitSeconds = int64(it.Wait / time.Second)
+	return it
+}
+
+// AdmittedAt is when a Workload was admitted (its Admitted condition's
+// last transition), else when it reserved quota, else its creation.
+func AdmittedAt(wl *kueue.Workload) time.Time {
+	for _, typ := range []string{kueue.WorkloadAdmitted, kueue.WorkloadQuotaReserved} {
+		if c := apimeta.FindStatusCondition(wl.Status.Conditions, typ); c != nil && c.Status == metav1.ConditionTrue {
+			return c.LastTransitionTime.Time
+		}
+	}
+	return wl.CreationTimestamp.Time
+}
+
+// StuckCodes are the verdicts of an admitted workload whose pods do not
+// run: it holds quota others may wait for, and someone has to act.
+var StuckCodes = []diagnose.Code{diagnose.CodeStarting, diagnose.CodePodsUnschedulable, diagnose.CodePodsNotStarting}
+
+// Stuck reports whether a verdict code is one of StuckCodes.
+func Stuck(c diagnose.Code) bool { return slices.Contains(StuckCodes, c) }
+
 // Input is what a digest is computed from, all within its scope.
 type Input struct {
 	// Name names the digest (config digests[].name).
@@ -135,6 +181,11 @@ type Input struct {
 	// finished, and the jobs without a Workload. The digest points into
 	// this slice.
 	Pending []Item
+	// Admitted are the classified admitted workloads whose verdict is one
+	// of StuckCodes, made with AdmittedItemOf; those admitted longer than
+	// Options.StuckAfter are named as stuck after admission. The digest
+	// points into this slice.
+	Admitted []Item
 	// Previous are the previous digest's figures, for the trend; nil for
 	// the first digest.
 	Previous *Figures
@@ -152,7 +203,11 @@ type Digest struct {
 	// LongWait in seconds, for JSON).
 	LongWait        time.Duration `json:"-"`
 	LongWaitSeconds int64         `json:"longWaitSeconds"`
-	TopN            int           `json:"topN"`
+	// StuckAfter is the threshold of Stuck (StuckAfterSeconds in seconds,
+	// for JSON).
+	StuckAfter        time.Duration `json:"-"`
+	StuckAfterSeconds int64         `json:"stuckAfterSeconds"`
+	TopN              int           `json:"topN"`
 
 	Totals Totals `json:"totals"`
 	// Queues are the queues in scope: ClusterQueues first, then
@@ -167,6 +222,11 @@ type Digest struct {
 	// LongWaits are the pending workloads waiting longer than LongWait,
 	// longest first.
 	LongWaits []*Item `json:"longWaits"`
+	// Stuck are the admitted workloads whose pods have not run for longer
+	// than StuckAfter (no pods created, pods refused by a ResourceQuota,
+	// unschedulable, or not starting): they hold quota others wait for.
+	// Longest first; Wait is the time since admission, Who who acts.
+	Stuck []*Item `json:"stuckAfterAdmission"`
 	// Trend compares with the previous digest; nil for the first.
 	Trend *Trend `json:"trend,omitempty"`
 }
@@ -188,6 +248,8 @@ type Totals struct {
 	// NeedsAction counts the pending workloads with a NeedsActionCodes
 	// verdict.
 	NeedsAction int `json:"needsAction"`
+	// Stuck counts the admitted workloads stuck after admission.
+	Stuck int `json:"stuckAfterAdmission"`
 }
 
 // Queue is one queue's line.
@@ -236,6 +298,7 @@ type Trend struct {
 	Finished    int `json:"finishedSince"`
 	LongWaits   int `json:"longWaits"`
 	NeedsAction int `json:"needsAction"`
+	Stuck       int `json:"stuckAfterAdmission"`
 	// ByCode lists the codes whose count changed, in contract order.
 	ByCode []CodeDelta `json:"byCode"`
 	// Queues maps a queue key (as in Figures) to its pending change, for
@@ -257,6 +320,7 @@ func Compute(in Input) *Digest {
 	d := &Digest{
 		Name: in.Name, Now: in.Now, Since: in.Now.Add(-24 * time.Hour),
 		LongWait: opts.LongWait, LongWaitSeconds: int64(opts.LongWait / time.Second), TopN: opts.TopN,
+		StuckAfter: opts.StuckAfter, StuckAfterSeconds: int64(opts.StuckAfter / time.Second),
 	}
 	if in.Previous != nil && !in.Previous.At.IsZero() && in.Previous.At.Before(in.Now) {
 		d.Since = in.Previous.At
@@ -304,6 +368,14 @@ func Compute(in Input) *Digest {
 		}
 	}
 	d.Totals.LongWaits, d.Totals.NeedsAction = len(d.LongWaits), len(d.NeedsAction)
+	d.Stuck = []*Item{}
+	for i := range in.Admitted {
+		if it := &in.Admitted[i]; Stuck(it.Code) && it.Wait > opts.StuckAfter {
+			d.Stuck = append(d.Stuck, it)
+		}
+	}
+	slices.SortFunc(d.Stuck, byWait)
+	d.Totals.Stuck = len(d.Stuck)
 	d.Groups = make([]Group, 0, len(groups))
 	for _, g := range groups {
 		g.Causes = causeCounts(g.Workloads)
@@ -389,6 +461,7 @@ func trend(d *Digest, prev *Figures) *Trend {
 		Finished:    now.Totals.Finished - prev.Totals.Finished,
 		LongWaits:   now.Totals.LongWaits - prev.Totals.LongWaits,
 		NeedsAction: now.Totals.NeedsAction - prev.Totals.NeedsAction,
+		Stuck:       now.Totals.Stuck - prev.Totals.Stuck,
 		ByCode:      []CodeDelta{},
 		Queues:      map[string]int{},
 	}

@@ -33,10 +33,12 @@ type Subject struct {
 }
 
 // Subjects returns a Subject for every Workload of the store, and for every
-// job of a supported kind (Pods excepted) that carries the queue-name label
-// and owns no Workload, sorted by namespace, then kind, then name. A job
-// controlled by another supported job (a Job of a JobSet) is part of its
-// parent's Workload, not a subject of its own.
+// job of a supported kind that carries the queue-name label and owns no
+// Workload, sorted by namespace, then kind, then name. A job controlled by
+// another supported job (a Job of a JobSet) is part of its parent's
+// Workload, not a subject of its own; a pod group without a Workload is
+// one subject, its first Pod by name (the one a diagnosis of the group
+// reads).
 func (s *Store) Subjects() []Subject { return once(s, &s.subjects, s.findSubjects) }
 
 func (s *Store) findSubjects() []Subject {
@@ -62,7 +64,7 @@ func (s *Store) findSubjects() []Subject {
 	}
 	for i := range kinds {
 		k := &kinds[i]
-		if k.Kind == "Pod" || k.Kind == KindWorkload {
+		if k.Kind == KindWorkload {
 			continue
 		}
 		gk := schema.GroupKind{Group: k.Resource.Group, Kind: k.Kind}
@@ -70,6 +72,7 @@ func (s *Store) findSubjects() []Subject {
 		if idx == nil {
 			continue
 		}
+		groups := map[string]int{} // "namespace/group" -> index in out
 		for _, obj := range idx.List() {
 			job, ok := obj.(metav1.Object)
 			if !ok || job.GetNamespace() == "" {
@@ -78,6 +81,16 @@ func (s *Store) findSubjects() []Subject {
 			queue := job.GetLabels()[QueueNameLabel]
 			if queue == "" || s.hasWorkload(k, job) {
 				continue
+			}
+			if g := job.GetLabels()[PodGroupNameLabel]; k.Kind == "Pod" && g != "" {
+				key := job.GetNamespace() + "/" + g
+				if i, ok := groups[key]; ok {
+					if job.GetName() < out[i].Target.Name {
+						out[i].Target.Name, out[i].Created = job.GetName(), job.GetCreationTimestamp().Time
+					}
+					continue
+				}
+				groups[key] = len(out)
 			}
 			out = append(out, Subject{
 				Target:     diagnose.Target{Kind: k.Kind, Namespace: job.GetNamespace(), Name: job.GetName()},

@@ -100,6 +100,14 @@ func (s *storeSource) missing(resource, ns, name string) error {
 	return notFound(resource, name)
 }
 
+// kueueConfig implements kueueConfigReader with the Configuration given to
+// the store (Store.SetKueueConfig), if any.
+func (s *storeSource) kueueConfig(context.Context) (*diagnose.KueueConfig, error) {
+	s.st.mu.RLock()
+	defer s.st.mu.RUnlock()
+	return s.st.kueueConfig, nil
+}
+
 func (s *storeSource) exhaustive() bool { return true }
 func (s *storeSource) useBot() bool     { return false }
 

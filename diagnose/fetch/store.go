@@ -68,6 +68,10 @@ type Store struct {
 	// kueueNotServed is set when ListInto found that the cluster does not
 	// serve Kueue's API: Snapshots then say so, as a live read does.
 	kueueNotServed bool
+	// kueueConfig is Kueue's own Configuration, when the bot read it
+	// (SetKueueConfig): Snapshots of jobs without a Workload use it, as a
+	// live read does.
+	kueueConfig *diagnose.KueueConfig
 	// gen counts writes; derived is rebuilt when it changes.
 	gen     uint64
 	derived *derived
@@ -102,6 +106,17 @@ func once[T any](s *Store, c *perGeneration[T], compute func() []T) []T {
 		s.mu.Unlock()
 	}
 	return slices.Clone(items)
+}
+
+// SetKueueConfig gives the store Kueue's Configuration (read as the bot,
+// Fetcher.KueueConfig), so that a job without a Workload is classified from
+// a store as a live diagnosis classifies it: whether Kueue manages its
+// namespace and its framework.
+func (s *Store) SetKueueConfig(kc *diagnose.KueueConfig) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.kueueConfig = kc
+	s.gen++
 }
 
 // listKey names one LIST: a resource (e.g. "workloads") in a namespace.
@@ -497,7 +512,11 @@ func (s *Store) Snapshot(t diagnose.Target, now time.Time) (*diagnose.Snapshot, 
 // job when that is a supported kind the store holds, else the Workload
 // itself.
 func TargetOf(wl *kueue.Workload, s *Store) diagnose.Target {
-	if ref := controllerRef(wl); ref != nil {
+	ref := controllerRef(wl)
+	if ref == nil {
+		ref = jobOwner(wl)
+	}
+	if ref != nil {
 		if gv, err := schema.ParseGroupVersion(ref.APIVersion); err == nil {
 			if k, ok := lookupGroupKind(gv.WithKind(ref.Kind).GroupKind()); ok && k.Kind != KindWorkload {
 				gk := schema.GroupKind{Group: k.Resource.Group, Kind: k.Kind}
@@ -508,6 +527,22 @@ func TargetOf(wl *kueue.Workload, s *Store) diagnose.Target {
 		}
 	}
 	return diagnose.Target{Kind: KindWorkload, Namespace: wl.Namespace, Name: wl.Name}
+}
+
+// jobOwner returns the first owner of a Workload that has no controller
+// and is a supported job kind other than Pod: LeaderWorkerSet owns its
+// groups' Workloads without controlling them. (A pod group's Workload is
+// owned by each of its Pods: its target stays the Workload.)
+func jobOwner(wl *kueue.Workload) *metav1.OwnerReference {
+	for i := range wl.OwnerReferences {
+		ref := &wl.OwnerReferences[i]
+		if gv, err := schema.ParseGroupVersion(ref.APIVersion); err == nil {
+			if k, ok := lookupGroupKind(gv.WithKind(ref.Kind).GroupKind()); ok && k.Kind != KindWorkload && k.Kind != "Pod" {
+				return ref
+			}
+		}
+	}
+	return nil
 }
 
 func (s *Store) hasObject(gk schema.GroupKind, ns, name string) bool {

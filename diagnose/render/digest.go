@@ -103,7 +103,21 @@ func TotalsLine(d *digest.Digest) string {
 	}
 	s += fmt.Sprintf(", %d admitted, %d finished since %s, %d waiting over %s, %d needing action",
 		t.Admitted, t.Finished, d.Since.UTC().Format("Jan 2 15:04 MST"), t.LongWaits, Wait(d.LongWait), t.NeedsAction)
+	if t.Stuck > 0 {
+		s += fmt.Sprintf(", %d stuck after admission", t.Stuck)
+	}
 	return s
+}
+
+// StuckTitle heads the list of workloads stuck after admission.
+func StuckTitle(d *digest.Digest) string {
+	return fmt.Sprintf("Stuck after admission (holding quota; pods not running for over %s)", Wait(d.StuckAfter))
+}
+
+// stuckLine is one admitted workload whose pods do not run: reference, how
+// long it has held its quota, verdict and cause.
+func stuckLine(it *digest.Item) string {
+	return fmt.Sprintf("%s/%s/%s  admitted %s ago  %s", it.Namespace, strings.ToLower(it.Kind), it.Name, Wait(it.Wait), it.Verdict())
 }
 
 // TrendLine is the change since the previous digest, or "" for the first.
@@ -114,6 +128,9 @@ func TrendLine(d *digest.Digest) string {
 	}
 	s := fmt.Sprintf("Since the digest of %s: pending %s, admitted %s, finished %s, long waits %s, needing action %s",
 		tr.Since.UTC().Format("Jan 2 15:04 MST"), Signed(tr.Pending), Signed(tr.Admitted), Signed(tr.Finished), Signed(tr.LongWaits), Signed(tr.NeedsAction))
+	if tr.Stuck != 0 {
+		s += ", stuck after admission " + Signed(tr.Stuck)
+	}
 	var codes []string
 	for _, c := range tr.ByCode {
 		codes = append(codes, fmt.Sprintf("%s %s", c.Code, Signed(c.Delta)))
@@ -163,11 +180,7 @@ func flavorCount(q *diagnose.QueueSummary) int {
 
 // itemLine is one workload: reference, wait, verdict and cause.
 func itemLine(it *digest.Item) string {
-	code := string(it.Code)
-	if it.Cause != "" {
-		code += "/" + string(it.Cause)
-	}
-	return fmt.Sprintf("%s/%s/%s  waiting %s  %s", it.Namespace, strings.ToLower(it.Kind), it.Name, Wait(it.Wait), code)
+	return fmt.Sprintf("%s/%s/%s  waiting %s  %s", it.Namespace, strings.ToLower(it.Kind), it.Name, Wait(it.Wait), it.Verdict())
 }
 
 // causes lists a group's causes: "QuotaInUse 20, BorrowingLimited 5".
@@ -223,20 +236,28 @@ func DigestText(d *digest.Digest) string {
 	} else {
 		b.WriteString("\nNothing is pending.\n")
 	}
-	if len(d.NeedsAction) > 0 {
-		b.WriteString("\nNeeds action (waiting will not fix these):\n")
-		for j, it := range d.NeedsAction {
-			if j == d.TopN {
-				fmt.Fprintf(&b, "  ... and %d more\n", len(d.NeedsAction)-j)
-				break
-			}
-			fmt.Fprintf(&b, "  %s  -> %s\n", itemLine(it), Whos(it.Who))
-			if it.Remedy != "" {
-				fmt.Fprintf(&b, "    %s\n", wrap(oneLine(it.Remedy), 74, "    "))
-			}
+	actionList(&b, "Needs action (waiting will not fix these)", d.NeedsAction, d.TopN, itemLine)
+	actionList(&b, StuckTitle(d), d.Stuck, d.TopN, stuckLine)
+	return b.String()
+}
+
+// actionList writes a titled list of the workloads someone has to act on,
+// the first topN with who acts and the first remedy.
+func actionList(b *strings.Builder, title string, items []*digest.Item, topN int, line func(*digest.Item) string) {
+	if len(items) == 0 {
+		return
+	}
+	b.WriteString("\n" + title + ":\n")
+	for j, it := range items {
+		if j == topN {
+			fmt.Fprintf(b, "  ... and %d more\n", len(items)-j)
+			break
+		}
+		fmt.Fprintf(b, "  %s  -> %s\n", line(it), Whos(it.Who))
+		if it.Remedy != "" {
+			fmt.Fprintf(b, "    %s\n", wrap(oneLine(it.Remedy), 74, "    "))
 		}
 	}
-	return b.String()
 }
 
 // DigestMarkdown renders the digest as GitHub-flavoured Markdown.
@@ -287,6 +308,17 @@ func DigestMarkdown(d *digest.Digest) string {
 				break
 			}
 			fmt.Fprintf(&b, "- `%s` `%s`, for the %s: %s\n", it.Namespace+"/"+strings.ToLower(it.Kind)+"/"+it.Name, it.Code, Whos(it.Who), mdEscape(oneLine(it.Remedy)))
+		}
+		b.WriteString("\n")
+	}
+	if len(d.Stuck) > 0 {
+		fmt.Fprintf(&b, "**%s**\n\n", mdEscape(StuckTitle(d)))
+		for j, it := range d.Stuck {
+			if j == d.TopN {
+				fmt.Fprintf(&b, "- … and %d more\n", len(d.Stuck)-j)
+				break
+			}
+			fmt.Fprintf(&b, "- `%s` admitted %s ago, `%s`, for the %s: %s\n", it.Namespace+"/"+strings.ToLower(it.Kind)+"/"+it.Name, Wait(it.Wait), it.Verdict(), Whos(it.Who), mdEscape(oneLine(it.Remedy)))
 		}
 		b.WriteString("\n")
 	}

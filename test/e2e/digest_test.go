@@ -31,6 +31,7 @@ import (
 	"github.com/kueuebot/kueuebot/config"
 	"github.com/kueuebot/kueuebot/diagnose/digest"
 	"github.com/kueuebot/kueuebot/diagnose/fetch"
+	"github.com/kueuebot/kueuebot/explain"
 	"github.com/kueuebot/kueuebot/internal/slackfake"
 	"github.com/kueuebot/kueuebot/rbac"
 )
@@ -86,7 +87,8 @@ func TestDigestGroupsMatchDiagnose(t *testing.T) {
 	for _, ns := range scenarioNamespaces(t, sb) {
 		args = append(args, "--namespace", ns)
 	}
-	d, _ := digestJSON(t, append(args, "--kubeconfig", admin)...)
+	// The scenarios were admitted seconds ago: a second counts as stuck.
+	d, _ := digestJSON(t, append(args, "--kubeconfig", admin, "--stuck-after", "1s")...)
 	codes := map[string]bool{}
 	n := 0
 	for _, g := range d.Groups {
@@ -99,7 +101,19 @@ func TestDigestGroupsMatchDiagnose(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d pending workloads in %d groups: %v", n, len(d.Groups), codes)
+	// The admitted workloads whose pods do not run are named as stuck,
+	// with the verdict diagnose gives them.
+	for _, it := range d.Stuck {
+		r, _ := diagnoseArgs(t, "diagnose", strings.ToLower(it.Kind)+"/"+it.Name, "-n", it.Namespace, "--kubeconfig", admin, "-o", "json")
+		if r.Verdict.Code != string(it.Code) || !digest.Stuck(it.Code) || len(it.Who) == 0 {
+			t.Errorf("%s is stuck after admission as %s (who %v), but kueuebot diagnose says %s (%s)", it.Ref(), it.Code, it.Who, r.Verdict.Code, r.Verdict.Headline)
+		}
+		codes["stuck "+string(it.Code)] = true
+	}
+	t.Logf("%d pending workloads in %d groups, %d stuck after admission: %v", n, len(d.Groups), len(d.Stuck), codes)
+	if len(d.Stuck) < 3 {
+		t.Errorf("%d stuck after admission; the scenarios admit pods-unschedulable, image-pull-backoff, pods-resourcequota, ...", len(d.Stuck))
+	}
 	if n < 20 || len(codes) < 5 {
 		t.Errorf("%d pending workloads in %d verdict groups; the scenarios make dozens in many", n, len(codes))
 	}
@@ -225,15 +239,12 @@ func TestDigestReadsAsItsIdentity(t *testing.T) {
 
 	start := time.Now()
 	const agent = digestUserAgent + "-identity"
-	reader := &digests.KubeReader{Base: botRESTConfig(t, sb, agent), Timeout: 10 * time.Second}
-	st, err := reader.Read(t.Context(), &d)
+	ex := &explain.Explainer{Reader: &explain.KubeReader{Base: botRESTConfig(t, sb, agent), Timeout: 10 * time.Second}}
+	res, err := ex.Digest(t.Context(), rbac.Identity{User: d.User}, explain.DigestQuery{Name: d.Name, Scope: digest.Scope{Namespaces: d.Namespaces}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := digests.Build(st, d.Name, digest.Scope{Namespaces: d.Namespaces}, time.Now(), nil, digest.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	got := res.Digest
 	seen := map[string]bool{}
 	for _, g := range got.Groups {
 		for _, it := range g.Workloads {
@@ -373,13 +384,13 @@ type replica struct {
 	done    chan struct{}
 }
 
-// gatedReader holds reads until the replica's gate opens.
+// gatedReader holds digests until the replica's gate opens.
 type gatedReader struct {
 	r    *replica
-	next digests.Reader
+	next digests.Digester
 }
 
-func (g *gatedReader) Read(ctx context.Context, d *config.Digest) (*fetch.Store, error) {
+func (g *gatedReader) Digest(ctx context.Context, id rbac.Identity, q explain.DigestQuery) (explain.DigestResult, error) {
 	g.r.mu.Lock()
 	gate := g.r.gate
 	g.r.mu.Unlock()
@@ -391,10 +402,10 @@ func (g *gatedReader) Read(ctx context.Context, d *config.Digest) (*fetch.Store,
 		select {
 		case <-gate:
 		case <-ctx.Done():
-			return nil, ctx.Err()
+			return explain.DigestResult{}, ctx.Err()
 		}
 	}
-	return g.next.Read(ctx, d)
+	return g.next.Digest(ctx, id, q)
 }
 
 func startReplica(t *testing.T, sb, name, ns string, d config.Digest, clock *clocktesting.FakeClock, fs *slackfake.Server) *replica {
@@ -408,10 +419,10 @@ func startReplica(t *testing.T, sb, name, ns string, d config.Digest, clock *clo
 	}
 	api := bot.NewSlackClient(bot.SlackClientOptions{BotToken: "xoxb-e2e", APIURL: fs.APIURL()})
 	runner, err := digests.NewRunner([]config.Digest{d}, digests.Runner{
-		Reader: &gatedReader{r: r, next: &digests.KubeReader{Base: cfg, Timeout: 10 * time.Second}},
-		Poster: &digests.SlackPoster{API: api},
-		State:  &digests.State{Client: own, Namespace: ns},
-		Holder: name, Clock: clock, Retry: time.Minute,
+		Digester: &gatedReader{r: r, next: &explain.Explainer{Reader: &explain.KubeReader{Base: cfg, Timeout: 10 * time.Second}}},
+		Poster:   &digests.SlackPoster{API: api},
+		State:    &digests.State{Client: own, Namespace: ns},
+		Holder:   name, Clock: clock, Retry: time.Minute,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package digests
+package explain
 
 import (
 	"testing"
@@ -15,12 +15,12 @@ var scenarioNow = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 
 // Every pending workload of the recorded real-Kueue scenarios is grouped
 // under the verdict its own diagnosis gives.
-func TestBuildGroupsByOwnVerdict(t *testing.T) {
+func TestBuildDigestGroupsByOwnVerdict(t *testing.T) {
 	dump, err := fetch.LoadFS(examples.FS)
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := Build(dump.Store(), "all", digest.Scope{}, scenarioNow, nil, digest.Options{})
+	d, err := BuildDigest(&Listing{Store: dump.Store(), All: true}, DigestQuery{Name: "all"}, scenarioNow)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,13 +59,13 @@ func TestBuildGroupsByOwnVerdict(t *testing.T) {
 
 // A scope narrows the digest to its namespaces, and a job without a
 // Workload is in it.
-func TestBuildScope(t *testing.T) {
+func TestBuildDigestScope(t *testing.T) {
 	dump, err := fetch.LoadFS(examples.FS)
 	if err != nil {
 		t.Fatal(err)
 	}
 	scope := digest.Scope{Namespaces: []string{"sc-quota-in-use", "sc-lq-missing-cq"}}
-	d, err := Build(dump.Store(), "two", scope, scenarioNow, nil, digest.Options{})
+	d, err := BuildDigest(&Listing{Store: dump.Store(), All: true}, DigestQuery{Name: "two", Scope: scope}, scenarioNow)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package digests
+package explain
 
 import (
 	"fmt"
@@ -7,21 +7,20 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kueuebot/kueuebot/diagnose/digest"
 	"github.com/kueuebot/kueuebot/diagnose/fetch"
 	"github.com/kueuebot/kueuebot/internal/gencluster"
 )
 
 var benchNow = time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
 
-// BenchmarkBuild computes a digest over a filled store of generated
+// BenchmarkBuildDigest computes a digest over a filled store of generated
 // Workloads (5k, 20k, 50k in 1,000 namespaces and 200 ClusterQueues, a mix
 // of states): every pending one classified. ns/workload shows the cost is
 // linear; store-MiB is the filled store's live heap; peak-MiB the heap in
 // use at its highest while digests are computed; B/op what one digest
 // allocates. The "+jobs" case also stores each Workload's batch Job, as a
 // digest's LISTs do.
-func BenchmarkBuild(b *testing.B) {
+func BenchmarkBuildDigest(b *testing.B) {
 	for _, tc := range []struct {
 		n    int
 		jobs bool
@@ -64,7 +63,7 @@ func BenchmarkBuild(b *testing.B) {
 			// them: no digest stays alive while the next is built.
 			var pending, groups int
 			for b.Loop() {
-				d, err := Build(st, "bench", digest.Scope{}, benchNow, nil, digest.Options{})
+				d, err := BuildDigest(&Listing{Store: st, All: true}, DigestQuery{Name: "bench"}, benchNow)
 				if err != nil {
 					b.Fatal(err)
 				}

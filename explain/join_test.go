@@ -1,0 +1,215 @@
+package explain
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"sigs.k8s.io/yaml"
+
+	"github.com/kueuebot/kueuebot/diagnose"
+	"github.com/kueuebot/kueuebot/diagnose/digest"
+	"github.com/kueuebot/kueuebot/diagnose/fetch"
+	"github.com/kueuebot/kueuebot/rbac"
+)
+
+// joinNow is after every recorded scenario, late enough that their
+// admitted workloads are past the default stuck threshold.
+var joinNow = time.Date(2026, 12, 3, 0, 0, 0, 0, time.UTC)
+
+// scenarioExpect is the part of a sandbox scenario's expect.yaml the join
+// test reads: the job the scenario's user asks about and its verdict.
+type scenarioExpect struct {
+	Target diagnose.Target `json:"target"`
+	User   string          `json:"user"`
+	Stage  diagnose.Stage  `json:"stage"`
+	Code   diagnose.Code   `json:"code"`
+	Cause  diagnose.Cause  `json:"cause"`
+}
+
+// scenarioDumps returns every recorded scenario dump: the ones just taken
+// from the real stack (KUEUEBOT_FRESH_DUMPS, as CI sets it) when set, else
+// the committed ones.
+func scenarioDumps(t *testing.T) []string {
+	t.Helper()
+	dir := "../deploy/examples/scenarios"
+	if fresh := os.Getenv("KUEUEBOT_FRESH_DUMPS"); fresh != "" {
+		dir = fresh
+	}
+	dumps, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
+	if err != nil || len(dumps) == 0 {
+		t.Fatalf("no scenario dumps in %s: %v", dir, err)
+	}
+	return dumps
+}
+
+func readScenarioExpect(t *testing.T, name string) (scenarioExpect, bool) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("../deploy/sandbox/scenarios", name, "expect.yaml"))
+	if os.IsNotExist(err) {
+		return scenarioExpect{}, false
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	var e scenarioExpect
+	if err := yaml.Unmarshal(data, &e); err != nil {
+		t.Fatalf("%s/expect.yaml: %v", name, err)
+	}
+	return e, true
+}
+
+// askedAbout reports whether a job with this verdict is one its owner would
+// find in a list of their Kueue jobs that are not running: every verdict
+// but a job that does not exist, one that does not name a LocalQueue (not
+// a Kueue job: lists and digests are of Kueue's jobs), and a job that runs
+// or finished.
+func askedAbout(r *diagnose.Report) bool {
+	switch r.Verdict.Code {
+	case diagnose.CodeNotFound, diagnose.CodeNotManagedByKueue:
+		return false
+	}
+	return r.Verdict.Stage != diagnose.StageRunning && r.Verdict.Stage != diagnose.StageFinished
+}
+
+func sameJob(a, b diagnose.Target) bool {
+	return strings.EqualFold(a.Kind, b.Kind) && a.Namespace == b.Namespace && a.Name == b.Name
+}
+
+// TestListsAgreeWithDiagnose holds the one join to its promise over every
+// recorded scenario: the job each scenario's user asks about is in
+// `/kueue jobs` (Explainer.Jobs) whenever it is not running, with the very
+// report `kueuebot diagnose --from-file` gives it alone (Explainer.Explain
+// over the same dump), and every other job listed has its own diagnosis
+// too; the digest of the scenario's namespace lists it with the same
+// verdict, among the pending workloads, or among those stuck after
+// admission when it is admitted and its pods do not run. Jobs without a
+// Workload (a missing WorkloadPriorityClass, a namespace Kueue does not
+// manage) are listed as WorkloadMissing by both.
+func TestListsAgreeWithDiagnose(t *testing.T) {
+	counts := map[string]int{}
+	for _, path := range scenarioDumps(t) {
+		name := strings.TrimSuffix(filepath.Base(path), ".yaml")
+		e, ok := readScenarioExpect(t, name)
+		if !ok {
+			continue // a dump of no scenario (TestEveryScenarioHasADump)
+		}
+		t.Run(name, func(t *testing.T) {
+			dump, err := fetch.LoadFiles([]string{path})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ex := &Explainer{Reader: &DumpReader{Dump: dump, Unrestricted: true, Now: func() time.Time { return joinNow }}, Now: func() time.Time { return joinNow }}
+			ns := e.Target.Namespace
+			id := rbac.Identity{User: e.User, Namespaces: []string{ns}}
+			// What `kueuebot diagnose KIND/NAME -n NS --from-file DUMP` says.
+			own, err := ex.Explain(t.Context(), rbac.Identity{}, Question{Kind: e.Target.Kind, Name: e.Target.Name, Namespace: ns})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if own.Report.Verdict.Code != e.Code {
+				t.Fatalf("diagnose says %s, the scenario %s: TestScenarioDumps says why", own.Report.Verdict.Code, e.Code)
+			}
+
+			jobs, err := ex.Jobs(t.Context(), id, JobsQuery{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			listed := -1
+			for i := range jobs.Jobs {
+				r := &jobs.Jobs[i]
+				tgt := diagnose.Target{Kind: r.Target.Kind, Namespace: r.Target.Namespace, Name: r.Target.Name}
+				if sameJob(tgt, e.Target) {
+					listed = i
+				}
+				// Every job listed has the report of its own diagnosis.
+				s, err := dump.Snapshot(tgt, joinNow)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if diff := cmp.Diff(diagnose.Analyze(s), *r, cmpopts.EquateEmpty()); diff != "" {
+					t.Errorf("%v: listed with a report that is not its own diagnosis (-own +listed):\n%s", r.Target, diff)
+				}
+				if !askedAbout(r) {
+					t.Errorf("%v listed though it is %s", r.Target, r.Verdict.Code)
+				}
+			}
+			switch {
+			case askedAbout(&own.Report) && listed < 0:
+				t.Errorf("%v (%s) is not in /kueue jobs; listed: %v", e.Target, e.Code, targets(jobs.Jobs))
+			case askedAbout(&own.Report):
+				if diff := cmp.Diff(own.Report, jobs.Jobs[listed], cmpopts.EquateEmpty()); diff != "" {
+					t.Errorf("/kueue jobs and diagnose disagree on %v (-diagnose +jobs):\n%s", e.Target, diff)
+				}
+				counts["listed"]++
+			case listed >= 0:
+				t.Errorf("%v (%s) is listed", e.Target, e.Code)
+			}
+
+			res, err := ex.Digest(t.Context(), id, DigestQuery{Name: name, Scope: digest.Scope{Namespaces: []string{ns}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := res.Digest
+			var inDigest []*digest.Item
+			for _, g := range d.Groups {
+				for _, it := range g.Workloads {
+					if sameJob(diagnose.Target{Kind: it.Kind, Namespace: it.Namespace, Name: it.Name}, e.Target) {
+						inDigest = append(inDigest, it)
+					}
+				}
+			}
+			var stuck []*digest.Item
+			for _, it := range d.Stuck {
+				if sameJob(diagnose.Target{Kind: it.Kind, Namespace: it.Namespace, Name: it.Name}, e.Target) {
+					stuck = append(stuck, it)
+				}
+			}
+			v := own.Report.Verdict
+			switch {
+			case !askedAbout(&own.Report):
+				if len(inDigest)+len(stuck) > 0 {
+					t.Errorf("%v (%s) is in the digest", e.Target, v.Code)
+				}
+			case digest.Stuck(v.Code):
+				if len(stuck) != 1 || len(inDigest) != 0 {
+					t.Fatalf("%v (%s) is %d times stuck after admission, %d times pending; want once stuck", e.Target, v.Code, len(stuck), len(inDigest))
+				}
+				it := stuck[0]
+				if it.Code != v.Code || it.Cause != v.Cause || it.Headline != v.Headline || len(it.Who) == 0 || it.Wait <= d.StuckAfter {
+					t.Errorf("stuck as %s/%s %q (who %v, admitted %s ago); diagnose says %s/%s %q", it.Code, it.Cause, it.Headline, it.Who, it.Wait, v.Code, v.Cause, v.Headline)
+				}
+				counts["stuck"]++
+			default:
+				if len(inDigest) != 1 || len(stuck) != 0 {
+					t.Fatalf("%v (%s) is %d times pending, %d times stuck; want once pending", e.Target, v.Code, len(inDigest), len(stuck))
+				}
+				it := inDigest[0]
+				if it.Code != v.Code || it.Cause != v.Cause || it.Headline != v.Headline {
+					t.Errorf("digest has %s/%s %q; diagnose says %s/%s %q", it.Code, it.Cause, it.Headline, v.Code, v.Cause, v.Headline)
+				}
+				counts["pending"]++
+			}
+			if v.Code == diagnose.CodeWorkloadMissing {
+				counts["WorkloadMissing"]++
+			}
+		})
+	}
+	t.Logf("scenario jobs listed: %v", counts)
+	if len(scenarioDumps(t)) >= 50 && (counts["stuck"] < 3 || counts["WorkloadMissing"] < 2 || counts["pending"] < 20) {
+		t.Errorf("the scenarios should hold stuck, WorkloadMissing and many pending jobs: %v", counts)
+	}
+}
+
+func targets(rs []diagnose.Report) []string {
+	var out []string
+	for _, r := range rs {
+		out = append(out, r.Target.Kind+"/"+r.Target.Name+"="+string(r.Verdict.Code))
+	}
+	return slices.Clip(out)
+}
