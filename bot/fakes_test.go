@@ -58,6 +58,9 @@ type fakeDiagnoser struct {
 	gate    chan struct{}
 	delay   time.Duration
 	panicOn string
+	// views, keyed "user/name", is what one identity sees of a job, in
+	// place of reports (a NotFound report: the job is hidden from them).
+	views map[string]diagnose.Report
 
 	mu    sync.Mutex
 	calls []diagnoseCall
@@ -91,7 +94,10 @@ func (f *fakeDiagnoser) Explain(ctx context.Context, id rbac.Identity, q explain
 	if f.err != nil {
 		return explain.Result{}, f.err
 	}
-	r, ok := f.reports[q.Name]
+	r, ok := f.views[id.User+"/"+q.Name]
+	if !ok {
+		r, ok = f.reports[q.Name]
+	}
 	if !ok {
 		return explain.Result{Report: diagnose.Report{
 			Verdict: diagnose.Verdict{Stage: diagnose.StageResolve, Code: diagnose.CodeNotFound, Headline: "I cannot find " + q.Name + ", or you may not see it"},

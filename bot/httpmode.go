@@ -10,6 +10,8 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/slack-go/slack"
@@ -32,7 +34,9 @@ const DefaultMaxBody = 1 << 20
 // commands and interactivity on three paths. Every request is checked
 // before it is read further: the body is bounded, the signature (HMAC with
 // the signing secret, slack-go's SecretsVerifier) must match and the
-// timestamp be within 5 minutes, else 401. Then it only decodes, hands the
+// timestamp be within 5 minutes and not before this process began
+// answering (so a captured request replayed after a restart, or to
+// another replica, is refused), else 401. Then it only decodes, hands the
 // Event to the Dispatcher and answers 200 at once: the answer goes through
 // the Web API and response_url.
 type HTTPMode struct {
@@ -57,6 +61,9 @@ type HTTPMode struct {
 	Log *slog.Logger
 
 	ln net.Listener
+	// since is when this process began answering (Unix seconds): a request
+	// signed earlier was meant for another process, or is a replay.
+	since atomic.Int64
 }
 
 func (h *HTTPMode) log() *slog.Logger {
@@ -105,6 +112,14 @@ func (h *HTTPMode) verified(next func(w http.ResponseWriter, r *http.Request, bo
 		if err := verify(r.Header, body, h.SigningSecret); err != nil {
 			h.log().Warn("rejected an unsigned, stale or tampered request", slog.String("path", r.URL.Path), slog.String("remote", r.RemoteAddr), slog.Any("error", err))
 			http.Error(w, "invalid signature", http.StatusUnauthorized)
+			return
+		}
+		if ts, err := strconv.ParseInt(r.Header.Get("X-Slack-Request-Timestamp"), 10, 64); err != nil || ts < h.since.Load() {
+			// Slack signs every delivery (retries too) when it sends it:
+			// one signed before this process began answering was meant
+			// for a process that is gone, and is a replay.
+			h.log().Warn("rejected a request signed before this replica began answering (a replay)", slog.String("path", r.URL.Path), slog.String("remote", r.RemoteAddr))
+			http.Error(w, "request predates this replica", http.StatusUnauthorized)
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
@@ -251,6 +266,7 @@ func (h *HTTPMode) Run(ctx context.Context) error {
 		WriteTimeout:      10 * time.Second,
 		IdleTimeout:       90 * time.Second,
 	}
+	h.since.Store(time.Now().Unix())
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(h.ln) }()
 	h.Ready.Set(true, "listening on "+h.ln.Addr().String())

@@ -435,9 +435,12 @@ func (b *Bot) deliverTriage(ctx context.Context, ev *Event, r Reply) error {
 	return nil
 }
 
-// escalate answers the Escalate button: the job is read again as the
-// presser, and the summary of what they may see is posted in the thread
-// for the on-call group. Refusals and failures are the presser's only.
+// escalate answers the Escalate button. Only the poster (who started the
+// triage thread) or someone who can read the job themselves may escalate;
+// everyone else is told privately why not. The public summary for the
+// on-call group is read as the poster: it shows what the thread already
+// shows, never a presser's wider view. Refusals and failures are the
+// presser's only.
 func (b *Bot) escalate(ctx context.Context, ev *Event) Reply {
 	if b.Triage == nil || b.Triage.UserGroup == "" || !b.Triage.Watches(ev.Channel) {
 		return Reply{To: ToPrivate, Verdict: "ignored", Message: blocks.Notice("", "Escalation is not set up in this channel. Ask your platform team directly.")}
@@ -446,9 +449,27 @@ func (b *Bot) escalate(ctx context.Context, ev *Event) Reply {
 	if err != nil {
 		return Reply{To: ToPrivate, Verdict: "unparsable", Message: blocks.Notice("", "That button is out of date. Ask me again, e.g. `why is train-7 waiting?`")}
 	}
-	o := b.Asker.job(ctx, ev.Entry, ev.User, explain.Question{Kind: ref.Kind, Namespace: ref.Namespace, Name: ref.Name})
-	if o.report == nil {
-		return Reply{To: ToPrivate, Verdict: o.verdict, Message: b.render(o, ev, ToPrivate, false)}
+	if ev.ThreadAuthor == "" {
+		return Reply{To: ToPrivate, Verdict: "ignored", Message: blocks.Notice("", "I cannot tell who asked in this thread, so I cannot escalate it. Ask your platform team directly.")}
+	}
+	q := explain.Question{Kind: ref.Kind, Namespace: ref.Namespace, Name: ref.Name}
+	job := blocks.Code(ref.String())
+	if ev.ThreadAuthor != ev.User.ID {
+		o := b.Asker.job(ctx, ev.Entry, ev.User, q)
+		if o.report == nil {
+			return Reply{To: ToPrivate, Verdict: o.verdict, Message: b.render(o, ev, ToPrivate, false)}
+		}
+		if !jobSeen(*o.report) {
+			return Reply{To: ToPrivate, Verdict: "refused", Message: blocks.Notice("", "You cannot see "+job+", so you cannot escalate it. <@"+ev.ThreadAuthor+">, who asked, can escalate it, or ask your platform team directly.")}
+		}
+	}
+	poster := rbac.SlackUser{ID: ev.ThreadAuthor, TeamID: ev.User.TeamID, EnterpriseID: ev.User.EnterpriseID}
+	o := b.Asker.job(ctx, ev.Entry, poster, q)
+	if o.report == nil || !jobSeen(*o.report) {
+		return Reply{To: ToPrivate, Verdict: "refused", Message: blocks.Notice("", "I could not read "+job+" as <@"+ev.ThreadAuthor+"> sees it, so I cannot escalate it. Ask your platform team directly.")}
 	}
 	return Reply{Verdict: "escalated", triage: &triageReply{escalation: o.report}}
 }
+
+// jobSeen reports whether a report found the job (the reader may see it).
+func jobSeen(r diagnose.Report) bool { return r.Verdict.Code != diagnose.CodeNotFound }
