@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"k8s.io/apimachinery/pkg/util/cache"
+
 	"github.com/kueuebot/kueuebot/bot/blocks"
 )
 
@@ -40,6 +42,7 @@ const (
 	// return its own timeout answer before the dispatcher answers for it.
 	answerGrace = 2 * time.Second
 	dedupeSize  = 4096
+	dedupeTTL   = 30 * time.Minute
 	// noticeQueue bounds the busy/refusal notices waiting to be sent.
 	noticeQueue   = 512
 	noticeWorkers = 2
@@ -440,29 +443,20 @@ func (d *Dispatcher) Shutdown(ctx context.Context) error {
 	return err
 }
 
-// dedupe remembers the last n keys.
-type dedupe struct {
-	set  map[string]bool
-	ring []string
-	next int
-}
+// dedupe remembers up to n recent keys, each for dedupeTTL (Slack retries
+// an event for minutes), in an LRU cache. One replica answers at a time
+// (the Lease holder), so it is exact while that replica leads.
+type dedupe struct{ seen *cache.LRUExpireCache }
 
-func newDedupe(n int) *dedupe {
-	return &dedupe{set: make(map[string]bool, n), ring: make([]string, n)}
-}
+func newDedupe(n int) *dedupe { return &dedupe{seen: cache.NewLRUExpireCache(n)} }
 
-// add records key and reports whether it is new. Not safe for concurrent
-// use: the Dispatcher holds its lock.
+// add records key and reports whether it is new. The Dispatcher holds its
+// lock, so that a check and its record are one step.
 func (d *dedupe) add(key string) bool {
-	if d.set[key] {
+	if _, ok := d.seen.Get(key); ok {
 		return false
 	}
-	if old := d.ring[d.next]; old != "" {
-		delete(d.set, old)
-	}
-	d.ring[d.next] = key
-	d.next = (d.next + 1) % len(d.ring)
-	d.set[key] = true
+	d.seen.Add(key, struct{}{}, dedupeTTL)
 	return true
 }
 

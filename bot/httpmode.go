@@ -59,8 +59,14 @@ type HTTPMode struct {
 	Metrics *Metrics
 	// Log receives rejected requests; nil discards.
 	Log *slog.Logger
+	// Standby starts the transport as a standby replica's: it listens but
+	// refuses every request (503, so Slack retries and the Service sends
+	// them to the ready replica) and is not ready until SetActive(true),
+	// when this replica leads.
+	Standby bool
 
-	ln net.Listener
+	ln     net.Listener
+	active atomic.Bool
 	// since is when this process began answering (Unix seconds): a request
 	// signed earlier was meant for another process, or is a replay.
 	since atomic.Int64
@@ -90,6 +96,10 @@ func (h *HTTPMode) Handler() http.Handler {
 func (h *HTTPMode) verified(next func(w http.ResponseWriter, r *http.Request, body []byte, received time.Time)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		received := time.Now()
+		if !h.active.Load() {
+			http.Error(w, "standby: another replica answers", http.StatusServiceUnavailable)
+			return
+		}
 		if r.Method != http.MethodPost {
 			w.Header().Set("Allow", http.MethodPost)
 			http.Error(w, "POST only", http.StatusMethodNotAllowed)
@@ -125,6 +135,20 @@ func (h *HTTPMode) verified(next func(w http.ResponseWriter, r *http.Request, bo
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		next(w, r, body, received)
 	})
+}
+
+// SetActive makes this replica answer (it leads) or refuse every request
+// (it stands by), and sets readiness to match. A replica that starts
+// answering refuses requests signed before it did (see HTTPMode).
+func (h *HTTPMode) SetActive(on bool) {
+	if !on {
+		h.active.Store(false)
+		h.Ready.Set(false, "standby: another replica answers Slack")
+		return
+	}
+	h.since.Store(time.Now().Unix())
+	h.active.Store(true)
+	h.Ready.Set(true, "answering Slack on "+h.ListenAddr())
 }
 
 // verify checks Slack's request signature and timestamp (±5 minutes).
@@ -266,16 +290,20 @@ func (h *HTTPMode) Run(ctx context.Context) error {
 		WriteTimeout:      10 * time.Second,
 		IdleTimeout:       90 * time.Second,
 	}
-	h.since.Store(time.Now().Unix())
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(h.ln) }()
-	h.Ready.Set(true, "listening on "+h.ln.Addr().String())
+	if !h.Standby {
+		h.SetActive(true)
+	} else if !h.active.Load() {
+		h.Ready.Set(false, "standby: another replica answers Slack")
+	}
 	defer h.Ready.Set(false, "HTTP mode stopped")
 	select {
 	case err := <-serveErr:
 		return fmt.Errorf("http mode: %w", err)
 	case <-ctx.Done():
 	}
+	h.active.Store(false)
 	h.Ready.Set(false, "shutting down")
 	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()

@@ -6,13 +6,13 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/slackevents"
+	"k8s.io/apimachinery/pkg/util/cache"
 
 	"github.com/kueuebot/kueuebot/bot/blocks"
 	"github.com/kueuebot/kueuebot/diagnose"
@@ -48,9 +48,11 @@ const maxTriageMemory = 10000
 // same channel within Window, with the same verdict, gets a link to the
 // earlier answer instead of a new one.
 //
-// The memory is this replica's only, keyed by channel and job with the
-// earlier answer's ts: a restart (or another replica) forgets it, which
-// only costs a fresh full answer.
+// The memory is the process's (an LRU cache of at most maxTriageMemory
+// answers, each expiring after Window), keyed by channel and job with the
+// earlier answer's ts. One replica answers at a time (the Lease holder), so
+// it is exact while that replica leads; a restart or a failover forgets
+// it, which only costs a fresh full answer.
 type Triage struct {
 	// Channels are the channel IDs triaged.
 	Channels map[string]bool
@@ -67,20 +69,24 @@ type Triage struct {
 	// now is the clock (tests).
 	now func() time.Time
 
-	mu     sync.Mutex
-	memory map[string]triageMemo
+	memory *cache.LRUExpireCache
 }
 
 // triageMemo is one remembered answer.
 type triageMemo struct {
 	ts      string
 	verdict string
-	at      time.Time
 }
+
+// clockFunc is a cache.Clock.
+type clockFunc func() time.Time
+
+func (f clockFunc) Now() time.Time { return f() }
 
 // NewTriage builds a Triage from the configuration values.
 func NewTriage(channels, patterns []string, detail string, window time.Duration, userGroup string) *Triage {
-	t := &Triage{Channels: map[string]bool{}, Detail: detail, Window: window, UserGroup: userGroup, now: time.Now, memory: map[string]triageMemo{}}
+	t := &Triage{Channels: map[string]bool{}, Detail: detail, Window: window, UserGroup: userGroup, now: time.Now}
+	t.memory = cache.NewLRUExpireCacheWithClock(maxTriageMemory, clockFunc(func() time.Time { return t.now() }))
 	for _, c := range channels {
 		t.Channels[c] = true
 	}
@@ -170,39 +176,21 @@ func (t *Triage) recall(key string) (triageMemo, bool) {
 	if t.Window <= 0 {
 		return triageMemo{}, false
 	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	m, ok := t.memory[key]
-	if !ok || t.now().Sub(m.at) > t.Window {
+	v, ok := t.memory.Get(key)
+	if !ok {
 		return triageMemo{}, false
 	}
-	return m, true
+	m, ok := v.(triageMemo)
+	return m, ok
 }
 
-// remember records an answer, dropping expired ones when the memory is
-// full (and the oldest when none expired).
+// remember records an answer for Window; when the memory is full the
+// least recently used answer is forgotten.
 func (t *Triage) remember(key string, m triageMemo) {
 	if t.Window <= 0 {
 		return
 	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	now := t.now()
-	if len(t.memory) >= maxTriageMemory {
-		oldest := ""
-		for k, v := range t.memory {
-			if now.Sub(v.at) > t.Window {
-				delete(t.memory, k)
-			} else if oldest == "" || v.at.Before(t.memory[oldest].at) {
-				oldest = k
-			}
-		}
-		if len(t.memory) >= maxTriageMemory {
-			delete(t.memory, oldest)
-		}
-	}
-	m.at = now
-	t.memory[key] = m
+	t.memory.Add(key, m, t.Window)
 }
 
 // verdictKey is what "the verdict did not change" compares.

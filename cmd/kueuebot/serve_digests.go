@@ -1,11 +1,10 @@
 package main
 
 import (
-	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"os"
-	"sync"
 
 	"github.com/slack-go/slack"
 	"k8s.io/client-go/kubernetes"
@@ -13,34 +12,31 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/kueuebot/kueuebot/bot/digests"
+	"github.com/kueuebot/kueuebot/bot/leader"
 	"github.com/kueuebot/kueuebot/config"
 )
 
-// startDigests runs cfg's scheduled digests in the background for `serve`:
+// newElection sets up the election of the one active replica for `serve`:
 // the replicas elect a leader on the Lease kueuebot-leader in the bot's
-// namespace (POD_NAMESPACE; this replica is POD_NAME), and the leader posts
-// each digest at its times, reading as the digest's identity. It returns at
-// once; stop waits until the digests have stopped (ctx ended). With dumps
-// (--from-file) there is no cluster to elect a leader in: digests are not
-// scheduled (print one with `kueuebot digest --from-file`).
-func startDigests(ctx context.Context, cfg *config.Config, api *slack.Client, log *slog.Logger, fromFiles bool, wrap transport.WrapperFunc) (stop func(), err error) {
-	noop := func() {}
-	if len(cfg.Digests) == 0 {
-		return noop, nil
-	}
-	if fromFiles {
-		log.Warn("digests are not scheduled when serving from dumps (--from-file)", slog.Int("digests", len(cfg.Digests)))
-		return noop, nil
-	}
+// namespace (POD_NAMESPACE; this replica is POD_NAME, else hostname and
+// pid), and only the leader answers Slack and posts digests. Without
+// POD_NAMESPACE, or with dumps (--from-file: no cluster to elect in), there
+// is no election (nil): this process is the only replica and answers alone.
+func newElection(cfg *config.Config, log *slog.Logger, fromFiles bool, wrap transport.WrapperFunc) (*leader.Election, error) {
 	ns := os.Getenv("POD_NAMESPACE")
-	if ns == "" {
-		return nil, errors.New("digests[] need the bot's namespace for leader election and digest state: set POD_NAMESPACE (the chart and deploy/manifests set it from the downward API)")
-	}
-	holder := os.Getenv("POD_NAME")
-	if holder == "" {
-		if holder, err = os.Hostname(); err != nil {
-			return nil, errors.New("digests[] need this replica's name: set POD_NAME")
+	if fromFiles || ns == "" {
+		if !fromFiles {
+			log.Info("no POD_NAMESPACE: no leader election, this process answers alone (run one replica)")
 		}
+		return nil, nil
+	}
+	identity := os.Getenv("POD_NAME")
+	if identity == "" {
+		host, err := os.Hostname()
+		if err != nil {
+			return nil, errors.New("leader election needs this replica's name: set POD_NAME")
+		}
+		identity = fmt.Sprintf("%s_%d", host, os.Getpid())
 	}
 	base, _, err := (&diagnoseOptions{kubeconfig: cfg.Kube.Kubeconfig, context: cfg.Kube.Context}).restConfig()
 	if err != nil {
@@ -53,26 +49,45 @@ func startDigests(ctx context.Context, cfg *config.Config, api *slack.Client, lo
 	if err != nil {
 		return nil, err
 	}
+	// client-go's leader election logs through klog: into the bot's JSON
+	// log, not as unstructured lines on stderr.
+	klog.SetSlogLogger(log)
+	return &leader.Election{Client: own, Namespace: ns, Identity: identity, Log: log}, nil
+}
+
+// newDigestRunner builds the runner of cfg's scheduled digests for
+// `serve`: the leader posts each digest at its times, reading as the
+// digest's identity, and records the runs in its namespace. nil when there
+// are none; with dumps (--from-file) digests are not scheduled (print one
+// with `kueuebot digest --from-file`).
+func newDigestRunner(cfg *config.Config, api *slack.Client, log *slog.Logger, fromFiles bool, e *leader.Election, wrap transport.WrapperFunc) (*digests.Runner, error) {
+	if len(cfg.Digests) == 0 {
+		return nil, nil
+	}
+	if fromFiles {
+		log.Warn("digests are not scheduled when serving from dumps (--from-file)", slog.Int("digests", len(cfg.Digests)))
+		return nil, nil
+	}
+	if e == nil {
+		return nil, errors.New("digests[] need the bot's namespace for leader election and digest state: set POD_NAMESPACE (the chart and deploy/manifests set it from the downward API)")
+	}
+	base, _, err := (&diagnoseOptions{kubeconfig: cfg.Kube.Kubeconfig, context: cfg.Kube.Context}).restConfig()
+	if err != nil {
+		return nil, err
+	}
+	if wrap != nil {
+		base.Wrap(wrap)
+	}
 	runner, err := digests.NewRunner(cfg.Digests, digests.Runner{
 		Reader: &digests.KubeReader{Base: base, Timeout: cfg.Kube.RequestTimeout, Log: log},
 		Poster: &digests.SlackPoster{API: api},
-		State:  &digests.State{Client: own, Namespace: ns},
-		Holder: holder,
+		State:  &digests.State{Client: e.Client, Namespace: e.Namespace},
+		Holder: e.Identity,
 		Log:    log,
 	})
 	if err != nil {
 		return nil, err
 	}
-	// client-go's leader election logs through klog: into the bot's JSON
-	// log, not as unstructured lines on stderr.
-	klog.SetSlogLogger(log)
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		err := digests.RunElected(ctx, digests.Election{Client: own, Namespace: ns, Identity: holder, Log: log}, runner.Lead)
-		if err != nil {
-			log.Error("digests stopped", slog.Any("error", err))
-		}
-	})
-	log.Info("digests scheduled", slog.Any("digests", runner.Names()), slog.String("namespace", ns), slog.String("replica", holder))
-	return wg.Wait, nil
+	log.Info("digests scheduled", slog.Any("digests", runner.Names()), slog.String("namespace", e.Namespace), slog.String("replica", e.Identity))
+	return runner, nil
 }

@@ -119,8 +119,10 @@ func TestChartValueSets(t *testing.T) {
 			if pdbs := find(r.Objects, "PodDisruptionBudget"); (len(pdbs) == 1) != (*d.Spec.Replicas > 1) {
 				t.Errorf("%d replicas, %d PodDisruptionBudgets", *d.Spec.Replicas, len(pdbs))
 			}
-			if roles := find(r.Objects, "Role"); (len(roles) == 1) != (len(cfg.Digests) > 0) {
-				t.Errorf("%d digest channels, %d Roles", len(cfg.Digests), len(roles))
+			// The Lease Role always (leader election), and one in Kueue's
+			// namespace with kube.kueueConfig.
+			if roles, want := find(r.Objects, "Role"), 1+map[bool]int{true: 1}[cfg.Kube.KueueConfig.Enabled()]; len(roles) != want {
+				t.Errorf("%d Roles, want %d", len(roles), want)
 			}
 			checkNetworkPolicy(t, typed[networkingv1.NetworkPolicy](t, one(t, r.Objects, "NetworkPolicy", "")), d, http)
 
