@@ -1,7 +1,9 @@
 package bot
 
 import (
+	"context"
 	"fmt"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -224,5 +226,62 @@ func TestShortcutWithoutJobName(t *testing.T) {
 	}
 	if n := len(h.diag.Calls()); n != 0 {
 		t.Errorf("looked up %d jobs for a message naming none", n)
+	}
+}
+
+// TestHTTPStandbyRefuses: a standby replica in HTTP mode listens but is not
+// ready and refuses Slack's requests with 503 (Slack retries, the Service
+// sends them to the ready leader); once it leads it answers, and it still
+// refuses requests signed before it began to.
+func TestHTTPStandbyRefuses(t *testing.T) {
+	fs := slackfake.New(t)
+	api := NewSlackClient(SlackClientOptions{BotToken: "xoxb-test", APIURL: fs.APIURL()})
+	diag := &fakeDiagnoser{reports: map[string]diagnose.Report{"train-7": detailedReport()}}
+	disp := NewDispatcher(&Bot{Asker: &Asker{Resolve: testResolver(), Explain: diag}, Replier: &SlackReplier{API: api}}, DispatcherOptions{})
+	t.Cleanup(func() { _ = disp.Shutdown(context.Background()) })
+	ready := &Readiness{}
+	hm := &HTTPMode{Addr: "127.0.0.1:0", SigningSecret: signingSecret, Dispatcher: disp, API: api, Ready: ready, Standby: true}
+	if err := hm.Listen(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() { errc <- hm.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-errc })
+	h := &httpHarness{fs: fs, base: "http://" + hm.ListenAddr(), diag: diag}
+	const js = "application/json"
+	signedEarlier := time.Now()
+	body := func(id string) []byte {
+		return jsonBody(t, slackfake.EventCallback(id, slackfake.Mention(alice.ID, "C1", "1.0", "", "<@UBOT> why is train-7 waiting?")))
+	}
+	var code int
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if code, _ = h.do(t, PathEvents, js, body("EvS1"), time.Now(), false, false); code == http.StatusServiceUnavailable || time.Now().After(deadline) {
+			break
+		}
+	}
+	if code != http.StatusServiceUnavailable {
+		t.Fatalf("standby answered %d, want 503", code)
+	}
+	if ok, reason := ready.Ready(); ok || !strings.Contains(reason, "standby") {
+		t.Errorf("standby readiness %v %q, want not ready (standby)", ok, reason)
+	}
+	slackfake.Quiet(t, fs.Posts, 100*time.Millisecond, "answer from a standby")
+
+	time.Sleep(time.Until(signedEarlier.Truncate(time.Second).Add(1100 * time.Millisecond)))
+	hm.SetActive(true)
+	if ok, _ := ready.Ready(); !ok {
+		t.Error("the leader is not ready")
+	}
+	if code, _ := h.do(t, PathEvents, js, body("EvS2"), signedEarlier, false, false); code != http.StatusUnauthorized {
+		t.Errorf("a request signed before this replica led: %d, want 401", code)
+	}
+	if code, _ := h.do(t, PathEvents, js, body("EvS3"), time.Now(), false, false); code != http.StatusOK {
+		t.Fatalf("leader: %d", code)
+	}
+	slackfake.Receive(t, fs.Posts, "the leader's answer")
+	hm.SetActive(false)
+	if code, _ := h.do(t, PathEvents, js, body("EvS4"), time.Now(), false, false); code != http.StatusServiceUnavailable {
+		t.Errorf("after losing the lead: %d, want 503", code)
 	}
 }
