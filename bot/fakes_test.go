@@ -94,7 +94,9 @@ func (f *fakeDiagnoser) Explain(ctx context.Context, id rbac.Identity, q explain
 	if f.err != nil {
 		return explain.Result{}, f.err
 	}
+	f.mu.Lock()
 	r, ok := f.views[id.User+"/"+q.Name]
+	f.mu.Unlock()
 	if !ok {
 		r, ok = f.reports[q.Name]
 	}
@@ -132,4 +134,11 @@ func waitingReport() diagnose.Report {
 			{Summary: "Ask for 4 GPUs instead of 8.", Who: diagnose.WhoYou, Command: "kubectl -n team-a edit jobset train-7"},
 		},
 	}
+}
+
+// setViews sets views while the bot runs.
+func (f *fakeDiagnoser) setViews(v map[string]diagnose.Report) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.views = v
 }

@@ -48,21 +48,28 @@ func TestPublicAnswerNotRewrittenByOthers(t *testing.T) {
 	slackfake.Quiet(t, h.fs.Posts, 150*time.Millisecond, "write after the presses")
 }
 
+// escalate presses Escalate as user on the answer in alice's triage thread
+// root, and returns the next write.
+func (th *triageHarness) escalate(t *testing.T, user, root string) slackfake.Post {
+	t.Helper()
+	b := slackfake.BlockAction{User: user, Channel: supportChannel, MessageTS: "1700000200.000100", ThreadTS: root, ParentUser: alice.ID,
+		ActionID: blocks.ActionEscalate, Value: trainRef, ResponseURL: th.fs.ResponseURL("esc"), TriggerID: "trig-esc"}
+	th.send(t, slackfake.InteractiveEnvelope("esc", b.Payload()))
+	return th.post(t)
+}
+
 // TestEscalateNeedsPosterOrReader: a member who cannot read the job
 // pressing Escalate in a triage thread is told privately why not; nothing
 // is posted and on-call is not paged.
 func TestEscalateNeedsPosterOrReader(t *testing.T) {
 	th := startTriage(t, TriageSummary)
-	th.diag.views = map[string]diagnose.Report{bobID.User + "/train-7": {
+	th.diag.setViews(map[string]diagnose.Report{bobID.User + "/train-7": {
 		Verdict: diagnose.Verdict{Stage: diagnose.StageResolve, Code: diagnose.CodeNotFound, Headline: "I cannot find train-7, or you may not see it"},
 		Target:  diagnose.TargetInfo{Kind: "JobSet", Namespace: "team-a", Name: "train-7"},
-	}}
+	}})
 	root := th.message(t, alice.ID, supportChannel, "", "train-7 is stuck", nil)
 	th.answer(t, root, true)
-	b := slackfake.BlockAction{User: bob.ID, Channel: supportChannel, MessageTS: "1700000200.000100", ThreadTS: root, ParentUser: alice.ID,
-		ActionID: blocks.ActionEscalate, Value: trainRef, ResponseURL: th.fs.ResponseURL("esc"), TriggerID: "trig-esc"}
-	th.send(t, slackfake.InteractiveEnvelope("esc", b.Payload()))
-	p := th.post(t)
+	p := th.escalate(t, bob.ID, root)
 	if p.Method != slackfake.MethodResponseURL || p.ResponseURL != "esc" || p.ResponseType == "in_channel" {
 		t.Fatalf("escalation by someone who cannot see the job: %+v %s, want a private refusal", p, textOf(t, p.Blocks))
 	}
@@ -79,13 +86,10 @@ func TestEscalateReadsAsPoster(t *testing.T) {
 	th := startTriage(t, TriageSummary)
 	wide := detailedReport()
 	wide.Verdict.Detail = "Only bob sees this: cq-secret borrows from the research cohort."
-	th.diag.views = map[string]diagnose.Report{bobID.User + "/train-7": wide}
+	th.diag.setViews(map[string]diagnose.Report{bobID.User + "/train-7": wide})
 	root := th.message(t, alice.ID, supportChannel, "", "train-7 is stuck", nil)
 	th.answer(t, root, true)
-	b := slackfake.BlockAction{User: bob.ID, Channel: supportChannel, MessageTS: "1700000200.000100", ThreadTS: root, ParentUser: alice.ID,
-		ActionID: blocks.ActionEscalate, Value: trainRef, ResponseURL: th.fs.ResponseURL("esc"), TriggerID: "trig-esc"}
-	th.send(t, slackfake.InteractiveEnvelope("esc", b.Payload()))
-	p := th.post(t)
+	p := th.escalate(t, bob.ID, root)
 	if p.Method != "chat.postMessage" || p.ThreadTS != root {
 		t.Fatalf("escalation: %+v, want a post in thread %s", p, root)
 	}
@@ -247,7 +251,12 @@ func TestHTTPStandbyRefuses(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	errc := make(chan error, 1)
 	go func() { errc <- hm.Run(ctx) }()
-	t.Cleanup(func() { cancel(); <-errc })
+	t.Cleanup(func() {
+		cancel()
+		if err := <-errc; err != nil {
+			t.Errorf("HTTP mode: %v", err)
+		}
+	})
 	h := &httpHarness{fs: fs, base: "http://" + hm.ListenAddr(), diag: diag}
 	const js = "application/json"
 	signedEarlier := time.Now()

@@ -94,7 +94,9 @@ func grantBot(t *testing.T, sb string, cfg *config.Config) kubernetes.Interface 
 	if users := cfg.Identity.Users; len(users) > 0 {
 		waitAllowed(t, sb, "kueuebot", authorizationv1.ResourceAttributes{Verb: "impersonate", Resource: "users", Name: users[0].User})
 	}
-	waitAllowed(t, sb, "kueuebot", authorizationv1.ResourceAttributes{Verb: "get", Group: "kueue.x-k8s.io", Resource: "clusterqueues"})
+	if cfg.Kube.ClusterScopedReads == config.ClusterScopedBot {
+		waitAllowed(t, sb, "kueuebot", authorizationv1.ResourceAttributes{Verb: "get", Group: "kueue.x-k8s.io", Resource: "clusterqueues"})
+	}
 	return admin
 }
 

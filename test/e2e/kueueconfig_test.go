@@ -34,7 +34,9 @@ func TestBotReadsKueueConfigThroughItsRole(t *testing.T) {
 	if _, err := admin.RbacV1().RoleBindings(ns).Create(ctx, view, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = admin.RbacV1().RoleBindings(ns).Delete(context.Background(), view.Name, metav1.DeleteOptions{}) })
+	t.Cleanup(func() {
+		_ = admin.RbacV1().RoleBindings(ns).Delete(context.Background(), view.Name, metav1.DeleteOptions{})
+	})
 	job := &batchv1.Job{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: map[string]string{"kueue.x-k8s.io/queue-name": "user-queue"}},
 		Spec: batchv1.JobSpec{

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gorilla/websocket"
 	"github.com/slack-go/slack"
 
 	"github.com/kueuebot/kueuebot/config"
@@ -79,9 +80,25 @@ identity:
 			t.Fatal(err)
 		}
 	}
+	// In the middle of the burst: once the leader answered a few questions
+	// (others acked and still being answered, others not yet acked).
+	answers := map[int]int{}
+	count := func(p slackfake.Post) {
+		var i int
+		if _, err := fmt.Sscanf(p.Channel, "C0Q%03d", &i); err != nil || p.Method != "chat.postEphemeral" {
+			t.Errorf("unexpected write %+v", p)
+			return
+		}
+		if !strings.Contains(p.Text+p.Blocks, "I will answer in a moment") {
+			answers[i]++
+		}
+	}
+	for len(answers) < 3 {
+		count(slackfake.Receive(t, fs.Posts, "the leader's first answers"))
+	}
 	procs[leader].kill()
 	killed := time.Now()
-	t.Logf("%s SIGKILLed after %d questions", leader, half)
+	t.Logf("%s SIGKILLed after %d questions sent, %d answered", leader, half, len(answers))
 
 	// What Slack does next: envelopes the dead connection did not ack are
 	// delivered again (retry_attempt 1), with the rest of the burst, to
@@ -98,7 +115,12 @@ identity:
 	for i := half; i < questions; i++ {
 		pending = append(pending, envelope(i, 0))
 	}
-	second := slackfake.Receive(t, fs.Conns, "the next leader's Socket Mode connection")
+	var second *websocket.Conn
+	select {
+	case second = <-fs.Conns:
+	case <-time.After(30 * time.Second):
+		t.Fatal("no replica connected to Slack within 30 s of the leader's death")
+	}
 	next := leaseHolder(t, admin, ns)
 	t.Logf("%s connected %s after the kill", next, time.Since(killed).Round(100*time.Millisecond))
 	ackedByLive := map[int]bool{}
@@ -110,7 +132,6 @@ identity:
 
 	// Collect the answers: one per channel at most, every question acked
 	// by the live replica answered.
-	answers := map[int]int{}
 	var firstAfter time.Duration
 	deadline := time.After(90 * time.Second)
 	done := func() bool {
@@ -129,15 +150,7 @@ identity:
 	for !done() {
 		select {
 		case p := <-fs.Posts:
-			var i int
-			if _, err := fmt.Sscanf(p.Channel, "C0Q%03d", &i); err != nil || p.Method != "chat.postEphemeral" {
-				t.Errorf("unexpected write %+v", p)
-				continue
-			}
-			if strings.Contains(p.Text+p.Blocks, "I will answer in a moment") {
-				continue
-			}
-			answers[i]++
+			count(p)
 			if p.At.After(killed) && firstAfter == 0 {
 				firstAfter = p.At.Sub(killed)
 			}
@@ -149,11 +162,7 @@ identity:
 	// Late duplicates would come within moments.
 	slackfake.Quiet(t, fs.Conns, 2*time.Second, "connection from a standby")
 	for len(fs.Posts) > 0 {
-		p := <-fs.Posts
-		var i int
-		if _, err := fmt.Sscanf(p.Channel, "C0Q%03d", &i); err == nil && !strings.Contains(p.Text+p.Blocks, "I will answer in a moment") {
-			answers[i]++
-		}
+		count(<-fs.Posts)
 	}
 	twice, lost := 0, 0
 	for i := range questions {
