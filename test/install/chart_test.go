@@ -116,8 +116,14 @@ func TestChartValueSets(t *testing.T) {
 			} else if len(sms) == 1 {
 				checkServiceMonitor(t, sms[0], svc)
 			}
-			if pdbs := find(r.Objects, "PodDisruptionBudget"); (len(pdbs) == 1) != (*d.Spec.Replicas > 1) {
-				t.Errorf("%d replicas, %d PodDisruptionBudgets", *d.Spec.Replicas, len(pdbs))
+			// In HTTP mode only the leader is ready: no budget (it would
+			// forbid evicting the leader) and no rolling update (it would
+			// wait for ever for a standby to be ready).
+			if pdbs := find(r.Objects, "PodDisruptionBudget"); (len(pdbs) == 1) != (*d.Spec.Replicas > 1 && !http) {
+				t.Errorf("%d replicas, http %v, %d PodDisruptionBudgets", *d.Spec.Replicas, http, len(pdbs))
+			}
+			if recreate := d.Spec.Strategy.Type == appsv1.RecreateDeploymentStrategyType; recreate != http {
+				t.Errorf("http %v, strategy %q", http, d.Spec.Strategy.Type)
 			}
 			// The Lease Role always (leader election), and one in Kueue's
 			// namespace with kube.kueueConfig.
