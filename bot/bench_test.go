@@ -37,6 +37,10 @@ var benchJobs = [][2]string{
 type burstResult struct {
 	answered, refused, busyNotices, lost int
 	ack, answer                          []time.Duration
+	// others are the answer latencies of the users who did not flood;
+	// othersRefused counts their questions refused as busy.
+	others        []time.Duration
+	othersRefused int
 	// loopAck is the transport loop's own ack time (receiving the event
 	// from the socketmode client to queuing the ack), summed.
 	loopAck time.Duration
@@ -46,10 +50,17 @@ type burstResult struct {
 // goroutine) over one Socket Mode connection to a bot wired as serve wires
 // it (the real socketmode client, the Web API client with retries, the
 // identity resolver reading users.info from the fake, the Explainer on
-// the dump backend), and waits for every question's final answer.
-func burst(tb testing.TB, dump *fetch.Dump, users, perUser int, o DispatcherOptions) burstResult {
+// the dump backend), and waits for every question's final answer. When
+// flood > 0, one more user first sends flood questions alone, then the
+// others ask.
+func burst(tb testing.TB, dump *fetch.Dump, users, perUser, flood int, o DispatcherOptions) burstResult {
 	fs := slackfake.New(tb)
 	idCfg := config.Default().Identity
+	const flooder = "UBENCHFLD"
+	if flood > 0 {
+		fs.SetUser(slack.User{ID: flooder, Name: "flooder"})
+		idCfg.Users = append(idCfg.Users, config.UserMapping{SlackUserID: flooder, TeamID: slackfake.TeamID, User: "flooder", Namespaces: []string{benchJobs[0][0]}})
+	}
 	for i := range users {
 		id := fmt.Sprintf("UBENCH%03d", i)
 		fs.SetUser(slack.User{ID: id, Name: fmt.Sprintf("user%d", i)})
@@ -72,8 +83,27 @@ func burst(tb testing.TB, dump *fetch.Dump, users, perUser int, o DispatcherOpti
 	go func() { runErr <- sm.Run(ctx) }()
 	conn := slackfake.Receive(tb, fs.Conns, "the connection")
 
-	total := users * perUser
+	regular := users * perUser
+	total := regular + flood
 	sent := make([]time.Time, total)
+	// jobOf is the job question i asks about.
+	jobOf := func(i int) [2]string {
+		if i >= regular {
+			return benchJobs[0]
+		}
+		return benchJobs[(i/perUser)%len(benchJobs)]
+	}
+	for k := range flood {
+		i := regular + k
+		env := fmt.Sprintf("b%d", i)
+		job := jobOf(i)
+		at, err := fs.Send(conn, slackfake.EventsEnvelope(env, "Ev"+env, 0, slackfake.Mention(flooder, "C1",
+			fmt.Sprintf("%d.5", i), fmt.Sprintf("%d.0", i), fmt.Sprintf("<@UBOT> why is %s -n %s waiting?", job[1], job[0]))))
+		if err != nil {
+			tb.Error(err)
+		}
+		sent[i] = at
+	}
 	var wg sync.WaitGroup
 	start := make(chan struct{})
 	for u := range users {
@@ -117,11 +147,17 @@ func burst(tb testing.TB, dump *fetch.Dump, users, perUser int, o DispatcherOpti
 		case strings.Contains(text, "I will answer in a moment"):
 			r.busyNotices++
 			continue
-		case strings.Contains(text, "too busy"):
+		case strings.Contains(text, "too busy"), strings.Contains(text, "questions waiting for me"):
 			r.refused++
-		case strings.Contains(p.Blocks, benchJobs[(i/perUser)%len(benchJobs)][1]):
+			if i < regular {
+				r.othersRefused++
+			}
+		case strings.Contains(p.Blocks, jobOf(i)[1]):
 			r.answered++
 			r.answer = append(r.answer, p.At.Sub(sent[i]))
+			if flood > 0 && i < regular {
+				r.others = append(r.others, p.At.Sub(sent[i]))
+			}
 		default:
 			tb.Errorf("question %d answered with %s", i, p.Text)
 		}
@@ -189,7 +225,7 @@ func BenchmarkBurst(b *testing.B) {
 		b.Run(tc.name, func(b *testing.B) {
 			var all burstResult
 			for range b.N {
-				r := burst(b, dump, 20, 10, tc.o)
+				r := burst(b, dump, 20, 10, 0, tc.o)
 				all.answered += r.answered
 				all.refused += r.refused
 				all.busyNotices += r.busyNotices
@@ -225,8 +261,39 @@ func TestBurstLosesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := burst(t, dump, 20, 10, DispatcherOptions{Workers: 2, QueueSize: 16})
+	r := burst(t, dump, 20, 10, 0, DispatcherOptions{Workers: 2, QueueSize: 16})
 	if r.lost != 0 || r.answered+r.refused != 200 || r.answered == 0 {
 		t.Errorf("answered %d, refused %d, lost %d", r.answered, r.refused, r.lost)
+	}
+}
+
+// BenchmarkFairness: one user sends 300 questions at once, then ten other
+// users send 2 each, to serve's default pool. It reports the others'
+// answered and refused questions and their p50/p99 answer latency (goal:
+// all answered, p99 under 5 s), and how many of the flood were answered
+// (the per-user bound refuses the rest).
+func BenchmarkFairness(b *testing.B) {
+	dump, err := fetch.LoadFS(examples.FS)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var all burstResult
+	for range b.N {
+		r := burst(b, dump, 10, 2, 300, DispatcherOptions{Workers: config.DefaultWorkers, QueueSize: config.DefaultQueueSize})
+		all.answered += r.answered
+		all.refused += r.refused
+		all.othersRefused += r.othersRefused
+		all.others = append(all.others, r.others...)
+		all.lost += r.lost
+	}
+	n := float64(b.N)
+	b.ReportMetric(float64(len(all.others))/n, "others-answered/burst")
+	b.ReportMetric(float64(all.othersRefused)/n, "others-refused/burst")
+	b.ReportMetric(float64(all.answered-len(all.others))/n, "flood-answered/burst")
+	b.ReportMetric(float64(all.lost)/n, "lost/burst")
+	b.ReportMetric(float64(percentile(all.others, 0.5).Microseconds())/1000, "others-p50-ms")
+	b.ReportMetric(float64(percentile(all.others, 0.99).Microseconds())/1000, "others-p99-ms")
+	if all.othersRefused > 0 || all.lost > 0 {
+		b.Errorf("others refused %d, lost %d", all.othersRefused, all.lost)
 	}
 }

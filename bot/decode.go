@@ -163,6 +163,7 @@ func (d *Decoder) Interaction(cb slack.InteractionCallback, key string, received
 		if ev.ThreadTS == "" {
 			ev.ThreadTS = cb.Message.ThreadTimestamp
 		}
+		ev.ThreadAuthor = cb.Message.ParentUserId
 		return ev, true
 	}
 	return Event{}, false

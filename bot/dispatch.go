@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"k8s.io/apimachinery/pkg/util/cache"
+
 	"github.com/kueuebot/kueuebot/bot/blocks"
 )
 
@@ -24,6 +26,10 @@ type Handler interface {
 const (
 	DefaultWorkers   = 8
 	DefaultQueueSize = 256
+	// DefaultPerUser bounds the questions of one Slack user in flight or
+	// queued: beyond it, that user (and only they) is asked to wait for
+	// their answers before asking more.
+	DefaultPerUser = 16
 	// DefaultBusyAfter is how long a question waits for a worker before
 	// the user is told "busy, I will answer in a moment".
 	DefaultBusyAfter = 2 * time.Second
@@ -36,6 +42,7 @@ const (
 	// return its own timeout answer before the dispatcher answers for it.
 	answerGrace = 2 * time.Second
 	dedupeSize  = 4096
+	dedupeTTL   = 30 * time.Minute
 	// noticeQueue bounds the busy/refusal notices waiting to be sent.
 	noticeQueue   = 512
 	noticeWorkers = 2
@@ -80,6 +87,11 @@ type DispatcherOptions struct {
 	// QueueSize bounds the questions waiting for a worker; beyond it, a
 	// question is refused with "too busy, ask again in a minute".
 	QueueSize int
+	// PerUser bounds one user's questions in flight or queued (see
+	// DefaultPerUser). Workers take the users' questions in turn, so one
+	// user's backlog never delays another's question by more than a
+	// question per user ahead of it.
+	PerUser int
 	// Timeout bounds each question (identity, cluster reads).
 	Timeout time.Duration
 	// BusyAfter: a question still waiting after this long gets "busy, I
@@ -97,11 +109,14 @@ type DispatcherOptions struct {
 
 // Dispatcher is the one place every question goes through, whatever the
 // transport: it drops duplicates (Slack retries carry the same event_id),
-// bounds the work (a pool of workers behind a queue), times each question
-// out, recovers panics, and always tells the user something: the answer,
-// "busy, I will answer in a moment" while queued, "too busy, ask again in
-// a minute" when the queue is full, an apology after a panic, or "I am
-// restarting" when the shutdown grace ends first.
+// bounds the work (a pool of workers behind a queue, and a bound per user),
+// serves the users in turn (one user's flood never locks the others out),
+// times each question out, recovers panics, and always tells the user
+// something: the answer, "busy, I will answer in a moment" while queued
+// (never after the answer), "too busy, ask again in a minute" when the
+// queue is full, "wait for your answers" past the per-user bound, an
+// apology after a panic, or "I am restarting" when the shutdown grace ends
+// first.
 type Dispatcher struct {
 	h    Handler
 	o    DispatcherOptions
@@ -113,8 +128,13 @@ type Dispatcher struct {
 	mu       sync.Mutex
 	closed   bool
 	inflight int
-	queue    chan *task
-	notices  chan *task
+	// perUser counts each user's questions in flight or queued.
+	perUser map[string]int
+	// waiting holds the queued questions, served user by user in turn.
+	waiting fairQueue
+	// wake carries one token per queued question to the workers.
+	wake    chan struct{}
+	notices chan *task
 	// noticesClosed: no more notices (after the shutdown drained).
 	noticesClosed bool
 
@@ -140,7 +160,16 @@ type task struct {
 	timer   *time.Timer
 	// notice is the reply of a notice task (busy, refused).
 	notice Reply
+	// of is the question a busy notice announces an answer to.
+	of *task
+	// noticeMu orders a busy notice before the answer: the notice is sent
+	// holding it, and skipped once answering is set.
+	noticeMu  sync.Mutex
+	answering bool
 }
+
+// userKey identifies a Slack user across workspaces.
+func userKey(ev *Event) string { return ev.User.TeamID + "/" + ev.User.ID }
 
 // NewDispatcher starts the workers. Call Shutdown to stop them.
 func NewDispatcher(h Handler, o DispatcherOptions) *Dispatcher {
@@ -164,9 +193,13 @@ func NewDispatcher(h Handler, o DispatcherOptions) *Dispatcher {
 	if o.FinalGrace <= 0 {
 		o.FinalGrace = DefaultFinalGrace
 	}
+	if o.PerUser <= 0 {
+		o.PerUser = DefaultPerUser
+	}
 	d := &Dispatcher{
 		h: h, o: o, log: o.Log, seen: newDedupe(dedupeSize), overrun: answerGrace,
-		queue:   make(chan *task, o.Workers+o.QueueSize),
+		perUser: map[string]int{},
+		wake:    make(chan struct{}, o.Workers+o.QueueSize),
 		notices: make(chan *task, noticeQueue),
 	}
 	if d.log == nil {
@@ -203,6 +236,15 @@ func (d *Dispatcher) Submit(ev Event) Admission {
 		d.mu.Unlock()
 		return Duplicate
 	}
+	user := userKey(&ev)
+	if d.perUser[user] >= d.o.PerUser {
+		d.mu.Unlock()
+		d.o.Metrics.busyOutcome(busyRefused)
+		d.o.Metrics.question(ev.Entry, "busy", time.Since(ev.Received))
+		d.log.Warn("question refused: the user has too many questions waiting", slog.String("entry", string(ev.Entry)), slog.String("slack_user", ev.User.ID), slog.Int("per_user", d.o.PerUser))
+		d.notify(&task{ev: ev, notice: Reply{Verdict: "busy", Message: blocks.Notice("", fmt.Sprintf("You already have %d questions waiting for me. I will answer those first; ask again once they are answered.", d.o.PerUser))}})
+		return Refused
+	}
 	if d.inflight >= d.o.Workers+d.o.QueueSize {
 		d.mu.Unlock()
 		d.o.Metrics.busyOutcome(busyRefused)
@@ -213,6 +255,7 @@ func (d *Dispatcher) Submit(ev Event) Admission {
 	}
 	t := &task{ev: ev}
 	d.inflight++
+	d.perUser[user]++
 	queued := d.inflight > d.o.Workers
 	if queued {
 		d.timers.Add(1)
@@ -220,11 +263,12 @@ func (d *Dispatcher) Submit(ev Event) Admission {
 			defer d.timers.Done()
 			if !t.started.Load() {
 				d.o.Metrics.busyOutcome(busyQueued)
-				d.notify(&task{ev: ev, notice: Reply{Verdict: "busy", Message: blocks.Notice("", "I am busy with other questions; I will answer in a moment.")}})
+				d.notify(&task{ev: ev, of: t, notice: Reply{Verdict: "busy", Message: blocks.Notice("", "I am busy with other questions; I will answer in a moment.")}})
 			}
 		})
 	}
-	d.queue <- t // never blocks: inflight bounds the queued tasks
+	d.waiting.push(user, t)
+	d.wake <- struct{}{} // never blocks: inflight bounds the queued tasks
 	d.mu.Unlock()
 	d.o.Metrics.inFlight(1)
 	return Accepted
@@ -247,14 +291,27 @@ func (d *Dispatcher) notify(t *task) {
 	}
 }
 
+// sendNotice delivers a notice. A busy notice is sent only while its
+// question's answer is not being delivered, and the answer waits for it:
+// "I will answer in a moment" never arrives after the answer.
 func (d *Dispatcher) sendNotice(t *task) {
+	if q := t.of; q != nil {
+		q.noticeMu.Lock()
+		defer q.noticeMu.Unlock()
+		if q.answering {
+			return
+		}
+	}
 	ctx, cancel := context.WithTimeout(d.hard, d.o.ReplyTimeout)
 	defer cancel()
 	d.deliver(ctx, t, t.notice)
 }
 
 func (d *Dispatcher) worker() {
-	for t := range d.queue {
+	for range d.wake {
+		d.mu.Lock()
+		t := d.waiting.pop()
+		d.mu.Unlock()
 		t.started.Store(true)
 		if t.timer != nil && t.timer.Stop() {
 			d.timers.Done()
@@ -262,6 +319,10 @@ func (d *Dispatcher) worker() {
 		d.run(t)
 		d.mu.Lock()
 		d.inflight--
+		user := userKey(&t.ev)
+		if d.perUser[user]--; d.perUser[user] <= 0 {
+			delete(d.perUser, user)
+		}
 		d.mu.Unlock()
 		d.o.Metrics.inFlight(-1)
 	}
@@ -277,6 +338,10 @@ func (d *Dispatcher) run(t *task) {
 		r = d.answer(ctx, t)
 		cancel()
 	}
+	// A busy notice being sent goes first; one not sent yet is dropped.
+	t.noticeMu.Lock()
+	t.answering = true
+	t.noticeMu.Unlock()
 	ctx, cancel := context.WithTimeout(d.hard, d.o.ReplyTimeout)
 	defer cancel()
 	d.deliver(ctx, t, r)
@@ -341,7 +406,7 @@ func (d *Dispatcher) Shutdown(ctx context.Context) error {
 	d.stopOnce.Do(func() {
 		d.mu.Lock()
 		d.closed = true
-		close(d.queue)
+		close(d.wake)
 		d.mu.Unlock()
 		d.finished = make(chan struct{})
 		go func() {
@@ -378,28 +443,61 @@ func (d *Dispatcher) Shutdown(ctx context.Context) error {
 	return err
 }
 
-// dedupe remembers the last n keys.
-type dedupe struct {
-	set  map[string]bool
-	ring []string
+// dedupe remembers up to n recent keys, each for dedupeTTL (Slack retries
+// an event for minutes), in an LRU cache. One replica answers at a time
+// (the Lease holder), so it is exact while that replica leads.
+type dedupe struct{ seen *cache.LRUExpireCache }
+
+func newDedupe(n int) *dedupe { return &dedupe{seen: cache.NewLRUExpireCache(n)} }
+
+// add records key and reports whether it is new. The Dispatcher holds its
+// lock, so that a check and its record are one step.
+func (d *dedupe) add(key string) bool {
+	if _, ok := d.seen.Get(key); ok {
+		return false
+	}
+	d.seen.Add(key, struct{}{}, dedupeTTL)
+	return true
+}
+
+// fairQueue holds the queued questions per user and hands them out one
+// user at a time, in turn (round robin), each user's in the order asked.
+// Not safe for concurrent use: the Dispatcher holds its lock.
+type fairQueue struct {
+	byUser map[string][]*task
+	// turn lists the users with questions queued; next is whose turn it is.
+	turn []string
 	next int
 }
 
-func newDedupe(n int) *dedupe {
-	return &dedupe{set: make(map[string]bool, n), ring: make([]string, n)}
+func (q *fairQueue) push(user string, t *task) {
+	if q.byUser == nil {
+		q.byUser = map[string][]*task{}
+	}
+	if len(q.byUser[user]) == 0 {
+		q.turn = append(q.turn, user)
+	}
+	q.byUser[user] = append(q.byUser[user], t)
 }
 
-// add records key and reports whether it is new. Not safe for concurrent
-// use: the Dispatcher holds its lock.
-func (d *dedupe) add(key string) bool {
-	if d.set[key] {
-		return false
+// pop returns the next question, or nil when none is queued.
+func (q *fairQueue) pop() *task {
+	if len(q.turn) == 0 {
+		return nil
 	}
-	if old := d.ring[d.next]; old != "" {
-		delete(d.set, old)
+	if q.next >= len(q.turn) {
+		q.next = 0
 	}
-	d.ring[d.next] = key
-	d.next = (d.next + 1) % len(d.ring)
-	d.set[key] = true
-	return true
+	user := q.turn[q.next]
+	tasks := q.byUser[user]
+	t := tasks[0]
+	tasks[0] = nil
+	if tasks = tasks[1:]; len(tasks) == 0 {
+		delete(q.byUser, user)
+		q.turn = append(q.turn[:q.next], q.turn[q.next+1:]...)
+	} else {
+		q.byUser[user] = tasks
+		q.next++
+	}
+	return t
 }

@@ -50,6 +50,10 @@ type Event struct {
 	Channel string
 	// ThreadTS is the thread the question was asked in, if any.
 	ThreadTS string
+	// ThreadAuthor is who posted the thread's first message when a button
+	// is pressed on a reply in a thread (Slack's message.parent_user_id):
+	// in a triage thread, the poster.
+	ThreadAuthor string
 	// MessageTS is the message the question came from: the mention or DM
 	// itself, the message a shortcut was used on, or the bot's message a
 	// button was pressed on.

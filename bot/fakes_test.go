@@ -58,6 +58,9 @@ type fakeDiagnoser struct {
 	gate    chan struct{}
 	delay   time.Duration
 	panicOn string
+	// views, keyed "user/name", is what one identity sees of a job, in
+	// place of reports (a NotFound report: the job is hidden from them).
+	views map[string]diagnose.Report
 
 	mu    sync.Mutex
 	calls []diagnoseCall
@@ -91,7 +94,12 @@ func (f *fakeDiagnoser) Explain(ctx context.Context, id rbac.Identity, q explain
 	if f.err != nil {
 		return explain.Result{}, f.err
 	}
-	r, ok := f.reports[q.Name]
+	f.mu.Lock()
+	r, ok := f.views[id.User+"/"+q.Name]
+	f.mu.Unlock()
+	if !ok {
+		r, ok = f.reports[q.Name]
+	}
 	if !ok {
 		return explain.Result{Report: diagnose.Report{
 			Verdict: diagnose.Verdict{Stage: diagnose.StageResolve, Code: diagnose.CodeNotFound, Headline: "I cannot find " + q.Name + ", or you may not see it"},
@@ -126,4 +134,11 @@ func waitingReport() diagnose.Report {
 			{Summary: "Ask for 4 GPUs instead of 8.", Who: diagnose.WhoYou, Command: "kubectl -n team-a edit jobset train-7"},
 		},
 	}
+}
+
+// setViews sets views while the bot runs.
+func (f *fakeDiagnoser) setViews(v map[string]diagnose.Report) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.views = v
 }

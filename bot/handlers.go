@@ -35,9 +35,11 @@ const (
 	// shortcut's response_url, privately to a button's presser, the Home
 	// tab).
 	ToDefault Destination = iota
-	// ToReplace: in place of the message the button was on, when the
-	// presser is the only reader or answers are public anyway; otherwise
-	// privately to the presser.
+	// ToReplace: in place of the message the button was on when the
+	// presser is its only reader (an ephemeral answer, the DM with the
+	// bot); on a message others read (a public answer in thread mode, a
+	// shared answer), privately to the presser: a press never changes a
+	// message another person's answer lives in.
 	ToReplace
 	// ToChannel: for everyone in the conversation (Share in channel); the
 	// ephemeral original is removed.
@@ -170,7 +172,7 @@ func (b *Bot) ephemeralIn(ev *Event, to Destination) bool {
 	case ToPrivate:
 		return true
 	case ToReplace:
-		return ev.Ephemeral || (!ev.inDM() && !b.threadMode())
+		return ev.Ephemeral || !ev.inDM()
 	}
 	switch ev.Entry {
 	case EntryMention:
@@ -231,15 +233,16 @@ func (b *Bot) Deliver(ctx context.Context, ev *Event, r Reply) error {
 				return nil
 			}
 			return b.dm(ctx, ev, m, err)
-		case ev.inDM() || b.threadMode():
+		case ev.inDM():
 			err := rp.Update(ctx, ev.Channel, ev.MessageTS, m)
 			if err == nil {
 				return nil
 			}
 			b.log().WarnContext(ctx, "updating the message failed; answering privately", slog.Any("error", err))
 		}
-		// A public message in ephemeral mode: the presser may not be
-		// who asked, so the answer (read as the presser) is theirs only.
+		// A message others read (thread mode, a shared answer): the
+		// presser may not be who asked, so the answer (read as the
+		// presser) is theirs only and the message stays as it is.
 		return b.private(ctx, ev, m)
 	}
 	switch ev.Entry {

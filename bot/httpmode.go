@@ -10,6 +10,8 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/slack-go/slack"
@@ -32,7 +34,9 @@ const DefaultMaxBody = 1 << 20
 // commands and interactivity on three paths. Every request is checked
 // before it is read further: the body is bounded, the signature (HMAC with
 // the signing secret, slack-go's SecretsVerifier) must match and the
-// timestamp be within 5 minutes, else 401. Then it only decodes, hands the
+// timestamp be within 5 minutes and not before this process began
+// answering (so a captured request replayed after a restart, or to
+// another replica, is refused), else 401. Then it only decodes, hands the
 // Event to the Dispatcher and answers 200 at once: the answer goes through
 // the Web API and response_url.
 type HTTPMode struct {
@@ -55,8 +59,17 @@ type HTTPMode struct {
 	Metrics *Metrics
 	// Log receives rejected requests; nil discards.
 	Log *slog.Logger
+	// Standby starts the transport as a standby replica's: it listens but
+	// refuses every request (503, so Slack retries and the Service sends
+	// them to the ready replica) and is not ready until SetActive(true),
+	// when this replica leads.
+	Standby bool
 
-	ln net.Listener
+	ln     net.Listener
+	active atomic.Bool
+	// since is when this process began answering (Unix seconds): a request
+	// signed earlier was meant for another process, or is a replay.
+	since atomic.Int64
 }
 
 func (h *HTTPMode) log() *slog.Logger {
@@ -83,6 +96,10 @@ func (h *HTTPMode) Handler() http.Handler {
 func (h *HTTPMode) verified(next func(w http.ResponseWriter, r *http.Request, body []byte, received time.Time)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		received := time.Now()
+		if !h.active.Load() {
+			http.Error(w, "standby: another replica answers", http.StatusServiceUnavailable)
+			return
+		}
 		if r.Method != http.MethodPost {
 			w.Header().Set("Allow", http.MethodPost)
 			http.Error(w, "POST only", http.StatusMethodNotAllowed)
@@ -107,9 +124,31 @@ func (h *HTTPMode) verified(next func(w http.ResponseWriter, r *http.Request, bo
 			http.Error(w, "invalid signature", http.StatusUnauthorized)
 			return
 		}
+		if ts, err := strconv.ParseInt(r.Header.Get("X-Slack-Request-Timestamp"), 10, 64); err != nil || ts < h.since.Load() {
+			// Slack signs every delivery (retries too) when it sends it:
+			// one signed before this process began answering was meant
+			// for a process that is gone, and is a replay.
+			h.log().Warn("rejected a request signed before this replica began answering (a replay)", slog.String("path", r.URL.Path), slog.String("remote", r.RemoteAddr))
+			http.Error(w, "request predates this replica", http.StatusUnauthorized)
+			return
+		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		next(w, r, body, received)
 	})
+}
+
+// SetActive makes this replica answer (it leads) or refuse every request
+// (it stands by), and sets readiness to match. A replica that starts
+// answering refuses requests signed before it did (see HTTPMode).
+func (h *HTTPMode) SetActive(on bool) {
+	if !on {
+		h.active.Store(false)
+		h.Ready.Set(false, "standby: another replica answers Slack")
+		return
+	}
+	h.since.Store(time.Now().Unix())
+	h.active.Store(true)
+	h.Ready.Set(true, "answering Slack on "+h.ListenAddr())
 }
 
 // verify checks Slack's request signature and timestamp (±5 minutes).
@@ -253,13 +292,18 @@ func (h *HTTPMode) Run(ctx context.Context) error {
 	}
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(h.ln) }()
-	h.Ready.Set(true, "listening on "+h.ln.Addr().String())
+	if !h.Standby {
+		h.SetActive(true)
+	} else if !h.active.Load() {
+		h.Ready.Set(false, "standby: another replica answers Slack")
+	}
 	defer h.Ready.Set(false, "HTTP mode stopped")
 	select {
 	case err := <-serveErr:
 		return fmt.Errorf("http mode: %w", err)
 	case <-ctx.Done():
 	}
+	h.active.Store(false)
 	h.Ready.Set(false, "shutting down")
 	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()

@@ -173,7 +173,10 @@ const MaxShortcutLen = 4000
 // "Why is this job waiting?": any message, in any language, up to
 // MaxShortcutLen characters (a CI notice, a colleague's question). The
 // result is always IntentDiagnose; a message that names no job is a
-// *ParseError.
+// *ParseError. Since the message was not written for the bot, a plain
+// word is not taken for a job's name ("lunch at noon?"): the name must be
+// shaped like one (a digit, '-' or '.'), follow a job or kind word, or be
+// written kind/name or namespace/name.
 func ParseShortcut(text string) (Request, error) {
 	if utf8.RuneCountInString(text) > MaxShortcutLen {
 		return Request{}, parseErrorf("That message is too long for me (over %d characters). Ask me about the job instead, e.g. %s.", MaxShortcutLen, example)
@@ -186,7 +189,7 @@ func ParseShortcut(text string) (Request, error) {
 	if err != nil {
 		return Request{}, err
 	}
-	if r.Intent != IntentDiagnose {
+	if r.Intent != IntentDiagnose || !p.namesJob() {
 		return Request{}, parseErrorf("I could not find a job name in that message. Ask me about the job instead, e.g. %s.", example)
 	}
 	return r, nil
@@ -631,6 +634,16 @@ func (p *parser) finish() (Request, error) {
 		}
 	}
 	return p.req, nil
+}
+
+// namesJob reports whether a valid candidate is more than a plain word.
+func (p *parser) namesJob() bool {
+	for _, c := range p.cands {
+		if c.valid && c.tier >= tierShaped {
+			return true
+		}
+	}
+	return false
 }
 
 func validateName(n string) error {

@@ -15,13 +15,18 @@ import (
 // Web API retry policy: a 429 is retried after the Retry-After Slack sends,
 // at most MaxSlackRetries times (then the call fails with
 // *slack.RateLimitedError and the failure is logged and counted). A wait
-// never outlives the call's context.
+// never outlives the call's context: a Retry-After longer than the time
+// the call has left (less retryMargin) fails the call at once, so that the
+// answer can still go another way (the DM) instead of waiting in vain.
 const (
 	MaxSlackRetries = 3
 	// retryAfterDefault is the wait when a 429 carries no Retry-After.
 	retryAfterDefault = 5 * time.Second
 	// retryJitter spreads retries of replicas hit by the same limit.
 	retryJitter = 250 * time.Millisecond
+	// retryMargin is the time a call must have left after a 429's wait to
+	// be retried: enough for the retry itself and a fallback.
+	retryMargin = 3 * time.Second
 	// slackResponseLimit bounds how much of a Web API response is read to
 	// find its error code.
 	slackResponseLimit = 4 << 20
@@ -54,7 +59,7 @@ func NewSlackClient(o SlackClientOptions) *slack.Client {
 		slack.OptionHTTPClient(&countingClient{client: hc, metrics: o.Metrics}),
 		slack.OptionRetryConfig(slack.RetryConfig{
 			MaxRetries:         MaxSlackRetries,
-			Handlers:           []slack.RetryHandler{slack.NewRateLimitErrorRetryHandler(slack.RetryConfig{RetryAfterDuration: retryAfterDefault, RetryAfterJitter: retryJitter})},
+			Handlers:           []slack.RetryHandler{withinDeadline{slack.NewRateLimitErrorRetryHandler(slack.RetryConfig{RetryAfterDuration: retryAfterDefault, RetryAfterJitter: retryJitter})}},
 			RetryAfterDuration: retryAfterDefault,
 			RetryAfterJitter:   retryJitter,
 		}),
@@ -66,6 +71,21 @@ func NewSlackClient(o SlackClientOptions) *slack.Client {
 		opts = append(opts, slack.OptionAPIURL(o.APIURL))
 	}
 	return slack.New(o.BotToken, opts...)
+}
+
+// withinDeadline retries only when the wait leaves the call retryMargin
+// before its context's deadline.
+type withinDeadline struct{ slack.RetryHandler }
+
+func (h withinDeadline) ShouldRetry(state *slack.RetryState, req *http.Request, resp *http.Response, err error) (bool, time.Duration) {
+	retry, wait := h.RetryHandler.ShouldRetry(state, req, resp, err)
+	if !retry {
+		return false, 0
+	}
+	if dl, ok := req.Context().Deadline(); ok && time.Until(dl) < wait+retryMargin {
+		return false, 0
+	}
+	return true, wait
 }
 
 // countingClient counts every Web API call and its outcome: HTTP errors,

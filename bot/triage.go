@@ -6,13 +6,13 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/slackevents"
+	"k8s.io/apimachinery/pkg/util/cache"
 
 	"github.com/kueuebot/kueuebot/bot/blocks"
 	"github.com/kueuebot/kueuebot/diagnose"
@@ -48,9 +48,11 @@ const maxTriageMemory = 10000
 // same channel within Window, with the same verdict, gets a link to the
 // earlier answer instead of a new one.
 //
-// The memory is this replica's only, keyed by channel and job with the
-// earlier answer's ts: a restart (or another replica) forgets it, which
-// only costs a fresh full answer.
+// The memory is the process's (an LRU cache of at most maxTriageMemory
+// answers, each expiring after Window), keyed by channel and job with the
+// earlier answer's ts. One replica answers at a time (the Lease holder), so
+// it is exact while that replica leads; a restart or a failover forgets
+// it, which only costs a fresh full answer.
 type Triage struct {
 	// Channels are the channel IDs triaged.
 	Channels map[string]bool
@@ -67,20 +69,24 @@ type Triage struct {
 	// now is the clock (tests).
 	now func() time.Time
 
-	mu     sync.Mutex
-	memory map[string]triageMemo
+	memory *cache.LRUExpireCache
 }
 
 // triageMemo is one remembered answer.
 type triageMemo struct {
 	ts      string
 	verdict string
-	at      time.Time
 }
+
+// clockFunc is a cache.Clock.
+type clockFunc func() time.Time
+
+func (f clockFunc) Now() time.Time { return f() }
 
 // NewTriage builds a Triage from the configuration values.
 func NewTriage(channels, patterns []string, detail string, window time.Duration, userGroup string) *Triage {
-	t := &Triage{Channels: map[string]bool{}, Detail: detail, Window: window, UserGroup: userGroup, now: time.Now, memory: map[string]triageMemo{}}
+	t := &Triage{Channels: map[string]bool{}, Detail: detail, Window: window, UserGroup: userGroup, now: time.Now}
+	t.memory = cache.NewLRUExpireCacheWithClock(maxTriageMemory, clockFunc(func() time.Time { return t.now() }))
 	for _, c := range channels {
 		t.Channels[c] = true
 	}
@@ -170,39 +176,21 @@ func (t *Triage) recall(key string) (triageMemo, bool) {
 	if t.Window <= 0 {
 		return triageMemo{}, false
 	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	m, ok := t.memory[key]
-	if !ok || t.now().Sub(m.at) > t.Window {
+	v, ok := t.memory.Get(key)
+	if !ok {
 		return triageMemo{}, false
 	}
-	return m, true
+	m, ok := v.(triageMemo)
+	return m, ok
 }
 
-// remember records an answer, dropping expired ones when the memory is
-// full (and the oldest when none expired).
+// remember records an answer for Window; when the memory is full the
+// least recently used answer is forgotten.
 func (t *Triage) remember(key string, m triageMemo) {
 	if t.Window <= 0 {
 		return
 	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	now := t.now()
-	if len(t.memory) >= maxTriageMemory {
-		oldest := ""
-		for k, v := range t.memory {
-			if now.Sub(v.at) > t.Window {
-				delete(t.memory, k)
-			} else if oldest == "" || v.at.Before(t.memory[oldest].at) {
-				oldest = k
-			}
-		}
-		if len(t.memory) >= maxTriageMemory {
-			delete(t.memory, oldest)
-		}
-	}
-	m.at = now
-	t.memory[key] = m
+	t.memory.Add(key, m, t.Window)
 }
 
 // verdictKey is what "the verdict did not change" compares.
@@ -435,9 +423,12 @@ func (b *Bot) deliverTriage(ctx context.Context, ev *Event, r Reply) error {
 	return nil
 }
 
-// escalate answers the Escalate button: the job is read again as the
-// presser, and the summary of what they may see is posted in the thread
-// for the on-call group. Refusals and failures are the presser's only.
+// escalate answers the Escalate button. Only the poster (who started the
+// triage thread) or someone who can read the job themselves may escalate;
+// everyone else is told privately why not. The public summary for the
+// on-call group is read as the poster: it shows what the thread already
+// shows, never a presser's wider view. Refusals and failures are the
+// presser's only.
 func (b *Bot) escalate(ctx context.Context, ev *Event) Reply {
 	if b.Triage == nil || b.Triage.UserGroup == "" || !b.Triage.Watches(ev.Channel) {
 		return Reply{To: ToPrivate, Verdict: "ignored", Message: blocks.Notice("", "Escalation is not set up in this channel. Ask your platform team directly.")}
@@ -446,9 +437,27 @@ func (b *Bot) escalate(ctx context.Context, ev *Event) Reply {
 	if err != nil {
 		return Reply{To: ToPrivate, Verdict: "unparsable", Message: blocks.Notice("", "That button is out of date. Ask me again, e.g. `why is train-7 waiting?`")}
 	}
-	o := b.Asker.job(ctx, ev.Entry, ev.User, explain.Question{Kind: ref.Kind, Namespace: ref.Namespace, Name: ref.Name})
-	if o.report == nil {
-		return Reply{To: ToPrivate, Verdict: o.verdict, Message: b.render(o, ev, ToPrivate, false)}
+	if ev.ThreadAuthor == "" {
+		return Reply{To: ToPrivate, Verdict: "ignored", Message: blocks.Notice("", "I cannot tell who asked in this thread, so I cannot escalate it. Ask your platform team directly.")}
+	}
+	q := explain.Question{Kind: ref.Kind, Namespace: ref.Namespace, Name: ref.Name}
+	job := blocks.Code(ref.String())
+	if ev.ThreadAuthor != ev.User.ID {
+		o := b.Asker.job(ctx, ev.Entry, ev.User, q)
+		if o.report == nil {
+			return Reply{To: ToPrivate, Verdict: o.verdict, Message: b.render(o, ev, ToPrivate, false)}
+		}
+		if !jobSeen(*o.report) {
+			return Reply{To: ToPrivate, Verdict: "refused", Message: blocks.Notice("", "You cannot see "+job+", so you cannot escalate it. <@"+ev.ThreadAuthor+">, who asked, can escalate it, or ask your platform team directly.")}
+		}
+	}
+	poster := rbac.SlackUser{ID: ev.ThreadAuthor, TeamID: ev.User.TeamID, EnterpriseID: ev.User.EnterpriseID}
+	o := b.Asker.job(ctx, ev.Entry, poster, q)
+	if o.report == nil || !jobSeen(*o.report) {
+		return Reply{To: ToPrivate, Verdict: "refused", Message: blocks.Notice("", "I could not read "+job+" as <@"+ev.ThreadAuthor+"> sees it, so I cannot escalate it. Ask your platform team directly.")}
 	}
 	return Reply{Verdict: "escalated", triage: &triageReply{escalation: o.report}}
 }
+
+// jobSeen reports whether a report found the job (the reader may see it).
+func jobSeen(r diagnose.Report) bool { return r.Verdict.Code != diagnose.CodeNotFound }

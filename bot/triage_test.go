@@ -310,8 +310,8 @@ func TestTriageRepeat(t *testing.T) {
 
 // TestTriageEscalate: Escalate posts a compact summary in the thread for
 // the on-call group (verdict, cause, evidence, remedies, link), read again
-// as the presser; a presser who may not read it gets a private refusal
-// and nothing is posted.
+// as the poster; a presser who may not read it gets a private refusal and
+// nothing is posted.
 func TestTriageEscalate(t *testing.T) {
 	th := startTriage(t, TriageSummary)
 	root := th.message(t, alice.ID, supportChannel, "", "train-7 is stuck", nil)
@@ -319,7 +319,7 @@ func TestTriageEscalate(t *testing.T) {
 	before := len(th.diag.Calls())
 
 	press := func(user, env string) {
-		b := slackfake.BlockAction{User: user, Channel: supportChannel, MessageTS: "1700000200.000100", ThreadTS: root,
+		b := slackfake.BlockAction{User: user, Channel: supportChannel, MessageTS: "1700000200.000100", ThreadTS: root, ParentUser: alice.ID,
 			ActionID: blocks.ActionEscalate, Value: trainRef, ResponseURL: th.fs.ResponseURL(env), TriggerID: "trig-" + env}
 		th.send(t, slackfake.InteractiveEnvelope(env, b.Payload()))
 	}
@@ -337,7 +337,7 @@ func TestTriageEscalate(t *testing.T) {
 	}
 	calls := th.diag.Calls()
 	if len(calls) != before+1 || calls[len(calls)-1].ID.User != aliceID.User {
-		t.Errorf("escalation must re-read the job as the presser: %+v", calls)
+		t.Errorf("escalation must re-read the job as the poster: %+v", calls)
 	}
 
 	press(carol.ID, "esc2")

@@ -12,8 +12,9 @@ import (
 
 // The only objects the bot ever writes, both in its own namespace (from
 // the POD_NAMESPACE environment variable, the downward API): the Lease its
-// replicas elect the one that posts digests with, and the ConfigMap where
-// that leader records which digests it has posted.
+// replicas elect the one active replica with (it answers Slack and posts
+// digests), and the ConfigMap where that leader records which digests it
+// has posted.
 const (
 	// LeaseName is the coordination.k8s.io Lease of leader election.
 	LeaseName = "kueuebot-leader"
@@ -21,26 +22,38 @@ const (
 	StateConfigMapName = "kueuebot-state"
 )
 
-// NeedsStateRole reports whether cfg makes the bot keep state in its
-// namespace: only scheduled digests do (and the leader election that makes
-// one replica post each).
+// NeedsStateRole reports whether cfg makes the bot keep digest state in
+// its namespace: only scheduled digests do.
 func NeedsStateRole(cfg *config.Config) bool { return len(cfg.Digests) > 0 }
 
 // BotStateRole is the Role, in the bot's namespace ns, for its Lease and
-// state ConfigMap: get and update on exactly those names, and create on
-// leases and configmaps, because the API server cannot narrow create by
-// resourceNames (the name is not known before the object exists). No list,
-// watch, patch or delete, and nothing in any other namespace.
-func BotStateRole(ns string) *rbacv1.Role {
+// digest-state ConfigMap: get and update on exactly those names, and
+// create on leases and configmaps, because the API server cannot narrow
+// create by resourceNames (the name is not known before the object
+// exists). No list, watch, patch or delete, and nothing in any other
+// namespace.
+func BotStateRole(ns string) *rbacv1.Role { return botRole(ns, true) }
+
+// BotRole is BotStateRole for cfg: the Lease rules always (every replica
+// takes part in the election of the one that answers), the ConfigMap
+// rules only when cfg schedules digests.
+func BotRole(cfg *config.Config, ns string) *rbacv1.Role { return botRole(ns, NeedsStateRole(cfg)) }
+
+func botRole(ns string, digestState bool) *rbacv1.Role {
+	rules := []rbacv1.PolicyRule{
+		{APIGroups: []string{coordinationv1.GroupName}, Resources: []string{"leases"}, Verbs: []string{"get", "update"}, ResourceNames: []string{LeaseName}},
+	}
+	if digestState {
+		rules = append(rules, rbacv1.PolicyRule{APIGroups: []string{corev1.GroupName}, Resources: []string{"configmaps"}, Verbs: []string{"get", "update"}, ResourceNames: []string{StateConfigMapName}})
+	}
+	rules = append(rules, rbacv1.PolicyRule{APIGroups: []string{coordinationv1.GroupName}, Resources: []string{"leases"}, Verbs: []string{"create"}})
+	if digestState {
+		rules = append(rules, rbacv1.PolicyRule{APIGroups: []string{corev1.GroupName}, Resources: []string{"configmaps"}, Verbs: []string{"create"}})
+	}
 	return &rbacv1.Role{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "Role"},
 		ObjectMeta: metav1.ObjectMeta{Name: BotName, Namespace: ns, Labels: clone(labels)},
-		Rules: []rbacv1.PolicyRule{
-			{APIGroups: []string{coordinationv1.GroupName}, Resources: []string{"leases"}, Verbs: []string{"get", "update"}, ResourceNames: []string{LeaseName}},
-			{APIGroups: []string{corev1.GroupName}, Resources: []string{"configmaps"}, Verbs: []string{"get", "update"}, ResourceNames: []string{StateConfigMapName}},
-			{APIGroups: []string{coordinationv1.GroupName}, Resources: []string{"leases"}, Verbs: []string{"create"}},
-			{APIGroups: []string{corev1.GroupName}, Resources: []string{"configmaps"}, Verbs: []string{"create"}},
-		},
+		Rules:      rules,
 	}
 }
 
@@ -56,12 +69,13 @@ func BotStateRoleBinding(ns string) *rbacv1.RoleBinding {
 
 // BotObjects is everything the bot's own identity needs for cfg when it
 // runs in namespace ns: its ServiceAccount, BotClusterRole and binding,
-// and, when NeedsStateRole, BotStateRole and binding. The Helm chart
-// renders the same objects (a test proves it).
+// BotRole (the Lease; digest state when NeedsStateRole) and binding, and,
+// when kube.kueueConfig is set, BotKueueConfigRole and binding in Kueue's
+// namespace. The Helm chart renders the same objects (a test proves it).
 func BotObjects(cfg *config.Config, ns string) []runtime.Object {
-	objs := []runtime.Object{BotServiceAccount(ns), BotClusterRole(cfg), BotClusterRoleBinding(ns)}
-	if NeedsStateRole(cfg) {
-		objs = append(objs, BotStateRole(ns), BotStateRoleBinding(ns))
+	objs := []runtime.Object{BotServiceAccount(ns), BotClusterRole(cfg), BotClusterRoleBinding(ns), BotRole(cfg, ns), BotStateRoleBinding(ns)}
+	if role, binding := BotKueueConfigRole(cfg, ns); role != nil {
+		objs = append(objs, role, binding)
 	}
 	return objs
 }

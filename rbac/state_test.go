@@ -48,7 +48,21 @@ func TestBotObjects(t *testing.T) {
 		t.Errorf("with digests: %d objects, want 5 (SA, ClusterRole, binding, Role, binding)", got)
 	}
 	c.Digests = nil
-	if got := len(BotObjects(c, "kueuebot")); got != 3 {
-		t.Errorf("without digests: %d objects, want 3 (no Role: the bot writes nothing)", got)
+	objs := BotObjects(c, "kueuebot")
+	if got := len(objs); got != 5 {
+		t.Fatalf("without digests: %d objects, want 5 (the Role for the Lease of leader election)", got)
+	}
+	for _, rule := range objs[3].(*rbacv1.Role).Rules {
+		if !slices.Equal(rule.Resources, []string{"leases"}) {
+			t.Errorf("without digests the Role grants more than the Lease: %+v", rule)
+		}
+	}
+	c.Kube.KueueConfig.ConfigMap = "kueue-manager-config"
+	objs = BotObjects(c, "kueuebot")
+	if got := len(objs); got != 7 {
+		t.Fatalf("with kube.kueueConfig: %d objects, want 7 (the Role reading Kueue's ConfigMap, and its binding)", got)
+	}
+	if r := objs[5].(*rbacv1.Role); r.Namespace != c.Kube.KueueConfig.Namespace {
+		t.Errorf("kube.kueueConfig Role in %q, want Kueue's namespace %q", r.Namespace, c.Kube.KueueConfig.Namespace)
 	}
 }

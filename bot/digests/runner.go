@@ -24,7 +24,7 @@ type Digester interface {
 }
 
 // Runner posts the configured digests on their schedules while its replica
-// leads (Lead runs under leader election, RunElected). For each scheduled
+// leads (Lead runs under leader election, leader.Run). For each scheduled
 // time it asks the Digester for the digest (a few LISTs as the digest's
 // identity, then the pure core), records the run key in the State before posting, and posts
 // through Poster; a run another replica recorded is left alone, so a

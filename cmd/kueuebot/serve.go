@@ -2,16 +2,21 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/slack-go/slack/socketmode"
 	"github.com/spf13/cobra"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/kueuebot/kueuebot/bot"
+	"github.com/kueuebot/kueuebot/bot/digests"
+	"github.com/kueuebot/kueuebot/bot/leader"
 	"github.com/kueuebot/kueuebot/config"
 	"github.com/kueuebot/kueuebot/rbac"
 )
@@ -50,10 +55,12 @@ mode) and KUEUEBOT_SLACK_SIGNINGSECRET (http mode).`,
 	return cmd
 }
 
-// slackTransport is Socket Mode or HTTP: it runs until ctx ends, then stops
-// taking events.
-type slackTransport interface {
-	Run(ctx context.Context) error
+// component is one part of `serve` with the common lifecycle: Run starts
+// it and returns when ctx ends (after stopping within the grace) or when it
+// fails for good; every error it returns is reported.
+type component struct {
+	name string
+	run  func(ctx context.Context) error
 }
 
 func (o *serveOptions) run(cmd *cobra.Command) error {
@@ -66,6 +73,7 @@ func (o *serveOptions) run(cmd *cobra.Command) error {
 		return err
 	}
 	log := slog.New(slog.NewJSONHandler(cmd.ErrOrStderr(), nil))
+	fromFiles := len(o.fromFiles) > 0
 
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
@@ -79,7 +87,15 @@ func (o *serveOptions) run(cmd *cobra.Command) error {
 	if err != nil {
 		return err
 	}
-	ex, base, err := newExplainer(cfg, len(o.fromFiles) == 0, kubeFlagsFor(cfg.Kube.Kubeconfig, cfg.Kube.Context), o.fromFiles, metrics.WrapKubeTransport)
+	ex, base, err := newExplainer(cfg, !fromFiles, kubeFlagsFor(cfg.Kube.Kubeconfig, cfg.Kube.Context), o.fromFiles, metrics.WrapKubeTransport)
+	if err != nil {
+		return err
+	}
+	election, err := newElection(log, base)
+	if err != nil {
+		return err
+	}
+	runner, err := newDigestRunner(cfg, api, log, fromFiles, election, ex)
 	if err != nil {
 		return err
 	}
@@ -91,52 +107,66 @@ func (o *serveOptions) run(cmd *cobra.Command) error {
 		triage = bot.NewTriage(t.Channels, t.Patterns, t.Detail, t.Window, t.Escalation.UserGroup)
 		handler.Triage = triage
 	}
-	disp := bot.NewDispatcher(handler, bot.DispatcherOptions{
-		Workers: cfg.Ops.Workers, QueueSize: cfg.Ops.QueueSize, Timeout: cfg.Ops.AnswerTimeout,
-		Metrics: metrics, Log: log,
-	})
-
-	stopDigests, err := startDigests(ctx, cfg, api, log, ex, base)
-	if err != nil {
-		_ = disp.Shutdown(ctx)
-		return err
-	}
-	defer stopDigests()
 
 	ready := &bot.Readiness{}
 	ops := &bot.OpsServer{Addr: cfg.Ops.ListenAddr, Gatherer: reg, Ready: ready, Log: log}
 	if err := ops.Listen(); err != nil {
-		_ = disp.Shutdown(ctx)
 		return fmt.Errorf("ops.listenAddr: %w", err)
 	}
-	defer func() {
-		c, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		defer cancel()
-		_ = ops.Close(c)
-	}()
-
+	disp := bot.NewDispatcher(handler, bot.DispatcherOptions{
+		Workers: cfg.Ops.Workers, QueueSize: cfg.Ops.QueueSize, Timeout: cfg.Ops.AnswerTimeout,
+		Metrics: metrics, Log: log,
+	})
 	decoder := &bot.Decoder{Invalidate: resolver, Triage: triage}
-	var tr slackTransport
+
+	// The components. Answering Slack (and posting digests) is the
+	// leader's: with an election, only the holder of the Lease holds the
+	// Socket Mode connection, or is the ready replica in HTTP mode.
+	var components []component
+	var answer func(ctx context.Context) error
 	listen := ""
 	switch cfg.Slack.Mode {
 	case config.ModeHTTP:
 		hm := &bot.HTTPMode{
 			Addr: cfg.Slack.ListenAddr, SigningSecret: cfg.Slack.SigningSecret.Reveal(), Dispatcher: disp, Decoder: decoder,
-			API: api, Ready: ready, Metrics: metrics, Log: log,
+			API: api, Ready: ready, Metrics: metrics, Log: log, Standby: election != nil,
 		}
 		if err := hm.Listen(); err != nil {
-			_ = disp.Shutdown(ctx)
+			return errors.Join(err, closeOps(ops), disp.Shutdown(ctx))
+		}
+		listen = hm.ListenAddr()
+		components = append(components, component{"slack-http", hm.Run})
+		answer = func(ctx context.Context) error {
+			hm.SetActive(true)
+			<-ctx.Done()
+			hm.SetActive(false)
+			return nil
+		}
+	default:
+		answer = func(ctx context.Context) error {
+			// A fresh client per term: a standby that takes over opens
+			// its own connection.
+			sm := &bot.SocketMode{Client: socketmode.New(api), Dispatcher: disp, Decoder: decoder, Ready: ready, Metrics: metrics, Log: log}
+			err := sm.Run(ctx)
+			if election != nil {
+				ready.Set(true, "standby: another replica holds the Slack connection")
+			}
 			return err
 		}
-		tr, listen = hm, hm.ListenAddr()
-	default:
-		tr = &bot.SocketMode{Client: socketmode.New(api), Dispatcher: disp, Decoder: decoder, Ready: ready, Metrics: metrics, Log: log}
+		if election != nil {
+			ready.Set(true, "standby: another replica holds the Slack connection")
+		}
 	}
+	components = append(components, component{"leader", func(ctx context.Context) error {
+		return runLeader(ctx, election, answer, runner)
+	}})
+
 	log.InfoContext(ctx, "kueuebot serving", slog.String("version", version), slog.String("mode", cfg.Slack.Mode),
 		slog.String("listen", listen), slog.String("replies", cfg.Slack.Replies), slog.String("ops", ops.ListenAddr()),
-		slog.Bool("fromFiles", len(o.fromFiles) > 0), slog.String("clusterScopedReads", string(cfg.Kube.ClusterScopedReads)))
+		slog.Bool("fromFiles", fromFiles), slog.String("clusterScopedReads", string(cfg.Kube.ClusterScopedReads)),
+		slog.Bool("leaderElection", election != nil))
 
-	runErr := tr.Run(ctx)
+	runErr := runComponents(ctx, components)
 	ready.Set(false, "shutting down")
 
 	// Finish the questions already accepted: their answers are delivered
@@ -144,10 +174,68 @@ func (o *serveOptions) run(cmd *cobra.Command) error {
 	log.Info("stopping: answering the questions already accepted", slog.Duration("grace", cfg.Ops.ShutdownGrace))
 	grace, cancel := context.WithTimeout(context.Background(), cfg.Ops.ShutdownGrace)
 	defer cancel()
-	if err := disp.Shutdown(grace); err != nil {
-		log.Warn("shutdown grace ended before every question was answered", slog.Any("error", err))
+	shutErr := disp.Shutdown(grace)
+	if shutErr != nil {
+		log.Warn("shutdown grace ended before every question was answered", slog.Any("error", shutErr))
+		shutErr = fmt.Errorf("dispatcher: %w", shutErr)
 	} else {
 		log.Info("every accepted question was answered")
 	}
-	return runErr
+	return errors.Join(runErr, shutErr, closeOps(ops))
+}
+
+// closeOps stops the ops listener (metrics, probes), last.
+func closeOps(ops *bot.OpsServer) error {
+	c, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if err := ops.Close(c); err != nil {
+		return fmt.Errorf("ops server: %w", err)
+	}
+	return nil
+}
+
+// runComponents runs every component until ctx ends or one fails; then
+// the others are stopped, and every error is returned, named.
+func runComponents(ctx context.Context, cs []component) error {
+	g, gctx := errgroup.WithContext(ctx)
+	errs := make([]error, len(cs))
+	for i, c := range cs {
+		g.Go(func() error {
+			if err := c.run(gctx); err != nil {
+				errs[i] = fmt.Errorf("%s: %w", c.name, err)
+				return errs[i]
+			}
+			return nil
+		})
+	}
+	_ = g.Wait() // every error is in errs
+	return errors.Join(errs...)
+}
+
+// runLeader runs the leader-only work (answering Slack, digests) while this
+// replica leads, or at once when there is no election (one replica: serving
+// from dumps, or no POD_NAMESPACE). A failure of the answering (Slack
+// refused the tokens) ends serve.
+func runLeader(ctx context.Context, e *leader.Election, answer func(context.Context) error, runner *digests.Runner) error {
+	ctx, fail := context.WithCancelCause(ctx)
+	defer fail(nil)
+	lead := func(lctx context.Context) {
+		var wg sync.WaitGroup
+		if runner != nil {
+			wg.Go(func() { runner.Lead(lctx) })
+		}
+		if err := answer(lctx); err != nil {
+			fail(err)
+		}
+		wg.Wait()
+	}
+	if e == nil {
+		lead(ctx)
+	} else if err := leader.Run(ctx, *e, lead); err != nil {
+		return err
+	}
+	if err := context.Cause(ctx); err != nil && !errors.Is(err, context.Canceled) {
+		return err
+	}
+	return nil
 }

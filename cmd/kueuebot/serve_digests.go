@@ -1,73 +1,81 @@
 package main
 
 import (
-	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"os"
-	"sync"
 
 	"github.com/slack-go/slack"
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 
 	"github.com/kueuebot/kueuebot/bot/digests"
+	"github.com/kueuebot/kueuebot/bot/leader"
 	"github.com/kueuebot/kueuebot/config"
 	"github.com/kueuebot/kueuebot/explain"
 )
 
-// startDigests runs cfg's scheduled digests in the background for `serve`:
+// newElection sets up the election of the one active replica for `serve`:
 // the replicas elect a leader on the Lease kueuebot-leader in the bot's
-// namespace (POD_NAMESPACE; this replica is POD_NAME), and the leader posts
-// each digest at its times, reading as the digest's identity through ex
-// (the explainer the bot answers with; base is the bot's own rest.Config). It returns at
-// once; stop waits until the digests have stopped (ctx ended). With dumps
-// (--from-file; base is nil) there is no cluster to elect a leader in: digests are not
-// scheduled (print one with `kueuebot digest --from-file`).
-func startDigests(ctx context.Context, cfg *config.Config, api *slack.Client, log *slog.Logger, ex *explain.Explainer, base *rest.Config) (stop func(), err error) {
-	noop := func() {}
-	if len(cfg.Digests) == 0 {
-		return noop, nil
-	}
-	if base == nil {
-		log.Warn("digests are not scheduled when serving from dumps (--from-file)", slog.Int("digests", len(cfg.Digests)))
-		return noop, nil
-	}
+// namespace (POD_NAMESPACE; this replica is POD_NAME, else hostname and
+// pid), and only the leader answers Slack and posts digests. base is the
+// bot's own rest.Config, nil with dumps (--from-file: no cluster to elect
+// in). Without POD_NAMESPACE, or with dumps, there is no election (nil):
+// this process is the only replica and answers alone.
+func newElection(log *slog.Logger, base *rest.Config) (*leader.Election, error) {
 	ns := os.Getenv("POD_NAMESPACE")
-	if ns == "" {
-		return nil, errors.New("digests[] need the bot's namespace for leader election and digest state: set POD_NAMESPACE (the chart and deploy/manifests set it from the downward API)")
-	}
-	holder := os.Getenv("POD_NAME")
-	if holder == "" {
-		if holder, err = os.Hostname(); err != nil {
-			return nil, errors.New("digests[] need this replica's name: set POD_NAME")
+	if base == nil || ns == "" {
+		if base != nil {
+			log.Info("no POD_NAMESPACE: no leader election, this process answers alone (run one replica)")
 		}
+		return nil, nil
 	}
-	c, err := newClients(base) // the bot's own identity: its Lease and state
-	if err != nil {
-		return nil, err
+	identity := os.Getenv("POD_NAME")
+	if identity == "" {
+		host, err := os.Hostname()
+		if err != nil {
+			return nil, errors.New("leader election needs this replica's name: set POD_NAME")
+		}
+		identity = fmt.Sprintf("%s_%d", host, os.Getpid())
 	}
-	own := c.Kube
-	runner, err := digests.NewRunner(cfg.Digests, digests.Runner{
-		Digester: ex,
-		Poster:   &digests.SlackPoster{API: api},
-		State:    &digests.State{Client: own, Namespace: ns},
-		Holder:   holder,
-		Log:      log,
-	})
+	own, err := newClients(base) // the bot's own identity: its Lease
 	if err != nil {
 		return nil, err
 	}
 	// client-go's leader election logs through klog: into the bot's JSON
 	// log, not as unstructured lines on stderr.
 	klog.SetSlogLogger(log)
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		err := digests.RunElected(ctx, digests.Election{Client: own, Namespace: ns, Identity: holder, Log: log}, runner.Lead)
-		if err != nil {
-			log.Error("digests stopped", slog.Any("error", err))
-		}
+	return &leader.Election{Client: own.Kube, Namespace: ns, Identity: identity, Log: log}, nil
+}
+
+// newDigestRunner builds the runner of cfg's scheduled digests for
+// `serve`: the leader posts each digest at its times, reading as the
+// digest's identity through ex (the explainer the bot answers with), and
+// records the runs in its namespace. nil when there are none; with dumps
+// (--from-file, fromFiles) digests are not scheduled (print one with
+// `kueuebot digest --from-file`).
+func newDigestRunner(cfg *config.Config, api *slack.Client, log *slog.Logger, fromFiles bool, e *leader.Election, ex *explain.Explainer) (*digests.Runner, error) {
+	if len(cfg.Digests) == 0 {
+		return nil, nil
+	}
+	if fromFiles {
+		log.Warn("digests are not scheduled when serving from dumps (--from-file)", slog.Int("digests", len(cfg.Digests)))
+		return nil, nil
+	}
+	if e == nil {
+		return nil, errors.New("digests[] need the bot's namespace for leader election and digest state: set POD_NAMESPACE (the chart and deploy/manifests set it from the downward API)")
+	}
+	runner, err := digests.NewRunner(cfg.Digests, digests.Runner{
+		Digester: ex,
+		Poster:   &digests.SlackPoster{API: api},
+		State:    &digests.State{Client: e.Client, Namespace: e.Namespace},
+		Holder:   e.Identity,
+		Log:      log,
 	})
-	log.Info("digests scheduled", slog.Any("digests", runner.Names()), slog.String("namespace", ns), slog.String("replica", holder))
-	return wg.Wait, nil
+	if err != nil {
+		return nil, err
+	}
+	log.Info("digests scheduled", slog.Any("digests", runner.Names()), slog.String("namespace", e.Namespace), slog.String("replica", e.Identity))
+	return runner, nil
 }

@@ -88,6 +88,9 @@ func InteractiveEnvelope(envelopeID string, payload map[string]any) map[string]a
 // messages (or on its App Home view).
 type BlockAction struct {
 	User, Channel, MessageTS, ThreadTS string
+	// ParentUser is who posted the thread's first message, when the
+	// message is a reply in a thread (Slack's message.parent_user_id).
+	ParentUser string
 	// Ephemeral: the message is ephemeral (Slack then sends no "message").
 	Ephemeral bool
 	// InHome: the element is on the App Home view.
@@ -137,6 +140,9 @@ func (b BlockAction) Payload() map[string]any {
 		msg := map[string]any{"type": "message", "user": BotUserID, "bot_id": "B1", "ts": b.MessageTS, "text": "answer"}
 		if b.ThreadTS != "" {
 			msg["thread_ts"] = b.ThreadTS
+		}
+		if b.ParentUser != "" {
+			msg["parent_user_id"] = b.ParentUser
 		}
 		p["message"] = msg
 	}

@@ -86,6 +86,7 @@ type Server struct {
 	Posts chan Post
 
 	mu       sync.Mutex
+	delay    time.Duration
 	failures map[string][]*failure
 	calls    map[string]int
 	acked    map[string]time.Time
@@ -332,6 +333,7 @@ func (f *Server) record(p Post) {
 func (f *Server) inject(w http.ResponseWriter, method string) bool {
 	f.mu.Lock()
 	f.calls[method]++
+	delay := f.delay
 	var fl *failure
 	if q := f.failures[method]; len(q) > 0 {
 		fl = q[0]
@@ -340,6 +342,9 @@ func (f *Server) inject(w http.ResponseWriter, method string) bool {
 		}
 	}
 	f.mu.Unlock()
+	if delay > 0 {
+		time.Sleep(delay)
+	}
 	switch {
 	case fl == nil:
 		return false
@@ -373,6 +378,14 @@ func (f *Server) RateLimit(method string, n, retryAfter int) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.failures[method] = append(f.failures[method], &failure{n: n, retryAfter: retryAfter})
+}
+
+// SetDelay makes every later Web API call and response_url post take d
+// before it is answered, as a slow Slack does.
+func (f *Server) SetDelay(d time.Duration) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.delay = d
 }
 
 // Calls returns how many times method was called (failed calls included).

@@ -67,15 +67,11 @@ func newBot(t *testing.T, sb string) *bot.Asker {
 	return newBotWith(t, sb, botConfig)
 }
 
-// newBotWith is newBot with another config; with kube.kueueConfig it also
-// grants the bot's user the Role that reads Kueue's manager ConfigMap and
-// reads it as the bot, as `kueuebot serve` does.
-func newBotWith(t *testing.T, sb, configYAML string) *bot.Asker {
+// grantBot binds rbac.BotClusterRole for cfg to the bot's user kueuebot
+// (what the chart grants the bot's ServiceAccount), until the test ends,
+// and waits until the API server allows it; it returns the admin client.
+func grantBot(t *testing.T, sb string, cfg *config.Config) kubernetes.Interface {
 	t.Helper()
-	cfg, err := config.Parse([]byte(configYAML))
-	if err != nil {
-		t.Fatal(err)
-	}
 	admin := adminClient(t, sb)
 	role := rbac.BotClusterRole(cfg)
 	role.Name = "kueuebot-e2e-bot"
@@ -95,9 +91,26 @@ func newBotWith(t *testing.T, sb, configYAML string) *bot.Asker {
 		_ = admin.RbacV1().ClusterRoleBindings().Delete(context.Background(), binding.Name, metav1.DeleteOptions{})
 		_ = admin.RbacV1().ClusterRoles().Delete(context.Background(), role.Name, metav1.DeleteOptions{})
 	})
-	waitAllowed(t, sb, "kueuebot", authorizationv1.ResourceAttributes{Verb: "impersonate", Resource: "users", Name: "alice"})
-	waitAllowed(t, sb, "kueuebot", authorizationv1.ResourceAttributes{Verb: "get", Group: "kueue.x-k8s.io", Resource: "clusterqueues"})
+	if users := cfg.Identity.Users; len(users) > 0 {
+		waitAllowed(t, sb, "kueuebot", authorizationv1.ResourceAttributes{Verb: "impersonate", Resource: "users", Name: users[0].User})
+	}
+	if cfg.Kube.ClusterScopedReads == config.ClusterScopedBot {
+		waitAllowed(t, sb, "kueuebot", authorizationv1.ResourceAttributes{Verb: "get", Group: "kueue.x-k8s.io", Resource: "clusterqueues"})
+	}
+	return admin
+}
 
+// newBotWith is newBot with another config; with kube.kueueConfig it also
+// grants the bot's user the Role that reads Kueue's manager ConfigMap and
+// reads it as the bot, as `kueuebot serve` does.
+func newBotWith(t *testing.T, sb, configYAML string) *bot.Asker {
+	t.Helper()
+	cfg, err := config.Parse([]byte(configYAML))
+	if err != nil {
+		t.Fatal(err)
+	}
+	admin := grantBot(t, sb, cfg)
+	ctx := t.Context()
 	base, err := clientcmd.BuildConfigFromFlags("", filepath.Join(sb, "kubeconfig-kueuebot"))
 	if err != nil {
 		t.Fatal(err)

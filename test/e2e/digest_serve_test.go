@@ -145,7 +145,7 @@ digests:
 	}
 	t.Logf("%s posted %s and was killed (state %s)", leader, run1.Key, run1.Status)
 
-	// The survivor takes the Lease once it expires (15s) and posts the next
+	// The survivor takes the Lease once it expires (8s) and posts the next
 	// minute's run, once; the killed leader's run is not posted again.
 	next := run1.Scheduled.Add(time.Minute)
 	second := mainPost("the digest after the failover", next.Add(45*time.Second))

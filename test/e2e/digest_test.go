@@ -28,6 +28,7 @@ import (
 
 	"github.com/kueuebot/kueuebot/bot"
 	"github.com/kueuebot/kueuebot/bot/digests"
+	"github.com/kueuebot/kueuebot/bot/leader"
 	"github.com/kueuebot/kueuebot/config"
 	"github.com/kueuebot/kueuebot/diagnose/digest"
 	"github.com/kueuebot/kueuebot/diagnose/fetch"
@@ -431,7 +432,7 @@ func startReplica(t *testing.T, sb, name, ns string, d config.Digest, clock *clo
 	r.cancel = cancel
 	go func() {
 		defer close(r.done)
-		_ = digests.RunElected(ctx, digests.Election{
+		_ = leader.Run(ctx, leader.Election{
 			Client: own, Namespace: ns, Identity: name,
 			LeaseDuration: 3 * time.Second, RenewDeadline: 2 * time.Second, RetryPeriod: 500 * time.Millisecond,
 		}, runner.Lead)

@@ -116,11 +116,19 @@ func TestChartValueSets(t *testing.T) {
 			} else if len(sms) == 1 {
 				checkServiceMonitor(t, sms[0], svc)
 			}
-			if pdbs := find(r.Objects, "PodDisruptionBudget"); (len(pdbs) == 1) != (*d.Spec.Replicas > 1) {
-				t.Errorf("%d replicas, %d PodDisruptionBudgets", *d.Spec.Replicas, len(pdbs))
+			// In HTTP mode only the leader is ready: no budget (it would
+			// forbid evicting the leader) and no rolling update (it would
+			// wait for ever for a standby to be ready).
+			if pdbs := find(r.Objects, "PodDisruptionBudget"); (len(pdbs) == 1) != (*d.Spec.Replicas > 1 && !http) {
+				t.Errorf("%d replicas, http %v, %d PodDisruptionBudgets", *d.Spec.Replicas, http, len(pdbs))
 			}
-			if roles := find(r.Objects, "Role"); (len(roles) == 1) != (len(cfg.Digests) > 0) {
-				t.Errorf("%d digest channels, %d Roles", len(cfg.Digests), len(roles))
+			if recreate := d.Spec.Strategy.Type == appsv1.RecreateDeploymentStrategyType; recreate != http {
+				t.Errorf("http %v, strategy %q", http, d.Spec.Strategy.Type)
+			}
+			// The Lease Role always (leader election), and one in Kueue's
+			// namespace with kube.kueueConfig.
+			if roles, want := find(r.Objects, "Role"), 1+map[bool]int{true: 1}[cfg.Kube.KueueConfig.Enabled()]; len(roles) != want {
+				t.Errorf("%d Roles, want %d", len(roles), want)
 			}
 			checkNetworkPolicy(t, typed[networkingv1.NetworkPolicy](t, one(t, r.Objects, "NetworkPolicy", "")), d, http)
 

@@ -57,6 +57,11 @@ config:
   identity:
     users: [{slackUserID: U0000ALICE, teamID: T0000ACME1, user: alice}]
 `,
+	"kueue config": `
+config:
+  kube:
+    kueueConfig: {configMap: kueue-manager-config}
+`,
 	"groups only from user groups": `
 config:
   identity:
