@@ -19,6 +19,7 @@ import (
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
 	"github.com/kueuebot/kueuebot/diagnose"
+	"github.com/kueuebot/kueuebot/kinds"
 )
 
 // FromFiles builds the Snapshot for t from objects saved with
@@ -103,7 +104,7 @@ func (s *storeSource) missing(resource, ns, name string) error {
 func (s *storeSource) exhaustive() bool { return true }
 func (s *storeSource) useBot() bool     { return false }
 
-func (s *storeSource) served(context.Context, *JobKind) (bool, error) { return true, nil }
+func (s *storeSource) served(context.Context, *kinds.Kind) (bool, error) { return true, nil }
 func (s *storeSource) kueueServed(context.Context) (bool, error) {
 	s.st.mu.RLock()
 	defer s.st.mu.RUnlock()
@@ -111,11 +112,11 @@ func (s *storeSource) kueueServed(context.Context) (bool, error) {
 }
 
 // jobResource is the list record name of a job kind.
-func jobResource(k *JobKind) string {
+func jobResource(k *kinds.Kind) string {
 	return k.Resource.Resource + "." + k.Resource.Group
 }
 
-func (s *storeSource) getObject(_ context.Context, k *JobKind, ns, name string) (*unstructured.Unstructured, error) {
+func (s *storeSource) getObject(_ context.Context, k *kinds.Kind, ns, name string) (*unstructured.Unstructured, error) {
 	switch {
 	case k.Kind == "Pod":
 		if p := get[corev1.Pod](s.st, gkPod, ns, name); p != nil {

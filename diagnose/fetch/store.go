@@ -19,6 +19,7 @@ import (
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
 	"github.com/kueuebot/kueuebot/diagnose"
+	"github.com/kueuebot/kueuebot/kinds"
 )
 
 // Store holds the objects many diagnoses share: filled from dump files
@@ -499,7 +500,7 @@ func (s *Store) Snapshot(t diagnose.Target, now time.Time) (*diagnose.Snapshot, 
 func TargetOf(wl *kueue.Workload, s *Store) diagnose.Target {
 	if ref := controllerRef(wl); ref != nil {
 		if gv, err := schema.ParseGroupVersion(ref.APIVersion); err == nil {
-			if k, ok := lookupGroupKind(gv.WithKind(ref.Kind).GroupKind()); ok && k.Kind != KindWorkload {
+			if k, ok := kinds.ByGroupKind(gv.WithKind(ref.Kind).GroupKind()); ok && k.Kind != KindWorkload {
 				gk := schema.GroupKind{Group: k.Resource.Group, Kind: k.Kind}
 				if s == nil || s.hasObject(gk, wl.Namespace, ref.Name) {
 					return diagnose.Target{Kind: k.Kind, Namespace: wl.Namespace, Name: ref.Name}

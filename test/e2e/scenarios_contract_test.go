@@ -15,6 +15,7 @@ import (
 
 	"github.com/kueuebot/kueuebot/diagnose"
 	"github.com/kueuebot/kueuebot/diagnose/fetch"
+	"github.com/kueuebot/kueuebot/kinds"
 )
 
 // These tests read the scenario definitions only (no sandbox): the live
@@ -27,13 +28,13 @@ func TestEveryKindHasALiveScenario(t *testing.T) {
 	for name, e := range expectations(t) {
 		byKind[e.Target.Kind] = append(byKind[e.Target.Kind], name)
 	}
-	for _, k := range fetch.Kinds() {
+	for _, k := range kinds.All() {
 		if len(byKind[k.Kind]) == 0 {
 			t.Errorf("kind %s has no scenario in deploy/sandbox/scenarios (expect.yaml target.kind: %s)", k.Kind, k.Kind)
 		}
 	}
 	for kind, names := range byKind {
-		if _, ok := fetch.LookupKind(kind); !ok {
+		if _, ok := kinds.Lookup(kind); !ok {
 			t.Errorf("scenarios %v target kind %q, which kueuebot does not know", names, kind)
 		}
 	}
