@@ -23,12 +23,11 @@ import (
 )
 
 // Store holds the objects many diagnoses share: filled from dump files
-// (AddFiles, AddFS, AddData), from paginated LISTs made as one identity
-// (ListInto), from objects in hand (AddObjects), or kept current by
-// informers (EventHandler). Whatever fills it, every object goes through
+// (AddFiles, AddFS), from paginated LISTs made as one identity
+// (ListInto) or from objects in hand (AddObjects). Whatever fills it, every object goes through
 // one decoder (the package's runtime.Scheme: core, batch, Kueue v1beta2,
 // and Kueue v1beta1 converted by Kueue's own conversion functions; the other
-// job kinds of Kinds as unstructured objects) into one client-go
+// job kinds of the kind registry as unstructured objects) into one client-go
 // cache.Indexer per kind, indexed by namespace, by owner (the
 // kueue.x-k8s.io/job-uid label and ownerReferences), by queue and by
 // involved object.
@@ -296,57 +295,6 @@ func entryFor(obj runtime.Object) (entry, bool, error) {
 		return entry{}, false, fmt.Errorf("%s: %w", name, err)
 	}
 	return entry{obj: out, gk: gk}, keep, nil
-}
-
-// deleteObject removes an object (an informer's delete).
-func (s *Store) deleteObject(obj runtime.Object) error {
-	e, keep, err := entryFor(obj)
-	if err != nil || !keep {
-		return err
-	}
-	idx := s.lookup(e.gk)
-	if idx == nil {
-		return nil
-	}
-	if err := idx.Delete(e.obj); err != nil {
-		return err
-	}
-	s.touch()
-	return nil
-}
-
-// EventHandler returns an informer event handler that keeps the store in
-// step with an informer of any kind the store keeps:
-//
-//	inf.AddEventHandler(st.EventHandler(func(err error) { log.Error(err) }))
-//
-// onError receives objects that could not be normalized (nil: ignored).
-func (s *Store) EventHandler(onError func(error)) cache.ResourceEventHandler {
-	report := func(err error) {
-		if err != nil && onError != nil {
-			onError(err)
-		}
-	}
-	return cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(obj any) { report(s.addAny(obj)) },
-		UpdateFunc: func(_, obj any) { report(s.addAny(obj)) },
-		DeleteFunc: func(obj any) {
-			if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-				obj = tomb.Obj
-			}
-			if o, ok := obj.(runtime.Object); ok {
-				report(s.deleteObject(o))
-			}
-		},
-	}
-}
-
-func (s *Store) addAny(obj any) error {
-	o, ok := obj.(runtime.Object)
-	if !ok {
-		return fmt.Errorf("not a Kubernetes object: %T", obj)
-	}
-	return s.AddObjects(o)
 }
 
 // Len returns how many objects the store holds.

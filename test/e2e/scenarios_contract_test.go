@@ -14,7 +14,6 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kueuebot/kueuebot/diagnose"
-	"github.com/kueuebot/kueuebot/diagnose/fetch"
 	"github.com/kueuebot/kueuebot/kinds"
 )
 
@@ -164,7 +163,7 @@ func TestEveryRemedyCommandIsApplied(t *testing.T) {
 	}
 	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 	for name, e := range expectations(t) {
-		s, err := fetch.FromFiles([]string{filepath.Join(repoRoot(), "deploy", "examples", "scenarios", name+".yaml")}, e.Target, now)
+		s, err := snapshotOf([]string{filepath.Join(repoRoot(), "deploy", "examples", "scenarios", name+".yaml")}, e.Target, now)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
