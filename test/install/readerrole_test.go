@@ -67,10 +67,14 @@ func TestReaderRoleIsWhatTheBotReads(t *testing.T) {
 	as.Impersonate = rest.ImpersonationConfig{UserName: user}
 	waitAllowed(t, kubernetes.NewForConfigOrDie(as), authorizationv1.ResourceAttributes{Verb: "list", Group: "kueue.x-k8s.io", Resource: "workloads", Namespace: scenarioNS})
 
-	// The reader kueuebot serve builds, with the sandbox's admin as the bot:
-	// what it reads as itself is not the user's, and is left out below.
+	// The reader kueuebot serve builds, with the sandbox's admin as the bot
+	// and clusterScopedReads: bot (the reader role is namespaced; with
+	// clusterScopedReads: caller people read ClusterQueues, flavors and
+	// cohorts through a cluster-wide grant of their own). What the bot
+	// reads as itself is not the user's, and is left out below.
 	admin := rest.CopyConfig(c.cfg)
-	kr := &explain.KubeReader{Base: admin, Finder: &rbac.NamespaceFinder{Bot: kueueclient.NewForConfigOrDie(admin)}}
+	adminKueue := kueueclient.NewForConfigOrDie(admin)
+	kr := &explain.KubeReader{Base: admin, Finder: &rbac.NamespaceFinder{Bot: adminKueue}, ClusterScoped: adminKueue}
 	e := &explain.Explainer{Reader: kr}
 	id := rbac.Identity{User: user}
 	ctx := t.Context()
@@ -84,8 +88,12 @@ func TestReaderRoleIsWhatTheBotReads(t *testing.T) {
 	if err != nil {
 		t.Fatalf("explain the scenario's job: %v", err)
 	}
-	if len(res.Report.Gaps) > 0 {
-		t.Errorf("the reader role leaves gaps in the scenario's diagnosis: %+v", res.Report.Gaps)
+	served := servedGroups(t, c)
+	for _, g := range res.Report.Gaps {
+		if g.Kind == "PendingWorkloads" && !served["visibility.kueue.x-k8s.io"] {
+			continue // a sandbox without SANDBOX_VISIBILITY=1 serves no visibility API
+		}
+		t.Errorf("the reader role leaves a gap in the scenario's diagnosis: %+v", g)
 	}
 	if _, err := e.Jobs(ctx, id, explain.JobsQuery{Namespace: scenarioNS}); err != nil {
 		t.Fatalf("list the jobs: %v", err)
@@ -94,10 +102,10 @@ func TestReaderRoleIsWhatTheBotReads(t *testing.T) {
 	// The API server's record of every request made as the user.
 	type read struct{ verb, group, resource string }
 	var used map[read]int
-	var refused []string
+	var refused, clusterWide []string
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		used, refused = map[read]int{}, nil
+		used, refused, clusterWide = map[read]int{}, nil, nil
 		for _, ev := range auditAs(t, user, start) {
 			r := ev.ObjectRef
 			resource := r.Resource
@@ -105,7 +113,15 @@ func TestReaderRoleIsWhatTheBotReads(t *testing.T) {
 				resource += "/" + r.Subresource
 			}
 			rd := read{ev.Verb, r.APIGroup, resource}
-			if ev.ResponseStatus.Code == 403 {
+			switch {
+			case ev.ResponseStatus.Code != 403:
+			case r.Namespace == "":
+				// Cluster-wide: no RoleBinding of the namespaced reader
+				// role could grant it. The jobs' list reads ClusterQueues,
+				// flavors, cohorts and checks as the caller, a Forbidden
+				// LIST being a gap.
+				clusterWide = append(clusterWide, ev.Verb+" "+ev.RequestURI)
+			default:
 				refused = append(refused, ev.Verb+" "+ev.RequestURI)
 			}
 			used[rd]++
@@ -118,20 +134,16 @@ func TestReaderRoleIsWhatTheBotReads(t *testing.T) {
 		time.Sleep(250 * time.Millisecond)
 	}
 	for _, r := range refused {
-		t.Errorf("the reader role does not allow what the bot reads: %s", r)
+		t.Errorf("the reader role does not allow what the bot reads in the namespace: %s", r)
 	}
-	served := servedGroups(t, c)
+	if len(clusterWide) > 0 {
+		t.Logf("refused cluster-wide reads as the caller (outside a namespaced role): %v", clusterWide)
+	}
 	for _, rule := range role.Rules {
 		for _, g := range rule.APIGroups {
 			for _, res := range rule.Resources {
 				for _, v := range rule.Verbs {
 					if used[read{v, g, res}] > 0 {
-						continue
-					}
-					if !served[g] {
-						// Kueue's visibility API is served only by a sandbox
-						// started with SANDBOX_VISIBILITY=1.
-						t.Logf("%s %s.%s: the API group is not served here, so its read cannot be observed", v, res, g)
 						continue
 					}
 					t.Errorf("the reader role grants %s on %s.%s, which the bot never read (grant only what the fetcher reads)", v, res, g)
@@ -154,6 +166,7 @@ type auditRecord struct {
 		Resource    string `json:"resource"`
 		Subresource string `json:"subresource"`
 		APIGroup    string `json:"apiGroup"`
+		Namespace   string `json:"namespace"`
 	} `json:"objectRef"`
 	ImpersonatedUser *struct {
 		Username string `json:"username"`
