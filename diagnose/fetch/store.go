@@ -434,7 +434,7 @@ func (s *Store) Objects() diagnose.Objects {
 }
 
 // Snapshot builds the Snapshot of t from the store alone (no I/O), by the
-// same selection rules as Fetch and FromFiles. Since the store has no
+// same selection rules as Fetch. Since the store has no
 // visibility API, Position and QueueAhead are derived from the pending
 // Workloads of the store in the same ClusterQueue, in Kueue's queue order
 // (exact when the store holds every namespace of that ClusterQueue).
