@@ -297,7 +297,7 @@ func (d *document) convert() {
 		js = nil
 	}
 	d.js, d.err = js, err
-	if err == nil && len(js) >= splitListMin && js[0] == '{' {
+	if err == nil && len(js) > 0 && len(js) >= splitListMin && js[0] == '{' {
 		d.cut = json.Unmarshal(js, &d.tm) == nil
 	}
 }
