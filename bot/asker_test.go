@@ -11,6 +11,7 @@ import (
 
 	"github.com/kueuebot/kueuebot/bot/blocks"
 	"github.com/kueuebot/kueuebot/diagnose"
+	"github.com/kueuebot/kueuebot/kinds"
 	"github.com/kueuebot/kueuebot/rbac"
 )
 
@@ -37,7 +38,7 @@ func TestAsk(t *testing.T) {
 		{
 			name: "unparsable",
 			user: alice, text: "why is statefulset/web waiting?",
-			want: "I cannot look at a StatefulSet. Ask about one of its Pods, e.g. `pod/NAME`: Kueue manages a StatefulSet through its Pods. I know these kinds: " + kindWords() + ".\n",
+			want: "I cannot look at a StatefulSet. Ask about one of its Pods, e.g. `pod/NAME`: Kueue manages a StatefulSet through its Pods. I know these kinds: " + kinds.Words() + ".\n",
 		},
 		{
 			name: "unknown user refused politely",

@@ -2,6 +2,7 @@ package bot
 
 import (
 	"github.com/kueuebot/kueuebot/bot/blocks"
+	"github.com/kueuebot/kueuebot/kinds"
 )
 
 // helpText lists what to type. It is mrkdwn written by us (the kind words
@@ -10,7 +11,7 @@ func helpText() string {
 	return "Ask me why a job is waiting. I read the cluster as you, so I only see what you may see.\n" +
 		"• `why is train-7 waiting?` or just `train-7`: a job in your namespaces\n" +
 		"• `train-7 -n team-a`, `team-a/train-7` or `train-7 in ns team-a`: a job in a namespace\n" +
-		"• `jobset/train-7`, `rayjob my-ray`: a job of a given kind (" + kindWords() + ")\n" +
+		"• `jobset/train-7`, `rayjob my-ray`: a job of a given kind (" + kinds.Words() + ")\n" +
 		"• `job/NAME`: when the job's name is a common word such as `stuck`\n" +
 		"• `my jobs`: your jobs that are not running; `my queues`: your queues\n" +
 		"• `help`: this message\n" +

@@ -12,6 +12,7 @@ import (
 
 	"github.com/kueuebot/kueuebot/diagnose"
 	"github.com/kueuebot/kueuebot/explain"
+	"github.com/kueuebot/kueuebot/kinds"
 )
 
 // Intent is what the user wants from the bot.
@@ -529,7 +530,7 @@ func unsupportedError(kind string) *ParseError {
 	case "SparkApplication":
 		hint = "Ask about its driver Pod, e.g. `pod/NAME-driver`."
 	}
-	return parseErrorf("I cannot look at a %s. %s I know these kinds: %s.", kind, hint, kindWords())
+	return parseErrorf("I cannot look at a %s. %s I know these kinds: %s.", kind, hint, kinds.Words())
 }
 
 // parseArgs reads the arguments of "/kueue jobs" and "/kueue queues": the

@@ -10,8 +10,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/kueuebot/kueuebot/diagnose/fetch"
 	"github.com/kueuebot/kueuebot/explain"
+	"github.com/kueuebot/kueuebot/kinds"
 )
 
 func diag(kind, name, ns string, cands ...string) Request {
@@ -429,7 +429,7 @@ func TestRequestQuestionCarriesCandidates(t *testing.T) {
 // TestKindsFromFetch: every kind diagnose/fetch reads is understood, in
 // each of its spellings, and nothing else is.
 func TestKindsFromFetch(t *testing.T) {
-	for _, k := range fetch.Kinds() {
+	for _, k := range kinds.All() {
 		for _, w := range append([]string{k.Kind, strings.ToLower(k.Kind)}, k.Names...) {
 			r, err := ParseRequest(w + "/x-1")
 			if err != nil || r.Kind != k.Kind || r.Name != "x-1" {
@@ -438,12 +438,12 @@ func TestKindsFromFetch(t *testing.T) {
 		}
 	}
 	for w, kind := range jobKinds {
-		if _, ok := fetch.LookupKind(w); !ok && !strings.EqualFold(w, kind) {
+		if _, ok := kinds.Lookup(w); !ok && !strings.EqualFold(w, kind) {
 			t.Errorf("parser kind word %q is not one of diagnose/fetch's", w)
 		}
 	}
 	for w := range unsupportedKinds {
-		if _, ok := fetch.LookupKind(w); ok {
+		if _, ok := kinds.Lookup(w); ok {
 			t.Errorf("%q is refused as unsupported but diagnose/fetch reads it", w)
 		}
 	}
@@ -456,7 +456,7 @@ func TestREADMEKinds(t *testing.T) {
 		t.Fatal(err)
 	}
 	readme := strings.Join(strings.Fields(string(b)), " ")
-	want := "KIND is " + KindsSentence() + "."
+	want := "KIND is " + kinds.Sentence() + "."
 	if !strings.Contains(readme, want) {
 		t.Errorf("README.md does not say %q; update its KIND line", want)
 	}
@@ -464,9 +464,9 @@ func TestREADMEKinds(t *testing.T) {
 
 func TestHelpNamesEveryKind(t *testing.T) {
 	text := helpText()
-	for _, k := range Kinds() {
-		if !strings.Contains(text, k.Word) {
-			t.Errorf("help does not mention %s", k.Word)
+	for _, k := range kinds.All() {
+		if !strings.Contains(text, k.Names[0]) {
+			t.Errorf("help does not mention %s", k.Names[0])
 		}
 	}
 }

@@ -8,7 +8,7 @@ import (
 
 	"golang.org/x/text/unicode/norm"
 
-	"github.com/kueuebot/kueuebot/diagnose/fetch"
+	"github.com/kueuebot/kueuebot/kinds"
 )
 
 // slackRef matches Slack's angle-bracket markup: <@U123>, <@U123|name>,
@@ -229,61 +229,13 @@ func classify(tk token) class {
 	return latinWords[w]
 }
 
-// KindInfo is one job kind as users see it.
-type KindInfo struct {
-	// Kind is the Kubernetes kind, e.g. "JobSet".
-	Kind string
-	// Word is what a user types, e.g. "jobset".
-	Word string
-}
-
-// Kinds lists the kinds a user can ask about, in the order of
-// diagnose/fetch's registry (batch Job first). It is the one list the
-// parser, the help text and the README draw from.
-func Kinds() []KindInfo {
-	ks := fetch.Kinds()
-	out := make([]KindInfo, 0, len(ks))
-	for _, k := range ks {
-		out = append(out, KindInfo{Kind: k.Kind, Word: k.Names[0]})
-	}
-	return out
-}
-
-// KindsSentence names the kinds for people: "Job (default), JobSet, ...,
-// Pod, or Workload".
-func KindsSentence() string {
-	ks := Kinds()
-	names := make([]string, 0, len(ks))
-	for i, k := range ks {
-		switch {
-		case i == 0:
-			names = append(names, k.Kind+" (default)")
-		case i == len(ks)-1:
-			names = append(names, "or "+k.Kind)
-		default:
-			names = append(names, k.Kind)
-		}
-	}
-	return strings.Join(names, ", ")
-}
-
-// kindWords lists the words users type for kinds: "job, jobset, rayjob, ...".
-func kindWords() string {
-	ks := Kinds()
-	words := make([]string, 0, len(ks))
-	for _, k := range ks {
-		words = append(words, k.Word)
-	}
-	return strings.Join(words, ", ")
-}
-
 // jobKinds maps the words users type for job kinds (lower case: the kind,
-// its plural and short names, from diagnose/fetch) to Kubernetes kinds.
+// its plural and short names, from the kind registry) to Kubernetes kinds.
 // "job" and "jobs" are not in it: in a sentence they are generic ("my job
 // train-7") and only mean batch/v1 Job in the kind/name form.
 var jobKinds = func() map[string]string {
 	m := map[string]string{}
-	for _, k := range fetch.Kinds() {
+	for _, k := range kinds.All() {
 		m[strings.ToLower(k.Kind)] = k.Kind
 		for _, n := range k.Names {
 			m[n] = k.Kind
@@ -319,7 +271,7 @@ var unsupportedKinds = map[string]string{
 // unsupported is set for a known Kubernetes kind kueuebot does not read.
 func kindOf(s string) (kind string, queue bool, unsupported string) {
 	s = strings.ToLower(s)
-	if k, ok := fetch.LookupKind(s); ok && s != "" {
+	if k, ok := kinds.Lookup(s); ok && s != "" {
 		return k.Kind, false, ""
 	}
 	word, _, _ := strings.Cut(s, ".")

@@ -14,7 +14,6 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kueuebot/kueuebot/diagnose"
-	"github.com/kueuebot/kueuebot/diagnose/fetch"
 	"github.com/kueuebot/kueuebot/diagnose/render"
 	goldenfile "github.com/kueuebot/kueuebot/internal/golden"
 )
@@ -68,7 +67,7 @@ func loadCase(t testing.TB, path string) (caseSpec, *diagnose.Snapshot) {
 			t.Fatalf("%s: unknown section %q", path, f.Name)
 		}
 	}
-	s, err := fetch.FromFiles([]string{objects}, spec.Target, spec.Now)
+	s, err := snapshotOf([]string{objects}, spec.Target, spec.Now)
 	if err != nil {
 		t.Fatalf("%s: load: %v", path, err)
 	}

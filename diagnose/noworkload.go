@@ -12,6 +12,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	k8slabels "k8s.io/apimachinery/pkg/labels"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+
+	"github.com/kueuebot/kueuebot/kinds"
 )
 
 // workloadMissing explains a job that names a LocalQueue but has no
@@ -101,23 +103,6 @@ func (a *analysis) hasActivePods() bool {
 	return n > 0
 }
 
-// operatorOf names the controller that turns an admitted job of the kind
-// into Pods.
-var operatorOf = map[string]string{
-	"JobSet":          "the JobSet controller (jobset-controller-manager)",
-	"RayJob":          "the KubeRay operator",
-	"RayCluster":      "the KubeRay operator",
-	"PyTorchJob":      "the Kubeflow training operator",
-	"TFJob":           "the Kubeflow training operator",
-	"XGBoostJob":      "the Kubeflow training operator",
-	"PaddleJob":       "the Kubeflow training operator",
-	"JAXJob":          "the Kubeflow training operator",
-	"MPIJob":          "the MPI operator",
-	"TrainJob":        "the Kubeflow Trainer controller",
-	"LeaderWorkerSet": "the LeaderWorkerSet controller (lws-controller-manager)",
-	"AppWrapper":      "the AppWrapper controller",
-}
-
 // operatorIdle is how long after admission a job without Pods means its
 // operator does not act.
 const operatorIdle = 2 * time.Minute
@@ -126,9 +111,13 @@ const operatorIdle = 2 * time.Minute
 // after admission: the kind's own operator does not seem to act. It
 // returns false when it is too early to say, or something else explains it.
 func (a *analysis) operatorSilent() bool {
-	op, ok := operatorOf[a.r.Target.Kind]
+	k, ok := kinds.ByKind(a.r.Target.Kind)
+	op := ""
+	if ok {
+		op = k.Operator
+	}
 	c := apimeta.FindStatusCondition(a.wl.Status.Conditions, kueue.WorkloadAdmitted)
-	if !ok || c == nil || a.s.Now.Sub(c.LastTransitionTime.Time) < operatorIdle || a.eventWith("FailedCreate") != "" || hasGap(a.s, "Pod", "") {
+	if op == "" || c == nil || a.s.Now.Sub(c.LastTransitionTime.Time) < operatorIdle || a.eventWith("FailedCreate") != "" || hasGap(a.s, "Pod", "") {
 		return false
 	}
 	since := a.s.Now.Sub(c.LastTransitionTime.Time).Round(time.Minute)
@@ -136,25 +125,6 @@ func (a *analysis) operatorSilent() bool {
 		"Ask the platform team whether %s runs and watches namespace %s; Kueue's part is done.", op, a.ns)
 	return a.set(CodeStarting, CausePodsNotCreated, fmt.Sprintf("%s was admitted %s ago, but %s does not seem to act on it.", a.jobRef(), since, op),
 		fmt.Sprintf("Kueue admitted the Workload and unsuspended the %s %s ago; no pods exist and nothing reports a failure to create them. Creating them is the job of %s, not Kueue's.", strings.ToLower(a.r.Target.Kind), since, op))
-}
-
-// frameworkOf is Kueue's integration name per kind
-// (integrations.frameworks in Kueue's Configuration).
-var frameworkOf = map[string]string{
-	"Job":             "batch/job",
-	"Pod":             "pod",
-	"JobSet":          "jobset.x-k8s.io/jobset",
-	"RayJob":          "ray.io/rayjob",
-	"RayCluster":      "ray.io/raycluster",
-	"PyTorchJob":      "kubeflow.org/pytorchjob",
-	"TFJob":           "kubeflow.org/tfjob",
-	"XGBoostJob":      "kubeflow.org/xgboostjob",
-	"PaddleJob":       "kubeflow.org/paddlejob",
-	"JAXJob":          "kubeflow.org/jaxjob",
-	"MPIJob":          "kubeflow.org/mpijob",
-	"TrainJob":        "trainer.kubeflow.org/trainjob",
-	"LeaderWorkerSet": "leaderworkerset.x-k8s.io/leaderworkerset",
-	"AppWrapper":      "workload.codeflare.dev/appwrapper",
 }
 
 // notManagedByConfig uses Kueue's own Configuration, when it was read, to
@@ -166,7 +136,8 @@ func (a *analysis) notManagedByConfig() bool {
 		return false
 	}
 	kind := a.r.Target.Kind
-	if fw, ok := frameworkOf[kind]; ok && !slices.Contains(kc.Frameworks, fw) {
+	if k, ok := kinds.ByKind(kind); ok && k.Framework != "" && !slices.Contains(kc.Frameworks, k.Framework) {
+		fw := k.Framework
 		a.remedy("EnableIntegration", WhoPlatform, "", "Ask the platform team to enable the %s integration in Kueue's Configuration (integrations.frameworks), or run the work as a kind that is enabled (%s).", fw, strings.Join(kc.Frameworks, ", "))
 		return a.set(CodeWorkloadMissing, CauseNone, fmt.Sprintf("Kueue does not manage %s: its %s integration is not enabled.", a.jobRef(), fw),
 			fmt.Sprintf("Kueue's Configuration enables the integrations %s, not %s, so Kueue ignores the job and its queue-name label.", strings.Join(kc.Frameworks, ", "), fw))

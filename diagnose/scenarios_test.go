@@ -56,7 +56,7 @@ func TestScenarioDumps(t *testing.T) {
 		name := strings.TrimSuffix(filepath.Base(dump), ".yaml")
 		t.Run(name, func(t *testing.T) {
 			e := readExpect(t, name)
-			s, err := fetch.FromFiles([]string{dump}, e.Target, time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC))
+			s, err := snapshotOf([]string{dump}, e.Target, time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -84,4 +84,14 @@ func TestEveryScenarioHasADump(t *testing.T) {
 			t.Errorf("scenario %s has no dump in %s: run make sandbox-scenarios", name, scenarioDumps)
 		}
 	}
+}
+
+// snapshotOf loads dump files and builds the Snapshot for target, as
+// kueuebot diagnose --from-file does.
+func snapshotOf(paths []string, target diagnose.Target, now time.Time) (*diagnose.Snapshot, error) {
+	d, err := fetch.LoadFiles(paths)
+	if err != nil {
+		return nil, err
+	}
+	return d.Snapshot(target, now)
 }

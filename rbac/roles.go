@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kueuebot/kueuebot/config"
+	"github.com/kueuebot/kueuebot/kinds"
 )
 
 // Names of the objects deploy/rbac ships.
@@ -92,28 +93,48 @@ func BotClusterRole(cfg *config.Config) *rbacv1.ClusterRole {
 	}
 }
 
+// readerFixedReads are what the fetcher reads as the caller besides each
+// kind of the registry (get one by name, list a namespace's): the
+// LocalQueue a job names (get) and a namespace's LocalQueues (list), the
+// Events of the job, its Workload and its Pods (list only, by involved
+// object), and the job's place in its LocalQueue from Kueue's visibility
+// API (get of the pendingworkloads subresource). Nothing else: not
+// events.k8s.io (the core Events are read), no controller of Pods the
+// registry does not hold.
+var readerFixedReads = []rbacv1.PolicyRule{
+	{APIGroups: []string{"kueue.x-k8s.io"}, Resources: []string{"localqueues"}, Verbs: kinds.ReadVerbs},
+	{APIGroups: []string{""}, Resources: []string{"events"}, Verbs: []string{"list"}},
+	{APIGroups: []string{"visibility.kueue.x-k8s.io"}, Resources: []string{"localqueues/pendingworkloads"}, Verbs: []string{"get"}},
+}
+
 // ReaderClusterRole is kueuebot-reader: what a person needs, in a
-// namespace, for the bot to explain their jobs there. Platform teams bind it
-// per namespace with a RoleBinding. Read-only: get and list.
+// namespace, for the bot to explain their jobs there, and nothing more.
+// Platform teams bind it per namespace with a RoleBinding. It is generated
+// from the kind registry (each kind's kinds.Kind.ReadRule) and the
+// fetcher's fixed reads (readerFixedReads); rules of one API group with the
+// same verbs are merged. Read-only: get and list.
 func ReaderClusterRole() *rbacv1.ClusterRole {
-	read := []string{"get", "list"}
+	var rules []rbacv1.PolicyRule
+	add := func(r rbacv1.PolicyRule) {
+		for i := range rules {
+			if slices.Equal(rules[i].APIGroups, r.APIGroups) && slices.Equal(rules[i].Verbs, r.Verbs) {
+				rules[i].Resources = append(rules[i].Resources, r.Resources...)
+				slices.Sort(rules[i].Resources)
+				return
+			}
+		}
+		rules = append(rules, rbacv1.PolicyRule{APIGroups: slices.Clone(r.APIGroups), Resources: slices.Clone(r.Resources), Verbs: slices.Clone(r.Verbs)})
+	}
+	for _, k := range kinds.All() {
+		add(k.ReadRule())
+	}
+	for _, r := range readerFixedReads {
+		add(r)
+	}
 	return &rbacv1.ClusterRole{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "ClusterRole"},
 		ObjectMeta: metav1.ObjectMeta{Name: ReaderName, Labels: clone(labels)},
-		Rules: []rbacv1.PolicyRule{
-			{APIGroups: []string{""}, Resources: []string{"events", "pods"}, Verbs: read},
-			{APIGroups: []string{"events.k8s.io"}, Resources: []string{"events"}, Verbs: read},
-			{APIGroups: []string{"batch"}, Resources: []string{"jobs"}, Verbs: read},
-			{APIGroups: []string{"apps"}, Resources: []string{"deployments", "statefulsets"}, Verbs: read},
-			{APIGroups: []string{"jobset.x-k8s.io"}, Resources: []string{"jobsets"}, Verbs: read},
-			{APIGroups: []string{"ray.io"}, Resources: []string{"rayclusters", "rayjobs"}, Verbs: read},
-			{APIGroups: []string{"kubeflow.org"}, Resources: []string{"jaxjobs", "mpijobs", "paddlejobs", "pytorchjobs", "tfjobs", "xgboostjobs"}, Verbs: read},
-			{APIGroups: []string{"trainer.kubeflow.org"}, Resources: []string{"trainjobs"}, Verbs: read},
-			{APIGroups: []string{"leaderworkerset.x-k8s.io"}, Resources: []string{"leaderworkersets"}, Verbs: read},
-			{APIGroups: []string{"workload.codeflare.dev"}, Resources: []string{"appwrappers"}, Verbs: read},
-			{APIGroups: []string{"kueue.x-k8s.io"}, Resources: []string{"localqueues", "workloads"}, Verbs: read},
-			{APIGroups: []string{"visibility.kueue.x-k8s.io"}, Resources: []string{"localqueues/pendingworkloads"}, Verbs: read},
-		},
+		Rules:      rules,
 	}
 }
 

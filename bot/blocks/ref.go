@@ -9,7 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/kueuebot/kueuebot/diagnose"
-	"github.com/kueuebot/kueuebot/diagnose/fetch"
+	"github.com/kueuebot/kueuebot/kinds"
 )
 
 // Action IDs of the interactive elements kueuebot sends. A button's value
@@ -61,7 +61,7 @@ func (r JobRef) Target() diagnose.Target {
 var ErrBadRef = errors.New("bad job reference")
 
 // Validate checks that the namespace is a DNS-1123 label, the name a
-// DNS-1123 subdomain and the kind one diagnose/fetch reads.
+// DNS-1123 subdomain and the kind one of the kind registry (package kinds).
 func (r JobRef) Validate() error {
 	if errs := validation.IsDNS1123Label(r.Namespace); len(errs) > 0 {
 		return fmt.Errorf("%w: namespace %q: %s", ErrBadRef, r.Namespace, strings.Join(errs, "; "))
@@ -76,12 +76,8 @@ func (r JobRef) Validate() error {
 }
 
 func knownKind(kind string) bool {
-	for _, k := range fetch.Kinds() {
-		if k.Kind == kind {
-			return true
-		}
-	}
-	return false
+	_, ok := kinds.ByKind(kind)
+	return ok
 }
 
 // ParseJobRef reads what String wrote. Anything else, a forged or damaged

@@ -10,6 +10,7 @@ import (
 	"github.com/kueuebot/kueuebot/diagnose/fetch"
 	"github.com/kueuebot/kueuebot/diagnose/render"
 	"github.com/kueuebot/kueuebot/explain"
+	"github.com/kueuebot/kueuebot/kinds"
 	"github.com/kueuebot/kueuebot/rbac"
 )
 
@@ -19,17 +20,11 @@ type diagnoseOptions struct {
 	kube      *kubeFlags
 }
 
-// kindSentence lists the kinds diagnose accepts, from fetch's registry (the
-// one list of kinds; the README carries the same sentence, checked by a test).
+// kindSentence lists the kinds diagnose accepts, from the kind registry
+// (the one list of kinds; the README carries the same sentence, checked by
+// a test).
 func kindSentence() string {
-	var names []string
-	for _, k := range fetch.Kinds() {
-		names = append(names, k.Kind)
-	}
-	names[0] += " (default)"
-	last := len(names) - 1
-	names[last] = "or " + names[last]
-	return "KIND is " + wrap(strings.Join(names, ", ")+".", len("KIND is "), 78)
+	return "KIND is " + wrap(kinds.Sentence()+".", len("KIND is "), 78)
 }
 
 // wrap breaks s into lines of at most width characters, the first line

@@ -5,14 +5,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kueuebot/kueuebot/diagnose/fetch"
+	"github.com/kueuebot/kueuebot/kinds"
 )
 
 // TestKindsInHelpAndREADME: the kinds diagnose's help and the README name
-// are fetch's registry, the one list of kinds.
+// are the kind registry's, the one list of kinds.
 func TestKindsInHelpAndREADME(t *testing.T) {
 	sentence := strings.Join(strings.Fields(kindSentence()), " ")
-	for _, k := range fetch.Kinds() {
+	for _, k := range kinds.All() {
 		if !strings.Contains(sentence, k.Kind) {
 			t.Errorf("help sentence %q does not name %s", sentence, k.Kind)
 		}

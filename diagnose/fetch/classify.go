@@ -15,6 +15,7 @@ import (
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
 	"github.com/kueuebot/kueuebot/diagnose"
+	"github.com/kueuebot/kueuebot/kinds"
 )
 
 // Subject is one thing to classify: a Workload, or a job that names a
@@ -62,9 +63,10 @@ func (s *Store) findSubjects() []Subject {
 			out[i].Target = diagnose.Target{Kind: KindWorkload, Namespace: t.Namespace, Name: out[i].Workload.Name}
 		}
 	}
-	for i := range kinds {
-		k := &kinds[i]
-		if k.Kind == KindWorkload {
+	// Every kind but Workload: a plain Pod (or a pod group) Kueue made no
+	// Workload for is a subject too.
+	for _, k := range kinds.All() {
+		if k.Kind == kinds.Workload {
 			continue
 		}
 		gk := schema.GroupKind{Group: k.Resource.Group, Kind: k.Kind}
@@ -79,7 +81,7 @@ func (s *Store) findSubjects() []Subject {
 				continue
 			}
 			queue := job.GetLabels()[QueueNameLabel]
-			if queue == "" || s.hasWorkload(k, job) {
+			if queue == "" || s.hasWorkload(&k, job) {
 				continue
 			}
 			if g := job.GetLabels()[PodGroupNameLabel]; k.Kind == "Pod" && g != "" {
@@ -112,12 +114,10 @@ func (s *Store) findSubjects() []Subject {
 
 // hasWorkload reports whether the job has a Workload in the store, or
 // belongs to its parent job's.
-func (s *Store) hasWorkload(k *JobKind, job metav1.Object) bool {
+func (s *Store) hasWorkload(k *kinds.Kind, job metav1.Object) bool {
 	if ref := controllerRef(job); ref != nil {
-		if gv, err := schema.ParseGroupVersion(ref.APIVersion); err == nil {
-			if pk, ok := lookupGroupKind(gv.WithKind(ref.Kind).GroupKind()); ok && pk.Kind != KindWorkload && pk.Kind != "Pod" {
-				return true
-			}
+		if _, ok := ownerKind(ref.APIVersion, ref.Kind); ok {
+			return true
 		}
 	}
 	if name := job.GetLabels()[PrebuiltWorkloadLabel]; name != "" {
@@ -136,7 +136,7 @@ func (s *Store) hasWorkload(k *JobKind, job metav1.Object) bool {
 	case *batchv1.Job, *jobRecord:
 		gvk = batchv1.SchemeGroupVersion.WithKind("Job")
 	}
-	name := WorkloadName(job.GetName()+k.workloadNameSuffix, job.GetUID(), gvk)
+	name := WorkloadName(job.GetName()+k.WorkloadNameSuffix, job.GetUID(), gvk)
 	return get[kueue.Workload](s, gkWorkload, job.GetNamespace(), name) != nil
 }
 

@@ -19,6 +19,7 @@ import (
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
 	"github.com/kueuebot/kueuebot/diagnose"
+	"github.com/kueuebot/kueuebot/kinds"
 )
 
 // Bounds that keep a snapshot small whatever the cluster holds.
@@ -47,14 +48,14 @@ type source interface {
 	// state needs.
 	exhaustive() bool
 	// served reports whether the cluster serves the kind.
-	served(ctx context.Context, k *JobKind) (bool, error)
+	served(ctx context.Context, k *kinds.Kind) (bool, error)
 	// kueueServed reports whether Kueue's API is served at all.
 	kueueServed(ctx context.Context) (bool, error)
 	// useBot switches cluster-scoped reads (ClusterQueue, flavors, cohort)
 	// to the bot's identity when configured, reporting whether it did.
 	useBot() bool
 
-	getObject(ctx context.Context, k *JobKind, ns, name string) (*unstructured.Unstructured, error)
+	getObject(ctx context.Context, k *kinds.Kind, ns, name string) (*unstructured.Unstructured, error)
 	getWorkload(ctx context.Context, ns, name string) (*kueue.Workload, error)
 	// workloadsForOwner lists the Workloads of a job by its UID (label
 	// kueue.x-k8s.io/job-uid; files also match ownerReferences).
@@ -92,7 +93,7 @@ type collector struct {
 
 // collect is the selection algorithm shared by the live and file modes.
 func collect(ctx context.Context, src source, t diagnose.Target, now time.Time) (*diagnose.Snapshot, error) {
-	k, ok := LookupKind(t.Kind)
+	k, ok := kinds.Lookup(t.Kind)
 	if !ok {
 		return nil, fmt.Errorf("%w: unknown kind %q", ErrBadTarget, t.Kind)
 	}
@@ -217,7 +218,7 @@ func sanitize(msg string) string {
 	return msg
 }
 
-func (c *collector) run(ctx context.Context, k *JobKind) error {
+func (c *collector) run(ctx context.Context, k *kinds.Kind) error {
 	t := c.s.Target
 	var owner ownerRef
 	if k.Kind != KindWorkload {
@@ -285,7 +286,7 @@ type ownerRef struct {
 // controller is itself a supported job kind (a Job of a JobSet, ...) belongs
 // to that parent's Workload; the parent's name and UID are in the
 // ownerReference, so this costs no request. Only one level is followed.
-func workloadOwner(k *JobKind, obj *unstructured.Unstructured) ownerRef {
+func workloadOwner(k *kinds.Kind, obj *unstructured.Unstructured) ownerRef {
 	if name := labelOf(obj, PrebuiltWorkloadLabel); name != "" {
 		return ownerRef{uid: obj.GetUID(), workloadName: name}
 	}
@@ -295,16 +296,14 @@ func workloadOwner(k *JobKind, obj *unstructured.Unstructured) ownerRef {
 		}
 	}
 	if ref := metav1.GetControllerOfNoCopy(obj); ref != nil {
-		if gv, err := schema.ParseGroupVersion(ref.APIVersion); err == nil {
-			if pk, ok := lookupGroupKind(gv.WithKind(ref.Kind).GroupKind()); ok && pk.Kind != KindWorkload && pk.Kind != "Pod" {
-				return ownerRef{uid: ref.UID, verify: true,
-					workloadName: WorkloadName(ref.Name+pk.workloadNameSuffix, ref.UID, gv.WithKind(ref.Kind))}
-			}
+		if pk, ok := ownerKind(ref.APIVersion, ref.Kind); ok {
+			return ownerRef{uid: ref.UID, verify: true,
+				workloadName: WorkloadName(ref.Name+pk.WorkloadNameSuffix, ref.UID, schema.FromAPIVersionAndKind(ref.APIVersion, ref.Kind))}
 		}
 	}
 	gvk := k.GroupVersionKind()
 	return ownerRef{uid: obj.GetUID(), verify: true,
-		workloadName: WorkloadName(obj.GetName()+k.workloadNameSuffix, obj.GetUID(), gvk)}
+		workloadName: WorkloadName(obj.GetName()+k.WorkloadNameSuffix, obj.GetUID(), gvk)}
 }
 
 // findWorkload reads the Workload by its computed name and falls back to the
@@ -862,13 +861,13 @@ func checkNames(cq *kueue.ClusterQueue) []string {
 func (c *collector) podsAndEvents(ctx context.Context, wl *kueue.Workload) error {
 	ns := c.s.Target.Namespace
 	job := c.s.Job
-	k, _ := LookupKind(c.s.Target.Kind)
+	k, _ := kinds.Lookup(c.s.Target.Kind)
 	if k.Kind == "Pod" && labelOf(job, PodGroupNameLabel) == "" {
 		var pod corev1.Pod
 		if err := fromUnstructured(job, &pod); err == nil {
 			c.s.Pods = []corev1.Pod{pod}
 		}
-	} else if sel := k.podSelector(job); sel != "" || c.src.exhaustive() {
+	} else if sel := k.PodSelector(job); sel != "" || c.src.exhaustive() {
 		pods, err := c.src.listPods(ctx, ns, sel, job.GetUID())
 		if err != nil && !isAnswer(err) {
 			// The verdict on an admitted job is about its Pods: without

@@ -1,8 +1,8 @@
 // Package fetch builds diagnose.Snapshots: live from the API server for one
 // job (Fetcher, as the caller, through the clients it is given), or from a
-// Store of many objects (filled from YAML/JSON files written by
-// `kubectl get -o yaml`, from paginated LISTs, or from informers) for any
-// number of jobs with no request per job.
+// Store of many objects (filled from JSON/YAML files written by
+// `kubectl get -o json|yaml`, from paginated LISTs, or from objects in
+// hand) for any number of jobs with no request per job.
 //
 // The rule of the package: read only, with a small fixed number of requests
 // per diagnosis (Fetch never lists Workloads cluster-wide; ListInto makes a

@@ -12,7 +12,8 @@ import (
 // several questions about one dump). It is a Store filled from files.
 type Dump struct{ st *Store }
 
-// LoadFiles loads paths as FromFiles does.
+// LoadFiles loads paths into a new Store (Store.AddFiles: files or folders
+// of `kubectl get -o json|yaml` output; JSON loads fastest).
 func LoadFiles(paths []string) (*Dump, error) {
 	st := NewStore()
 	if err := st.AddFiles(paths...); err != nil {
@@ -34,8 +35,7 @@ func LoadFS(fsys fs.FS) (*Dump, error) {
 // Store returns the store the dump was loaded into.
 func (d *Dump) Store() *Store { return d.st }
 
-// Snapshot builds the Snapshot for t from the dump, by the same rules as
-// FromFiles.
+// Snapshot builds the Snapshot for t from the dump (Store.Snapshot).
 func (d *Dump) Snapshot(t diagnose.Target, now time.Time) (*diagnose.Snapshot, error) {
 	return d.st.Snapshot(t, now)
 }

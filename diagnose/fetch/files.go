@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -19,26 +18,8 @@ import (
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
 	"github.com/kueuebot/kueuebot/diagnose"
+	"github.com/kueuebot/kueuebot/kinds"
 )
-
-// FromFiles builds the Snapshot for t from objects saved with
-// `kubectl get -o yaml` (or -o json). Each path is a file or a folder
-// (searched recursively for *.yaml, *.yml and *.json, in sorted order);
-// a file holds one object, several YAML documents, or a List.
-//
-// Objects are selected by the same rules as Fetch. Unknown kinds are
-// ignored. Since files have no visibility API, Position and QueueAhead are
-// derived from the pending Workloads in the files that belong to the same
-// ClusterQueue, in Kueue's queue order. An unreadable file or malformed
-// content is an error naming the file and document ("dump.yaml: document 3:
-// ..."). To diagnose several targets, load a Store once instead.
-func FromFiles(paths []string, t diagnose.Target, now time.Time) (*diagnose.Snapshot, error) {
-	st := NewStore()
-	if err := st.AddFiles(paths...); err != nil {
-		return nil, err
-	}
-	return st.Snapshot(t, now)
-}
 
 // storeSource answers collect's reads from a Store. A read that misses
 // returns the error recorded for the LIST that would have held the object
@@ -111,7 +92,7 @@ func (s *storeSource) kueueConfig(context.Context) (*diagnose.KueueConfig, error
 func (s *storeSource) exhaustive() bool { return true }
 func (s *storeSource) useBot() bool     { return false }
 
-func (s *storeSource) served(context.Context, *JobKind) (bool, error) { return true, nil }
+func (s *storeSource) served(context.Context, *kinds.Kind) (bool, error) { return true, nil }
 func (s *storeSource) kueueServed(context.Context) (bool, error) {
 	s.st.mu.RLock()
 	defer s.st.mu.RUnlock()
@@ -119,11 +100,11 @@ func (s *storeSource) kueueServed(context.Context) (bool, error) {
 }
 
 // jobResource is the list record name of a job kind.
-func jobResource(k *JobKind) string {
+func jobResource(k *kinds.Kind) string {
 	return k.Resource.Resource + "." + k.Resource.Group
 }
 
-func (s *storeSource) getObject(_ context.Context, k *JobKind, ns, name string) (*unstructured.Unstructured, error) {
+func (s *storeSource) getObject(_ context.Context, k *kinds.Kind, ns, name string) (*unstructured.Unstructured, error) {
 	switch {
 	case k.Kind == "Pod":
 		if p := get[corev1.Pod](s.st, gkPod, ns, name); p != nil {

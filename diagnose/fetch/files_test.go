@@ -26,7 +26,7 @@ func names[T any](items []T, name func(*T) string) []string {
 
 func TestFromFilesDump(t *testing.T) {
 	target := diagnose.Target{Kind: "Job", Namespace: testNS, Name: jobName}
-	s, err := FromFiles([]string{"testdata/dump"}, target, testNow)
+	s, err := fromFiles([]string{"testdata/dump"}, target, testNow)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +144,7 @@ func TestFromFilesTargets(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			s, err := FromFiles(tc.paths, tc.target, testNow)
+			s, err := fromFiles(tc.paths, tc.target, testNow)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -166,7 +166,7 @@ func TestFromFilesTargets(t *testing.T) {
 }
 
 func TestFromFilesV1beta1Conversion(t *testing.T) {
-	s, err := FromFiles([]string{"testdata/v1beta1.yaml"}, diagnose.Target{Kind: "Workload", Namespace: testNS, Name: "wl"}, testNow)
+	s, err := fromFiles([]string{"testdata/v1beta1.yaml"}, diagnose.Target{Kind: "Workload", Namespace: testNS, Name: "wl"}, testNow)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,7 +205,7 @@ func TestFromFilesErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(filepath.Base(tc.path), func(t *testing.T) {
-			_, err := FromFiles([]string{tc.path}, target, testNow)
+			_, err := fromFiles([]string{tc.path}, target, testNow)
 			if err == nil {
 				t.Fatal("FromFiles succeeded, want an error")
 			}
@@ -225,7 +225,7 @@ func TestFromFilesListItemError(t *testing.T) {
 	if err := os.WriteFile(p, []byte(data), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	_, err := FromFiles([]string{dir}, diagnose.Target{Name: "x", Namespace: "y"}, time.Time{})
+	_, err := fromFiles([]string{dir}, diagnose.Target{Name: "x", Namespace: "y"}, time.Time{})
 	if err == nil || !strings.Contains(err.Error(), "list.yaml: document 1: item 2: Pod p:") {
 		t.Errorf("error = %v, want it to name document 1, item 2", err)
 	}

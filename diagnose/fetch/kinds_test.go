@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kueuebot/kueuebot/diagnose"
 )
@@ -56,38 +55,6 @@ func TestParseTarget(t *testing.T) {
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("ParseTarget(%q) (-want +got):\n%s", tc.in, diff)
-			}
-		})
-	}
-}
-
-func TestSuspended(t *testing.T) {
-	obj := func(m map[string]any) *unstructured.Unstructured { return &unstructured.Unstructured{Object: m} }
-	tests := []struct {
-		name      string
-		kind      string
-		obj       *unstructured.Unstructured
-		want      bool
-		wantKnown bool
-	}{
-		{name: "job suspended", kind: "job", obj: obj(map[string]any{"spec": map[string]any{"suspend": true}}), want: true, wantKnown: true},
-		{name: "job running", kind: "job", obj: obj(map[string]any{"spec": map[string]any{}}), wantKnown: true},
-		{name: "pytorchjob runPolicy", kind: "pytorchjob", obj: obj(map[string]any{"spec": map[string]any{"runPolicy": map[string]any{"suspend": true}}}), want: true, wantKnown: true},
-		{name: "mpijob runPolicy", kind: "mpijob", obj: obj(map[string]any{"spec": map[string]any{"runPolicy": map[string]any{"suspend": false}}}), wantKnown: true},
-		{name: "gated pod", kind: "pod", obj: obj(map[string]any{"spec": map[string]any{"schedulingGates": []any{map[string]any{"name": PodAdmissionGate}}}}), want: true, wantKnown: true},
-		{name: "ungated pod", kind: "pod", obj: obj(map[string]any{"spec": map[string]any{}}), wantKnown: true},
-		{name: "lws has no suspend", kind: "lws", obj: obj(map[string]any{})},
-		{name: "wrong type", kind: "job", obj: obj(map[string]any{"spec": map[string]any{"suspend": "yes"}})},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			k, ok := LookupKind(tc.kind)
-			if !ok {
-				t.Fatalf("no kind %q", tc.kind)
-			}
-			got, known := k.Suspended(tc.obj)
-			if got != tc.want || known != tc.wantKnown {
-				t.Errorf("Suspended = %v, %v; want %v, %v", got, known, tc.want, tc.wantKnown)
 			}
 		})
 	}

@@ -303,12 +303,8 @@ func (l *lister) coreTasks() []listTask {
 func (l *lister) jobTasks(ctx context.Context) ([]listTask, error) {
 	servedBy := map[string][]string{}
 	var tasks []listTask
-	for i := range kinds {
-		k := &kinds[i]
-		if k.Kind == "Pod" || k.Kind == KindWorkload {
-			continue
-		}
-		resource := jobResource(k)
+	for _, k := range jobKinds() {
+		resource := jobResource(&k)
 		if k.Resource.Group == "batch" {
 			for _, ns := range l.scopes() {
 				tasks = append(tasks, listTask{resource, ns, func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {

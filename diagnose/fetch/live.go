@@ -23,6 +23,7 @@ import (
 	"sigs.k8s.io/kueue/client-go/clientset/versioned"
 
 	"github.com/kueuebot/kueuebot/diagnose"
+	"github.com/kueuebot/kueuebot/kinds"
 )
 
 // DefaultTimeout is the per-request timeout when Fetcher.Timeout is zero.
@@ -242,7 +243,7 @@ func (s *liveSource) groupVersion(ctx context.Context, gv string) (discoveryResu
 	return r, nil
 }
 
-func (s *liveSource) served(ctx context.Context, k *JobKind) (bool, error) {
+func (s *liveSource) served(ctx context.Context, k *kinds.Kind) (bool, error) {
 	if k.Resource.Group == "" || k.Resource.Group == "batch" {
 		return true, nil
 	}
@@ -276,7 +277,7 @@ func (s *liveSource) kueueServed(ctx context.Context) (bool, error) {
 
 func (s *liveSource) v1beta1() bool { return s.kueueVersion == "v1beta1" }
 
-func (s *liveSource) getObject(ctx context.Context, k *JobKind, ns, name string) (*unstructured.Unstructured, error) {
+func (s *liveSource) getObject(ctx context.Context, k *kinds.Kind, ns, name string) (*unstructured.Unstructured, error) {
 	switch k.Kind {
 	case "Job":
 		job, err := do(ctx, s, func(ctx context.Context) (any, error) {
@@ -303,7 +304,7 @@ func (s *liveSource) getObject(ctx context.Context, k *JobKind, ns, name string)
 	})
 }
 
-func typedToUnstructured(obj any, k *JobKind) (*unstructured.Unstructured, error) {
+func typedToUnstructured(obj any, k *kinds.Kind) (*unstructured.Unstructured, error) {
 	u, err := toUnstructured(obj)
 	if err != nil {
 		return nil, err

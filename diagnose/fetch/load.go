@@ -29,18 +29,21 @@ import (
 
 // This file reads `kubectl get -o yaml` (or -o json) output into a Store.
 //
-// Loading is linear in the input and runs on every core: documents, and the
-// items of a large `kind: List`, are converted from YAML and decoded in
-// parallel, then added to the store in input order (a later copy of an
-// object replaces an earlier one). A YAML List is cut into its items along
-// the lines kubectl writes (splitYAMLList); when a cut does not parse, the
-// document is parsed whole, so the result never depends on the shortcut.
+// Loading is linear in the input and runs on every core: the documents of
+// a file are converted from YAML to JSON in parallel with sigs.k8s.io/yaml
+// (what kubectl and client-go use; JSON documents are used as they are),
+// then each document, or each item of a large List, is decoded in
+// parallel, and the objects are added to the store in input order (a later
+// copy of an object replaces an earlier one). A JSON dump (kubectl get -o
+// json) is the fast path: it needs no conversion, and a List's items are
+// cut from it exactly. A YAML List is converted as one document, on one
+// core.
 
 // maxDocumentSize bounds one YAML document.
 const maxDocumentSize = 64 << 20
 
-// splitListMin is the size from which a YAML List document is cut into its
-// items to be parsed in parallel; smaller documents are parsed whole.
+// splitListMin is the size from which a List document is cut into its
+// items to be decoded in parallel; smaller documents are decoded whole.
 // A variable so that tests can exercise both ways on small inputs.
 var splitListMin = 256 << 10
 
@@ -114,11 +117,6 @@ func (s *Store) AddFS(fsys fs.FS) error {
 	return s.addInputs(inputs)
 }
 
-// AddData loads one file's content as AddFiles does; name is used in errors.
-func (s *Store) AddData(name string, data []byte) error {
-	return s.addInputs([]input{{name: name, data: data}})
-}
-
 func dumpExt(p string) bool {
 	switch strings.ToLower(path.Ext(p)) {
 	case ".yaml", ".yml", ".json":
@@ -133,31 +131,27 @@ type input struct {
 	data []byte
 }
 
-// pieceKind says how a piece is decoded.
-type pieceKind int
-
-const (
-	// wholeYAML is a YAML (or JSON) document parsed whole.
-	wholeYAML pieceKind = iota
-	// listHead is the YAML List document without its items.
-	listHead
-	// listItem is one "- ..." item of a YAML List cut by splitYAMLList.
-	listItem
-	// jsonItem is one item of a JSON List.
-	jsonItem
-)
-
-// piece is a unit of parallel decoding.
-type piece struct {
-	kind pieceKind
+// document is one YAML or JSON document of a file, and its JSON.
+type document struct {
 	file string
 	doc  int // 1-based document index in file
-	item int // 1-based item index, for list items
 	data []byte
-	// whole is the full document, for a listHead or listItem: when any
-	// piece of the document fails, the document is parsed whole.
-	whole []byte
-	// listKind is the item kind implied by a typed JSON list
+	js   []byte
+	// tm is the document's apiVersion, kind and items when the JSON of a
+	// large document was read for them (cut is set).
+	tm  typeMeta
+	cut bool
+	err error
+}
+
+// piece is a unit of parallel decoding: a document, or one item of a
+// List document.
+type piece struct {
+	file string
+	doc  int // 1-based document index in file
+	item int // 1-based item index, for list items; 0 for a document
+	data []byte
+	// listKind is the item kind implied by a typed list
 	// (WorkloadList -> Workload), for items that omit it.
 	listKind schema.GroupVersionKind
 }
@@ -172,65 +166,46 @@ type entry struct {
 type result struct {
 	entries []entry
 	err     error
-	// list is true when a listHead is a List whose items are kept.
-	list bool
 }
 
-// addInputs decodes every input, then adds the objects in order. Nothing is
-// added on error.
+// addInputs converts every input to JSON and decodes it, then adds the
+// objects in order. Nothing is added on error.
 func (s *Store) addInputs(inputs []input) error {
-	var pieces []piece
+	var docs []document
 	for _, in := range inputs {
-		ps, err := cut(in)
+		ds, err := documents(in)
 		if err != nil {
 			return err
 		}
-		pieces = append(pieces, ps...)
+		docs = append(docs, ds...)
+	}
+	parallel(len(docs), func(i int) { docs[i].convert() })
+	var pieces []piece
+	for i := range docs {
+		d := &docs[i]
+		if d.err != nil {
+			return fmt.Errorf("%s: document %d: invalid YAML: %w", d.file, d.doc, d.err)
+		}
+		pieces = append(pieces, cutDocument(d)...)
 	}
 	results := make([]result, len(pieces))
-	parallel(len(pieces), func(i int) { results[i] = decodePiece(&pieces[i]) })
-
+	parallel(len(pieces), func(i int) {
+		es, err := decodeValue(pieces[i].data, pieces[i].listKind)
+		results[i] = result{entries: es, err: err}
+	})
 	var entries []entry
-	for i := 0; i < len(pieces); {
-		p := &pieces[i]
-		if p.kind != listHead {
-			if err := results[i].err; err != nil {
-				return pieceError(p, err)
-			}
-			entries = append(entries, results[i].entries...)
-			i++
-			continue
+	for i := range pieces {
+		if err := results[i].err; err != nil {
+			return pieceError(&pieces[i], err)
 		}
-		// A cut List: its head and items, or the document parsed whole
-		// when any of them failed.
-		end := i + 1
-		for end < len(pieces) && pieces[end].kind == listItem && pieces[end].doc == p.doc && pieces[end].file == p.file {
-			end++
-		}
-		ok := results[i].err == nil && results[i].list
-		for j := i + 1; j < end && ok; j++ {
-			ok = results[j].err == nil
-		}
-		if ok {
-			for j := i + 1; j < end; j++ {
-				entries = append(entries, results[j].entries...)
-			}
-		} else {
-			whole := piece{kind: wholeYAML, file: p.file, doc: p.doc, data: p.whole}
-			r := decodePiece(&whole)
-			if r.err != nil {
-				return pieceError(&whole, r.err)
-			}
-			entries = append(entries, r.entries...)
-		}
-		i = end
+		entries = append(entries, results[i].entries...)
 	}
 	s.addEntries(entries)
 	return nil
 }
 
 func pieceError(p *piece, err error) error {
-	if p.kind == jsonItem {
+	if p.item > 0 {
 		return fmt.Errorf("%s: document %d: item %d: %w", p.file, p.doc, p.item, err)
 	}
 	return fmt.Errorf("%s: document %d: %w", p.file, p.doc, err)
@@ -267,22 +242,18 @@ func parallel(n int, fn func(i int)) {
 	wg.Wait()
 }
 
-// cut splits one file into pieces: its documents, and the items of large
-// Lists.
-func cut(in input) ([]piece, error) {
+// documents splits one file into its YAML documents (a JSON file is one).
+func documents(in input) ([]document, error) {
 	if !hasDocumentSeparator(in.data) {
 		// One document (what kubectl get -o yaml|json writes): no need to
 		// copy it line by line through a YAML reader.
 		if len(in.data) > maxDocumentSize {
 			return nil, fmt.Errorf("%s: document 1: larger than %d bytes", in.name, maxDocumentSize)
 		}
-		if len(bytes.TrimSpace(in.data)) == 0 {
-			return nil, nil
-		}
-		return cutDocument(in.name, 1, in.data), nil
+		return []document{{file: in.name, doc: 1, data: in.data}}, nil
 	}
 	r := utilyaml.NewYAMLReader(bufio.NewReaderSize(bytes.NewReader(in.data), 64<<10))
-	var out []piece
+	var out []document
 	for i := 1; ; i++ {
 		doc, err := r.Read()
 		if errors.Is(err, io.EOF) {
@@ -294,7 +265,7 @@ func cut(in input) ([]piece, error) {
 		if len(doc) > maxDocumentSize {
 			return nil, fmt.Errorf("%s: document %d: larger than %d bytes", in.name, i, maxDocumentSize)
 		}
-		out = append(out, cutDocument(in.name, i, doc)...)
+		out = append(out, document{file: in.name, doc: i, data: doc})
 	}
 }
 
@@ -304,162 +275,56 @@ func hasDocumentSeparator(data []byte) bool {
 	return bytes.HasPrefix(data, []byte("---")) || bytes.Contains(data, []byte("\n---"))
 }
 
-func cutDocument(file string, doc int, data []byte) []piece {
-	whole := []piece{{kind: wholeYAML, file: file, doc: doc, data: data}}
-	if len(data) < splitListMin {
+// convert sets the document's JSON: a JSON document as it is, YAML
+// converted by sigs.k8s.io/yaml; nil for an empty document. The JSON of a
+// large document is read for its type and items here, which also checks
+// that it is JSON, so that a List can be cut into its items.
+func (d *document) convert() {
+	trimmed := bytes.TrimSpace(d.data)
+	if len(trimmed) > 0 && trimmed[0] == '{' {
+		if len(trimmed) >= splitListMin {
+			if json.Unmarshal(trimmed, &d.tm) == nil {
+				d.js, d.cut = trimmed, true
+				return
+			}
+		} else if json.Valid(trimmed) {
+			d.js = trimmed
+			return
+		}
+	}
+	js, err := sigsyaml.YAMLToJSON(d.data)
+	if js = bytes.TrimSpace(js); err != nil || string(js) == "null" {
+		js = nil
+	}
+	d.js, d.err = js, err
+	if err == nil && len(js) > 0 && len(js) >= splitListMin && js[0] == '{' {
+		d.cut = json.Unmarshal(js, &d.tm) == nil
+	}
+}
+
+// cutDocument makes the pieces of a converted document: the document
+// itself, or the items of a large List.
+func cutDocument(d *document) []piece {
+	if len(d.js) == 0 {
+		return nil // an empty document
+	}
+	whole := []piece{{file: d.file, doc: d.doc, data: d.js}}
+	if !d.cut {
 		return whole
 	}
-	if trimmed := bytes.TrimSpace(data); len(trimmed) > 0 && trimmed[0] == '{' {
-		// JSON: a List is split into its items exactly.
-		var tm typeMeta
-		if json.Unmarshal(trimmed, &tm) != nil {
-			return whole // not valid JSON (maybe a YAML flow mapping): parsed as YAML
-		}
-		gv, err := schema.ParseGroupVersion(tm.APIVersion)
-		if err != nil {
-			return whole
-		}
-		itemKind, isList := listItemKind(gv.WithKind(tm.Kind), &tm)
-		if !isList {
-			return whole
-		}
-		out := make([]piece, 0, len(tm.Items))
-		for j, it := range tm.Items {
-			out = append(out, piece{kind: jsonItem, file: file, doc: doc, item: j + 1, data: it, listKind: itemKind})
-		}
-		return out
+	gv, err := schema.ParseGroupVersion(d.tm.APIVersion)
+	if err != nil {
+		return whole // decoded whole, for its error
 	}
-	head, items, ok := splitYAMLList(data)
-	if !ok {
+	itemKind, isList := listItemKind(gv.WithKind(d.tm.Kind), &d.tm)
+	if !isList {
 		return whole
 	}
-	out := make([]piece, 0, len(items)+1)
-	out = append(out, piece{kind: listHead, file: file, doc: doc, data: head, whole: data})
-	for j, it := range items {
-		out = append(out, piece{kind: listItem, file: file, doc: doc, item: j + 1, data: it, whole: data})
+	out := make([]piece, 0, len(d.tm.Items))
+	for j, it := range d.tm.Items {
+		out = append(out, piece{file: d.file, doc: d.doc, item: j + 1, data: bytes.TrimSpace(it), listKind: itemKind})
 	}
 	return out
-}
-
-// splitYAMLList cuts a YAML document shaped as kubectl writes a List — a
-// block mapping at column 0 whose "items:" key holds a block sequence — into
-// the mapping without its items (head) and one "- ..." chunk per item. It
-// reports ok=false for any other shape. It is a shortcut only, held to give
-// what parsing the whole document gives: head lines that could open a
-// quoted or flow scalar continuing across the items are refused, as are
-// directives, document markers and tabs; and a chunk cut where the YAML
-// parser would not have cut leaves an unclosed construct, which fails to
-// parse, so the caller parses the document whole.
-func splitYAMLList(doc []byte) (head []byte, items [][]byte, ok bool) {
-	const (
-		inHead = iota
-		inItems
-		afterItems
-	)
-	state, indent := inHead, -1
-	itemStart := -1
-	first := true
-	for off := 0; off < len(doc); {
-		end := bytes.IndexByte(doc[off:], '\n')
-		if end < 0 {
-			end = len(doc)
-		} else {
-			end += off + 1
-		}
-		line := doc[off:end]
-		text := bytes.TrimRight(line, " \r\n")
-		content := bytes.TrimLeft(text, " ")
-		blank := len(content) == 0 || content[0] == '#'
-		lineIndent := len(text) - len(content)
-		if bytes.ContainsRune(text, '\t') && !blank {
-			return nil, nil, false
-		}
-		if !blank && lineIndent == 0 && (content[0] == '%' || bytes.HasPrefix(content, []byte("---")) || bytes.HasPrefix(content, []byte("..."))) {
-			return nil, nil, false
-		}
-		if !blank && first {
-			// The document must be a mapping at column 0.
-			if lineIndent != 0 || content[0] == '-' {
-				return nil, nil, false
-			}
-			first = false
-		}
-		if state == inItems {
-			isEntry := bytes.HasPrefix(content, []byte("- ")) || bytes.Equal(content, []byte("-"))
-			switch {
-			case blank:
-				// Comments and blank lines stay with the item before.
-			case indent < 0 && isEntry:
-				indent, itemStart = lineIndent, off
-			case indent < 0:
-				return nil, nil, false // "items:" not followed by a block sequence
-			case lineIndent == indent && isEntry:
-				items = append(items, doc[itemStart:off])
-				itemStart = off
-			case lineIndent > indent:
-				// Inside the current item.
-			case lineIndent == 0:
-				// The next key of the mapping ends the items.
-				items = append(items, doc[itemStart:off])
-				itemStart = -1
-				state = afterItems
-			default:
-				return nil, nil, false
-			}
-			if state == inItems {
-				off = end
-				continue
-			}
-		}
-		if !blank && lineIndent == 0 && isItemsKey(text) {
-			if state != inHead {
-				return nil, nil, false // a second items key
-			}
-			state = inItems
-			off = end
-			continue
-		}
-		if !blank && !plainHeadLine(content) {
-			return nil, nil, false
-		}
-		head = append(head, line...)
-		off = end
-	}
-	if state == inItems && itemStart >= 0 {
-		items = append(items, doc[itemStart:])
-	}
-	if len(items) == 0 {
-		return nil, nil, false
-	}
-	return head, items, true
-}
-
-// isItemsKey matches a column-0 "items:" key with nothing after it but a
-// comment.
-func isItemsKey(text []byte) bool {
-	rest, found := bytes.CutPrefix(text, []byte("items:"))
-	if !found {
-		return false
-	}
-	if len(rest) == 0 {
-		return true
-	}
-	if rest[0] != ' ' {
-		return false // "items:x" is a plain scalar, not a key
-	}
-	rest = bytes.TrimSpace(rest)
-	return len(rest) == 0 || rest[0] == '#'
-}
-
-// plainHeadLine refuses a head line that could open a scalar or flow
-// collection continuing on later lines: an odd number of quotes, or a
-// bracket other than an empty {} or [].
-func plainHeadLine(content []byte) bool {
-	if bytes.Count(content, []byte(`"`))%2 != 0 || bytes.Count(content, []byte(`'`))%2 != 0 {
-		return false
-	}
-	c := bytes.ReplaceAll(bytes.ReplaceAll(content, []byte("{}"), nil), []byte("[]"), nil)
-	return !bytes.ContainsAny(c, "[]{}")
 }
 
 // typeMeta is the part of an object needed to dispatch on it.
@@ -467,62 +332,6 @@ type typeMeta struct {
 	APIVersion string            `json:"apiVersion"`
 	Kind       string            `json:"kind"`
 	Items      []json.RawMessage `json:"items"`
-}
-
-// yamlToJSON converts YAML to JSON: what kubectl writes through the fast
-// path (fastYAMLToJSON, several times faster), anything else through
-// sigs.k8s.io/yaml.
-func yamlToJSON(doc []byte) ([]byte, error) {
-	if js, ok := fastYAMLToJSON(doc); ok {
-		return js, nil
-	}
-	return sigsyaml.YAMLToJSON(doc)
-}
-
-// decodePiece converts a piece to JSON and decodes it.
-func decodePiece(p *piece) result {
-	switch p.kind {
-	case jsonItem:
-		es, err := decodeValue(bytes.TrimSpace(p.data), p.listKind)
-		return result{entries: es, err: err}
-	case listItem:
-		js, err := yamlToJSON(p.data)
-		if err != nil {
-			return result{err: err}
-		}
-		js = bytes.TrimSpace(js)
-		if len(js) < 2 || js[0] != '[' || js[len(js)-1] != ']' {
-			return result{err: errors.New("not a list item")}
-		}
-		es, err := decodeValue(bytes.TrimSpace(js[1:len(js)-1]), schema.GroupVersionKind{})
-		return result{entries: es, err: err}
-	case listHead:
-		js, err := yamlToJSON(p.data)
-		if err != nil {
-			return result{err: err}
-		}
-		var tm typeMeta
-		if err := json.Unmarshal(js, &tm); err != nil || tm.Items != nil {
-			return result{err: errors.New("not a list head")}
-		}
-		gv, err := schema.ParseGroupVersion(tm.APIVersion)
-		if err != nil {
-			return result{err: err}
-		}
-		tm.Items = []json.RawMessage{} // the items were cut off
-		_, isList := listItemKind(gv.WithKind(tm.Kind), &tm)
-		return result{list: isList}
-	}
-	js, err := yamlToJSON(p.data)
-	if err != nil {
-		return result{err: fmt.Errorf("invalid YAML: %w", err)}
-	}
-	js = bytes.TrimSpace(js)
-	if len(js) == 0 || string(js) == "null" {
-		return result{} // empty document
-	}
-	es, err := decodeValue(js, schema.GroupVersionKind{})
-	return result{entries: es, err: err}
 }
 
 // decodeValue decodes one JSON object with the scheme, expanding a List.

@@ -13,6 +13,8 @@ import (
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	kueuev1beta1 "sigs.k8s.io/kueue/apis/kueue/v1beta1"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+
+	"github.com/kueuebot/kueuebot/kinds"
 )
 
 // scheme knows every typed kind the store keeps: core (Pod, Event,
@@ -71,7 +73,7 @@ var typedKinds = func() map[schema.GroupVersionKind]bool {
 // unstructured object (every kind but batch Job, Pod and Workload, which
 // are typed).
 func isJobKind(gvk schema.GroupVersionKind) bool {
-	k, ok := lookupGroupKind(gvk.GroupKind())
+	k, ok := kinds.ByGroupKind(gvk.GroupKind())
 	return ok && k.Kind != KindWorkload && k.Kind != "Pod" && gvk.GroupKind() != gkBatchJob
 }
 

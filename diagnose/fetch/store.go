@@ -19,15 +19,15 @@ import (
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
 	"github.com/kueuebot/kueuebot/diagnose"
+	"github.com/kueuebot/kueuebot/kinds"
 )
 
 // Store holds the objects many diagnoses share: filled from dump files
-// (AddFiles, AddFS, AddData), from paginated LISTs made as one identity
-// (ListInto), from objects in hand (AddObjects), or kept current by
-// informers (EventHandler). Whatever fills it, every object goes through
+// (AddFiles, AddFS), from paginated LISTs made as one identity
+// (ListInto) or from objects in hand (AddObjects). Whatever fills it, every object goes through
 // one decoder (the package's runtime.Scheme: core, batch, Kueue v1beta2,
 // and Kueue v1beta1 converted by Kueue's own conversion functions; the other
-// job kinds of Kinds as unstructured objects) into one client-go
+// job kinds of the kind registry as unstructured objects) into one client-go
 // cache.Indexer per kind, indexed by namespace, by owner (the
 // kueue.x-k8s.io/job-uid label and ownerReferences), by queue and by
 // involved object.
@@ -312,57 +312,6 @@ func entryFor(obj runtime.Object) (entry, bool, error) {
 	return entry{obj: out, gk: gk}, keep, nil
 }
 
-// deleteObject removes an object (an informer's delete).
-func (s *Store) deleteObject(obj runtime.Object) error {
-	e, keep, err := entryFor(obj)
-	if err != nil || !keep {
-		return err
-	}
-	idx := s.lookup(e.gk)
-	if idx == nil {
-		return nil
-	}
-	if err := idx.Delete(e.obj); err != nil {
-		return err
-	}
-	s.touch()
-	return nil
-}
-
-// EventHandler returns an informer event handler that keeps the store in
-// step with an informer of any kind the store keeps:
-//
-//	inf.AddEventHandler(st.EventHandler(func(err error) { log.Error(err) }))
-//
-// onError receives objects that could not be normalized (nil: ignored).
-func (s *Store) EventHandler(onError func(error)) cache.ResourceEventHandler {
-	report := func(err error) {
-		if err != nil && onError != nil {
-			onError(err)
-		}
-	}
-	return cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(obj any) { report(s.addAny(obj)) },
-		UpdateFunc: func(_, obj any) { report(s.addAny(obj)) },
-		DeleteFunc: func(obj any) {
-			if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-				obj = tomb.Obj
-			}
-			if o, ok := obj.(runtime.Object); ok {
-				report(s.deleteObject(o))
-			}
-		},
-	}
-}
-
-func (s *Store) addAny(obj any) error {
-	o, ok := obj.(runtime.Object)
-	if !ok {
-		return fmt.Errorf("not a Kubernetes object: %T", obj)
-	}
-	return s.AddObjects(o)
-}
-
 // Len returns how many objects the store holds.
 func (s *Store) Len() int {
 	s.mu.RLock()
@@ -500,7 +449,7 @@ func (s *Store) Objects() diagnose.Objects {
 }
 
 // Snapshot builds the Snapshot of t from the store alone (no I/O), by the
-// same selection rules as Fetch and FromFiles. Since the store has no
+// same selection rules as Fetch. Since the store has no
 // visibility API, Position and QueueAhead are derived from the pending
 // Workloads of the store in the same ClusterQueue, in Kueue's queue order
 // (exact when the store holds every namespace of that ClusterQueue).
@@ -518,7 +467,7 @@ func TargetOf(wl *kueue.Workload, s *Store) diagnose.Target {
 	}
 	if ref != nil {
 		if gv, err := schema.ParseGroupVersion(ref.APIVersion); err == nil {
-			if k, ok := lookupGroupKind(gv.WithKind(ref.Kind).GroupKind()); ok && k.Kind != KindWorkload {
+			if k, ok := kinds.ByGroupKind(gv.WithKind(ref.Kind).GroupKind()); ok && k.Kind != KindWorkload {
 				gk := schema.GroupKind{Group: k.Resource.Group, Kind: k.Kind}
 				if s == nil || s.hasObject(gk, wl.Namespace, ref.Name) {
 					return diagnose.Target{Kind: k.Kind, Namespace: wl.Namespace, Name: ref.Name}
@@ -537,7 +486,7 @@ func jobOwner(wl *kueue.Workload) *metav1.OwnerReference {
 	for i := range wl.OwnerReferences {
 		ref := &wl.OwnerReferences[i]
 		if gv, err := schema.ParseGroupVersion(ref.APIVersion); err == nil {
-			if k, ok := lookupGroupKind(gv.WithKind(ref.Kind).GroupKind()); ok && k.Kind != KindWorkload && k.Kind != "Pod" {
+			if k, ok := kinds.ByGroupKind(gv.WithKind(ref.Kind).GroupKind()); ok && k.Kind != kinds.Workload && k.Kind != kinds.Pod {
 				return ref
 			}
 		}

@@ -88,7 +88,8 @@ func contents(s *Store) map[string]runtime.Object {
 	return out
 }
 
-// loadBothWays loads data with the List shortcut and without.
+// loadBothWays loads data with Lists cut into items and decoded in
+// parallel, and decoded whole.
 func loadBothWays(t testing.TB, data []byte) (split, whole *Store, splitErr, wholeErr error) {
 	t.Helper()
 	old := splitListMin
@@ -102,7 +103,7 @@ func loadBothWays(t testing.TB, data []byte) (split, whole *Store, splitErr, who
 	return split, whole, splitErr, wholeErr
 }
 
-// yamlLists are List documents of many shapes: the shortcut must give what
+// yamlLists are List documents of many shapes: cutting must give what
 // a whole parse gives, or fall back to it.
 var yamlLists = map[string]string{
 	"kubectl": `apiVersion: v1
@@ -197,7 +198,7 @@ items:
 	"v1beta1 items":          "apiVersion: v1\nkind: List\nitems:\n- apiVersion: kueue.x-k8s.io/v1beta1\n  kind: ClusterQueue\n  metadata: {name: cq}\n  spec: {cohort: co}\n",
 }
 
-func TestSplitYAMLListMatchesWholeParse(t *testing.T) {
+func TestListCutMatchesWholeParse(t *testing.T) {
 	for name, doc := range yamlLists {
 		t.Run(name, func(t *testing.T) {
 			split, whole, splitErr, wholeErr := loadBothWays(t, []byte(doc))
@@ -211,25 +212,7 @@ func TestSplitYAMLListMatchesWholeParse(t *testing.T) {
 	}
 }
 
-func TestSplitYAMLListCuts(t *testing.T) {
-	head, items, ok := splitYAMLList([]byte(yamlLists["kubectl"]))
-	if !ok {
-		t.Fatal("kubectl's List shape was not cut")
-	}
-	if want := "apiVersion: v1\nkind: List\nmetadata:\n  resourceVersion: \"\"\n"; string(head) != want {
-		t.Errorf("head = %q, want %q", head, want)
-	}
-	if len(items) != 2 || !bytes.HasPrefix(items[1], []byte("- apiVersion: kueue.x-k8s.io/v1beta2\n")) {
-		t.Errorf("items = %q", items)
-	}
-	for _, name := range []string{"quoted header value across the items", "tab indentation", "items not a sequence", "items key twice", "empty items"} {
-		if _, _, ok := splitYAMLList([]byte(yamlLists[name])); ok {
-			t.Errorf("%s: cut, want the whole parse", name)
-		}
-	}
-}
-
-func FuzzSplitYAMLList(f *testing.F) {
+func FuzzListCut(f *testing.F) {
 	for _, doc := range yamlLists {
 		f.Add([]byte(doc))
 	}

@@ -31,9 +31,9 @@ import (
 	"github.com/kueuebot/kueuebot/bot/leader"
 	"github.com/kueuebot/kueuebot/config"
 	"github.com/kueuebot/kueuebot/diagnose/digest"
-	"github.com/kueuebot/kueuebot/diagnose/fetch"
 	"github.com/kueuebot/kueuebot/explain"
 	"github.com/kueuebot/kueuebot/internal/slackfake"
+	"github.com/kueuebot/kueuebot/kinds"
 	"github.com/kueuebot/kueuebot/rbac"
 )
 
@@ -335,7 +335,7 @@ func TestDigestReadsAsItsIdentity(t *testing.T) {
 	}
 	// A handful per kind: the job kinds the sandbox serves, Workloads and
 	// LocalQueues in each namespace, the quota objects once.
-	if max := len(d.Namespaces)*(len(fetch.Kinds())+2) + len(clusterScoped); lists > max {
+	if max := len(d.Namespaces)*(len(kinds.All())+2) + len(clusterScoped); lists > max {
 		t.Errorf("%d LISTs for a digest of %d namespaces, want at most %d", lists, len(d.Namespaces), max)
 	}
 	t.Logf("%d requests: %d LISTs, %d discovery, %d refused in %s", len(events), lists, discovery, refused, forbidden)

@@ -25,7 +25,6 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kueuebot/kueuebot/diagnose"
-	"github.com/kueuebot/kueuebot/diagnose/fetch"
 )
 
 func repoRoot() string {
@@ -289,7 +288,7 @@ func TestFreshDumps(t *testing.T) {
 			committed := filepath.Join(repoRoot(), "deploy", "examples", "scenarios", name+".yaml")
 			got := map[string]string{}
 			for label, path := range map[string]string{"committed": committed, "fresh": filepath.Join(fresh, name+".yaml")} {
-				s, err := fetch.FromFiles([]string{path}, e.Target, now)
+				s, err := snapshotOf([]string{path}, e.Target, now)
 				if err != nil {
 					t.Fatalf("%s dump: %v", label, err)
 				}

@@ -16,7 +16,7 @@ import (
 
 func replay(t *testing.T, dump string, target diagnose.Target) diagnose.Report {
 	t.Helper()
-	s, err := fetch.FromFiles([]string{dump}, target, time.Date(2026, 12, 1, 20, 0, 0, 0, time.UTC))
+	s, err := snapshotOf([]string{dump}, target, time.Date(2026, 12, 1, 20, 0, 0, 0, time.UTC))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,4 +122,14 @@ func TestFindingsLive(t *testing.T) {
 			}
 		})
 	}
+}
+
+// snapshotOf loads dump files and builds the Snapshot for target, as
+// kueuebot diagnose --from-file does.
+func snapshotOf(paths []string, target diagnose.Target, now time.Time) (*diagnose.Snapshot, error) {
+	d, err := fetch.LoadFiles(paths)
+	if err != nil {
+		return nil, err
+	}
+	return d.Snapshot(target, now)
 }

@@ -14,30 +14,10 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kueuebot/kueuebot/diagnose"
-	"github.com/kueuebot/kueuebot/diagnose/fetch"
 )
 
 // These tests read the scenario definitions only (no sandbox): the live
 // runs are TestScenariosLive, TestFreshDumps and the runner's own check.
-
-// TestEveryKindHasALiveScenario: every kind kueuebot diagnoses (fetch's
-// registry) is the target of a scenario run against the real Kueue.
-func TestEveryKindHasALiveScenario(t *testing.T) {
-	byKind := map[string][]string{}
-	for name, e := range expectations(t) {
-		byKind[e.Target.Kind] = append(byKind[e.Target.Kind], name)
-	}
-	for _, k := range fetch.Kinds() {
-		if len(byKind[k.Kind]) == 0 {
-			t.Errorf("kind %s has no scenario in deploy/sandbox/scenarios (expect.yaml target.kind: %s)", k.Kind, k.Kind)
-		}
-	}
-	for kind, names := range byKind {
-		if _, ok := fetch.LookupKind(kind); !ok {
-			t.Errorf("scenarios %v target kind %q, which kueuebot does not know", names, kind)
-		}
-	}
-}
 
 // TestEveryCodeHasALiveScenario: every verdict code is the expected
 // verdict of at least one scenario, and every expectation is a valid
@@ -163,7 +143,7 @@ func TestEveryRemedyCommandIsApplied(t *testing.T) {
 	}
 	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 	for name, e := range expectations(t) {
-		s, err := fetch.FromFiles([]string{filepath.Join(repoRoot(), "deploy", "examples", "scenarios", name+".yaml")}, e.Target, now)
+		s, err := snapshotOf([]string{filepath.Join(repoRoot(), "deploy", "examples", "scenarios", name+".yaml")}, e.Target, now)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}

@@ -1,0 +1,352 @@
+// Package kinds is the one registry of the kinds of object a user can ask
+// kueuebot about: every job kind Kueue integrates with that kueuebot
+// reads, a plain Pod, and the Workload itself.
+//
+// Each entry says how the kind is read (GroupVersionResource and Kind), the
+// words users type for it, the operator that runs it and Kueue's framework
+// name for it, how it is suspended, how its Pods are found and the RBAC
+// rule that reads it. Everything that needs a list of kinds reads it from
+// here: the fetcher (diagnose/fetch), the diagnosis (an operator that does
+// not act, an integration that is not enabled), the reader ClusterRole
+// (rbac), the parser and help (bot), diagnose's --help and the README (a
+// test holds it to the registry), and the chart (a test holds its reader
+// role to rbac's). Adding a kind is one entry in All plus its sandbox
+// scenario (kinds_test.go checks both).
+//
+// It is a leaf: it imports only API and apimachinery packages.
+package kinds
+
+import (
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	podconstants "sigs.k8s.io/kueue/pkg/controller/jobs/pod/constants"
+)
+
+// Kinds of the registry other packages name.
+const (
+	// Job is batch/v1 Job, the default kind.
+	Job = "Job"
+	// Pod is a plain Pod (or a group of them) Kueue manages.
+	Pod = "Pod"
+	// Workload is Kueue's Workload, which can also be asked about.
+	Workload = "Workload"
+)
+
+// Label keys and values the registry's Pod selectors and suspension use.
+const (
+	// JobControllerUIDLabel is set by the Job controller on its Pods.
+	JobControllerUIDLabel = "batch.kubernetes.io/controller-uid"
+	// PodGroupNameLabel groups plain Pods into one Workload of that name.
+	PodGroupNameLabel = podconstants.GroupNameLabel
+	// PodAdmissionGate is the scheduling gate Kueue holds on plain Pods
+	// until admission.
+	PodAdmissionGate = podconstants.SchedulingGateName
+)
+
+// ReadVerbs are the verbs a reader needs on a kind: get (one job by name)
+// and list (the jobs of a namespace, and a job's candidates by name).
+var ReadVerbs = []string{"get", "list"}
+
+// Kind describes one kind of object a user can ask about.
+type Kind struct {
+	// Kind is the Kubernetes kind, e.g. "PyTorchJob".
+	Kind string
+	// Resource is the group, version and resource the kind is read as.
+	Resource schema.GroupVersionResource
+	// Names are the lower-case words a user may type for the kind:
+	// singular first, then plural and short names.
+	Names []string
+	// Operator names the controller that turns an admitted job of the
+	// kind into Pods, for people ("the KubeRay operator"); "" when Kueue
+	// or Kubernetes itself does (Job, Pod, Workload).
+	Operator string
+	// Framework is Kueue's integration name for the kind
+	// (integrations.frameworks in Kueue's Configuration); "" for the
+	// Workload, which is Kueue's own.
+	Framework string
+
+	// SuspendPath is where the kind's "suspended" field lives; nil when it
+	// has none (Pod, LeaderWorkerSet, Workload). A Pod is held back by
+	// Kueue's scheduling gate instead (SuspendedByGate).
+	SuspendPath []string
+	// SuspendedByGate is true for a plain Pod: Kueue holds it with its
+	// admission scheduling gate (PodAdmissionGate).
+	SuspendedByGate bool
+	// PodSelector returns the label selector of an object's Pods, or ""
+	// when it is unknown; nil for the Workload. Selectors follow each
+	// Kueue integration's PodLabelSelector
+	// (sigs.k8s.io/kueue/pkg/controller/jobs/...), except batch Jobs,
+	// whose Pods are selected by controller UID.
+	PodSelector func(obj *unstructured.Unstructured) string
+	// WorkloadNameSuffix is appended to the owner's name before hashing
+	// the Workload's name (LeaderWorkerSet names one Workload per group;
+	// group 0 is read).
+	WorkloadNameSuffix string
+}
+
+// GroupVersionKind returns the kind's GVK.
+func (k *Kind) GroupVersionKind() schema.GroupVersionKind {
+	return k.Resource.GroupVersion().WithKind(k.Kind)
+}
+
+// GroupKind returns the kind's group and kind.
+func (k *Kind) GroupKind() schema.GroupKind {
+	return schema.GroupKind{Group: k.Resource.Group, Kind: k.Kind}
+}
+
+// ReadRule is the RBAC rule that lets a person read objects of the kind:
+// get and list on its resource.
+func (k *Kind) ReadRule() rbacv1.PolicyRule {
+	return rbacv1.PolicyRule{APIGroups: []string{k.Resource.Group}, Resources: []string{k.Resource.Resource}, Verbs: append([]string(nil), ReadVerbs...)}
+}
+
+// Suspended reports whether the object is held back (suspended, or for a
+// plain Pod gated by Kueue's admission gate). known is false when the kind
+// has no such notion.
+func (k *Kind) Suspended(obj *unstructured.Unstructured) (suspended, known bool) {
+	if obj == nil {
+		return false, false
+	}
+	if k.SuspendedByGate {
+		gates, _, _ := unstructured.NestedSlice(obj.Object, "spec", "schedulingGates")
+		for _, g := range gates {
+			if m, ok := g.(map[string]any); ok && m["name"] == PodAdmissionGate {
+				return true, true
+			}
+		}
+		return false, true
+	}
+	if k.SuspendPath == nil {
+		return false, false
+	}
+	v, found, err := unstructured.NestedBool(obj.Object, k.SuspendPath...)
+	if err != nil {
+		return false, false
+	}
+	return found && v, true
+}
+
+// all is the registry, batch Job first (the default), Workload last.
+var all = []Kind{
+	{
+		Kind:        Job,
+		Resource:    schema.GroupVersionResource{Group: "batch", Version: "v1", Resource: "jobs"},
+		Names:       []string{"job", "jobs"},
+		Framework:   "batch/job",
+		SuspendPath: []string{"spec", "suspend"},
+		PodSelector: func(obj *unstructured.Unstructured) string {
+			return JobControllerUIDLabel + "=" + string(obj.GetUID())
+		},
+	},
+	{
+		Kind:        "JobSet",
+		Resource:    schema.GroupVersionResource{Group: "jobset.x-k8s.io", Version: "v1alpha2", Resource: "jobsets"},
+		Names:       []string{"jobset", "jobsets"},
+		Operator:    "the JobSet controller (jobset-controller-manager)",
+		Framework:   "jobset.x-k8s.io/jobset",
+		SuspendPath: []string{"spec", "suspend"},
+		PodSelector: labelSelector("jobset.sigs.k8s.io/jobset-name"),
+	},
+	{
+		Kind:        "RayJob",
+		Resource:    schema.GroupVersionResource{Group: "ray.io", Version: "v1", Resource: "rayjobs"},
+		Names:       []string{"rayjob", "rayjobs"},
+		Operator:    "the KubeRay operator",
+		Framework:   "ray.io/rayjob",
+		SuspendPath: []string{"spec", "suspend"},
+		PodSelector: rayJobSelector,
+	},
+	{
+		Kind:        "RayCluster",
+		Resource:    schema.GroupVersionResource{Group: "ray.io", Version: "v1", Resource: "rayclusters"},
+		Names:       []string{"raycluster", "rayclusters"},
+		Operator:    "the KubeRay operator",
+		Framework:   "ray.io/raycluster",
+		SuspendPath: []string{"spec", "suspend"},
+		PodSelector: labelSelector("ray.io/cluster"),
+	},
+	kubeflowV1("PyTorchJob", "pytorchjobs"),
+	kubeflowV1("TFJob", "tfjobs"),
+	kubeflowV1("XGBoostJob", "xgboostjobs"),
+	kubeflowV1("PaddleJob", "paddlejobs"),
+	kubeflowV1("JAXJob", "jaxjobs"),
+	{
+		Kind:        "MPIJob",
+		Resource:    schema.GroupVersionResource{Group: "kubeflow.org", Version: "v2beta1", Resource: "mpijobs"},
+		Names:       []string{"mpijob", "mpijobs"},
+		Operator:    "the MPI operator",
+		Framework:   "kubeflow.org/mpijob",
+		SuspendPath: []string{"spec", "runPolicy", "suspend"},
+		PodSelector: kubeflowSelector("mpi-operator"),
+	},
+	{
+		Kind:        "TrainJob",
+		Resource:    schema.GroupVersionResource{Group: "trainer.kubeflow.org", Version: "v1alpha1", Resource: "trainjobs"},
+		Names:       []string{"trainjob", "trainjobs"},
+		Operator:    "the Kubeflow Trainer controller",
+		Framework:   "trainer.kubeflow.org/trainjob",
+		SuspendPath: []string{"spec", "suspend"},
+		PodSelector: labelSelector("jobset.sigs.k8s.io/jobset-name"),
+	},
+	{
+		Kind:               "LeaderWorkerSet",
+		Resource:           schema.GroupVersionResource{Group: "leaderworkerset.x-k8s.io", Version: "v1", Resource: "leaderworkersets"},
+		Names:              []string{"leaderworkerset", "leaderworkersets", "lws"},
+		Operator:           "the LeaderWorkerSet controller (lws-controller-manager)",
+		Framework:          "leaderworkerset.x-k8s.io/leaderworkerset",
+		PodSelector:        labelSelector("leaderworkerset.sigs.k8s.io/name"),
+		WorkloadNameSuffix: "-0",
+	},
+	{
+		Kind:        "AppWrapper",
+		Resource:    schema.GroupVersionResource{Group: "workload.codeflare.dev", Version: "v1beta2", Resource: "appwrappers"},
+		Names:       []string{"appwrapper", "appwrappers", "aw"},
+		Operator:    "the AppWrapper controller",
+		Framework:   "workload.codeflare.dev/appwrapper",
+		SuspendPath: []string{"spec", "suspend"},
+		PodSelector: labelSelector("workload.codeflare.dev/appwrapper"),
+	},
+	{
+		Kind:            Pod,
+		Resource:        corev1.SchemeGroupVersion.WithResource("pods"),
+		Names:           []string{"pod", "pods", "po"},
+		Framework:       "pod",
+		SuspendedByGate: true,
+		PodSelector: func(obj *unstructured.Unstructured) string {
+			if g := labelOf(obj, PodGroupNameLabel); g != "" {
+				return PodGroupNameLabel + "=" + g
+			}
+			return ""
+		},
+	},
+	{
+		Kind:     Workload,
+		Resource: schema.GroupVersionResource{Group: "kueue.x-k8s.io", Version: "v1beta2", Resource: "workloads"},
+		Names:    []string{"workload", "workloads", "wl", "kwl", "kueueworkload", "kueueworkloads"},
+	},
+}
+
+func kubeflowV1(kind, resource string) Kind {
+	lower := strings.ToLower(kind)
+	return Kind{
+		Kind:        kind,
+		Resource:    schema.GroupVersionResource{Group: "kubeflow.org", Version: "v1", Resource: resource},
+		Names:       []string{lower, resource},
+		Operator:    "the Kubeflow training operator",
+		Framework:   "kubeflow.org/" + lower,
+		SuspendPath: []string{"spec", "runPolicy", "suspend"},
+		PodSelector: kubeflowSelector(lower + "-controller"),
+	}
+}
+
+func labelSelector(key string) func(*unstructured.Unstructured) string {
+	return func(obj *unstructured.Unstructured) string { return key + "=" + obj.GetName() }
+}
+
+func kubeflowSelector(operator string) func(*unstructured.Unstructured) string {
+	return func(obj *unstructured.Unstructured) string {
+		return "training.kubeflow.org/job-name=" + obj.GetName() + ",training.kubeflow.org/operator-name=" + operator
+	}
+}
+
+func rayJobSelector(obj *unstructured.Unstructured) string {
+	if c, _, _ := unstructured.NestedString(obj.Object, "status", "rayClusterName"); c != "" {
+		return "ray.io/cluster=" + c
+	}
+	return ""
+}
+
+// All returns the registry, batch Job first and Workload last. The entries
+// are copies: changing them changes nothing here.
+func All() []Kind {
+	out := make([]Kind, len(all))
+	for i, k := range all {
+		k.Names = slices.Clone(k.Names)
+		k.SuspendPath = slices.Clone(k.SuspendPath)
+		out[i] = k
+	}
+	return out
+}
+
+// Lookup finds a kind by what a user typed (case-insensitive): its Kind,
+// plural or short name, optionally qualified by its group as kubectl allows
+// ("jobs.batch", "pytorchjob.kubeflow.org"). An empty name means Job.
+func Lookup(name string) (*Kind, bool) {
+	name = strings.ToLower(strings.TrimSpace(name))
+	if name == "" {
+		name = "job"
+	}
+	word, group, qualified := strings.Cut(name, ".")
+	for i := range all {
+		k := &all[i]
+		if qualified && group != k.Resource.Group {
+			continue
+		}
+		for _, n := range k.Names {
+			if n == word {
+				return k, true
+			}
+		}
+	}
+	return nil, false
+}
+
+// ByGroupKind finds the entry for an object's group and kind.
+func ByGroupKind(gk schema.GroupKind) (*Kind, bool) {
+	for i := range all {
+		if all[i].Kind == gk.Kind && all[i].Resource.Group == gk.Group {
+			return &all[i], true
+		}
+	}
+	return nil, false
+}
+
+// ByKind finds the entry of a Kubernetes kind ("PyTorchJob").
+func ByKind(kind string) (*Kind, bool) {
+	for i := range all {
+		if all[i].Kind == kind {
+			return &all[i], true
+		}
+	}
+	return nil, false
+}
+
+// Words lists the word users type first for each kind, in registry order:
+// "job, jobset, rayjob, ...".
+func Words() string {
+	words := make([]string, 0, len(all))
+	for _, k := range all {
+		words = append(words, k.Names[0])
+	}
+	return strings.Join(words, ", ")
+}
+
+// Sentence names the kinds for people, as help and the README do:
+// "Job (default), JobSet, ..., Pod, or Workload".
+func Sentence() string {
+	names := make([]string, 0, len(all))
+	for i, k := range all {
+		switch {
+		case i == 0:
+			names = append(names, k.Kind+" (default)")
+		case i == len(all)-1:
+			names = append(names, "or "+k.Kind)
+		default:
+			names = append(names, k.Kind)
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+// labelOf is obj.GetLabels()[key] without copying the labels.
+func labelOf(obj *unstructured.Unstructured, key string) string {
+	md, _ := obj.Object["metadata"].(map[string]any)
+	labels, _ := md["labels"].(map[string]any)
+	v, _ := labels[key].(string)
+	return v
+}

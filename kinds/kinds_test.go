@@ -1,0 +1,203 @@
+package kinds
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
+)
+
+// TestEveryKindIsComplete: each entry says all a reader of the registry
+// needs, so that adding a kind is one entry.
+func TestEveryKindIsComplete(t *testing.T) {
+	words := map[string]string{}
+	gks := map[string]bool{}
+	for i, k := range All() {
+		t.Run(k.Kind, func(t *testing.T) {
+			if k.Kind == "" || k.Resource.Version == "" || k.Resource.Resource == "" {
+				t.Errorf("kind, version or resource missing: %+v", k)
+			}
+			if k.Resource.Resource != strings.ToLower(k.Resource.Resource) || !strings.HasSuffix(k.Resource.Resource, "s") {
+				t.Errorf("resource %q is not a lower-case plural", k.Resource.Resource)
+			}
+			if len(k.Names) < 2 || k.Names[0] != strings.ToLower(k.Kind) || k.Names[1] != k.Resource.Resource {
+				t.Errorf("Names %v: want the lower-case kind, then the resource (plural), then short names", k.Names)
+			}
+			for _, n := range k.Names {
+				if n != strings.ToLower(n) || strings.ContainsAny(n, "./ ") {
+					t.Errorf("name %q: want lower case, no dot, slash or space", n)
+				}
+				if other, ok := words[n]; ok {
+					t.Errorf("name %q is also %s's", n, other)
+				}
+				words[n] = k.Kind
+			}
+			gk := k.GroupKind().String()
+			if gks[gk] {
+				t.Errorf("%s twice", gk)
+			}
+			gks[gk] = true
+			// Kueue manages every kind but its own Workload through an
+			// integration; every kind whose Pods another controller
+			// creates names it.
+			switch k.Kind {
+			case Workload:
+				if k.Framework != "" || k.Operator != "" || k.PodSelector != nil || k.SuspendPath != nil {
+					t.Errorf("the Workload has no framework, operator, Pods or suspension: %+v", k)
+				}
+				if i != len(all)-1 {
+					t.Error("Workload is not last")
+				}
+				return
+			case Job:
+				if i != 0 {
+					t.Error("Job (the default) is not first")
+				}
+			case Pod:
+				if !k.SuspendedByGate {
+					t.Error("a Pod is held by Kueue's scheduling gate")
+				}
+			default:
+				if k.Operator == "" || !strings.HasPrefix(k.Operator, "the ") {
+					t.Errorf("Operator %q: want who runs it, e.g. \"the KubeRay operator\"", k.Operator)
+				}
+			}
+			if want := k.Resource.Group + "/" + strings.ToLower(k.Kind); k.Framework != want && k.Framework != strings.TrimPrefix(want, "/") {
+				t.Errorf("Framework %q, want Kueue's integration name %q", k.Framework, want)
+			}
+			if k.PodSelector == nil {
+				t.Error("no PodSelector")
+			}
+			if k.SuspendPath == nil && !k.SuspendedByGate && k.Kind != "LeaderWorkerSet" {
+				t.Error("no SuspendPath (only LeaderWorkerSet has no suspension)")
+			}
+			r := k.ReadRule()
+			if !slices.Equal(r.APIGroups, []string{k.Resource.Group}) || !slices.Equal(r.Resources, []string{k.Resource.Resource}) || !slices.Equal(r.Verbs, []string{"get", "list"}) {
+				t.Errorf("ReadRule %+v", r)
+			}
+		})
+	}
+}
+
+// scenarioExceptions are registry kinds with no sandbox scenario, each with
+// the reason. Keep it empty: a kind kueuebot reads is run against the real
+// Kueue (deploy/sandbox/scenarios).
+var scenarioExceptions = map[string]string{}
+
+// TestEveryKindHasAScenario: every kind is the target of a sandbox
+// scenario (deploy/sandbox/scenarios/NAME/expect.yaml, target.kind), or an
+// explicit exception; and every scenario's kind is in the registry.
+func TestEveryKindHasAScenario(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("..", "deploy", "sandbox", "scenarios", "*", "expect.yaml"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no scenarios: %v", err)
+	}
+	byKind := map[string][]string{}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var e struct {
+			Target struct {
+				Kind string `json:"kind"`
+			} `json:"target"`
+		}
+		if err := yaml.Unmarshal(b, &e); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		byKind[e.Target.Kind] = append(byKind[e.Target.Kind], filepath.Base(filepath.Dir(f)))
+	}
+	for _, k := range All() {
+		_, excepted := scenarioExceptions[k.Kind]
+		switch n := len(byKind[k.Kind]); {
+		case n == 0 && !excepted:
+			t.Errorf("kind %s has no scenario: add deploy/sandbox/scenarios/NAME with target.kind %s in expect.yaml, or an exception with its reason", k.Kind, k.Kind)
+		case n > 0 && excepted:
+			t.Errorf("kind %s is an exception but has scenarios %v: drop the exception", k.Kind, byKind[k.Kind])
+		}
+	}
+	for kind, names := range byKind {
+		if _, ok := ByKind(kind); !ok {
+			t.Errorf("scenarios %v target kind %q, which is not in the registry", names, kind)
+		}
+	}
+}
+
+func TestLookup(t *testing.T) {
+	for _, k := range All() {
+		for _, w := range append([]string{k.Kind, strings.ToUpper(k.Kind), " " + k.Kind + " ", k.Names[0] + "." + k.Resource.Group}, k.Names...) {
+			got, ok := Lookup(w)
+			if !ok || got.Kind != k.Kind {
+				t.Errorf("Lookup(%q) = %v, %v; want %s", w, got, ok, k.Kind)
+			}
+		}
+		if got, ok := ByGroupKind(k.GroupKind()); !ok || got.Kind != k.Kind {
+			t.Errorf("ByGroupKind(%s) = %v, %v", k.GroupKind(), got, ok)
+		}
+	}
+	if k, ok := Lookup(""); !ok || k.Kind != Job {
+		t.Errorf("Lookup(\"\") = %v, %v; want Job", k, ok)
+	}
+	for _, w := range []string{"deployment", "statefulset", "jobs.ray.io", "workloads.batch", "x"} {
+		if k, ok := Lookup(w); ok {
+			t.Errorf("Lookup(%q) = %s, want none", w, k.Kind)
+		}
+	}
+}
+
+func TestSentence(t *testing.T) {
+	s := Sentence()
+	if !strings.HasPrefix(s, "Job (default), JobSet, ") || !strings.HasSuffix(s, ", Pod, or Workload") {
+		t.Errorf("Sentence() = %q", s)
+	}
+	if w := Words(); !strings.HasPrefix(w, "job, jobset, ") || !strings.HasSuffix(w, ", pod, workload") {
+		t.Errorf("Words() = %q", w)
+	}
+}
+
+func TestAllIsACopy(t *testing.T) {
+	a := All()
+	a[0].Kind = "changed"
+	a[0].Names[0] = "changed"
+	if k, _ := Lookup("job"); k == nil || k.Kind != Job {
+		t.Error("changing All()'s result changed the registry")
+	}
+}
+
+func TestSuspended(t *testing.T) {
+	obj := func(m map[string]any) *unstructured.Unstructured { return &unstructured.Unstructured{Object: m} }
+	tests := []struct {
+		name      string
+		kind      string
+		obj       *unstructured.Unstructured
+		want      bool
+		wantKnown bool
+	}{
+		{name: "job suspended", kind: "job", obj: obj(map[string]any{"spec": map[string]any{"suspend": true}}), want: true, wantKnown: true},
+		{name: "job running", kind: "job", obj: obj(map[string]any{"spec": map[string]any{}}), wantKnown: true},
+		{name: "pytorchjob runPolicy", kind: "pytorchjob", obj: obj(map[string]any{"spec": map[string]any{"runPolicy": map[string]any{"suspend": true}}}), want: true, wantKnown: true},
+		{name: "mpijob runPolicy", kind: "mpijob", obj: obj(map[string]any{"spec": map[string]any{"runPolicy": map[string]any{"suspend": false}}}), wantKnown: true},
+		{name: "gated pod", kind: "pod", obj: obj(map[string]any{"spec": map[string]any{"schedulingGates": []any{map[string]any{"name": PodAdmissionGate}}}}), want: true, wantKnown: true},
+		{name: "ungated pod", kind: "pod", obj: obj(map[string]any{"spec": map[string]any{}}), wantKnown: true},
+		{name: "lws has no suspend", kind: "lws", obj: obj(map[string]any{})},
+		{name: "wrong type", kind: "job", obj: obj(map[string]any{"spec": map[string]any{"suspend": "yes"}})},
+		{name: "nil", kind: "job"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			k, ok := Lookup(tc.kind)
+			if !ok {
+				t.Fatalf("no kind %q", tc.kind)
+			}
+			got, known := k.Suspended(tc.obj)
+			if got != tc.want || known != tc.wantKnown {
+				t.Errorf("Suspended = %v, %v; want %v, %v", got, known, tc.want, tc.wantKnown)
+			}
+		})
+	}
+}
