@@ -124,10 +124,15 @@ func (a *analysis) quotaVerdict() bool {
 		if o.tree.partial && a.msg.has(ReasonUnusedQuota) {
 			break // borrowing may help; Kueue says it fits the maximum
 		}
+		caps := a.cappingLimits()
 		a.sizeRemedies(false)
+		a.capRemedies(caps)
 		a.alternativeRemedies(fitLater)
 		head := fmt.Sprintf("%s asks for more than ClusterQueue %s can ever hold.", a.jobRef(), cq.Name)
-		detail := a.shortfallText(false) + " It will wait forever as it is: make it smaller or get more quota."
+		detail := a.shortfallText(false) + a.capsText(caps) + " It will wait forever as it is: make it smaller or get more quota."
+		if len(caps) > 0 {
+			head = fmt.Sprintf("%s asks for more than ClusterQueue %s can ever hold: the cohort has the quota, but %s keeps it out.", a.jobRef(), cq.Name, heldText(caps))
+		}
 		if a.multiPodSet() {
 			by := o.podSetsAt(fitNever)
 			head = fmt.Sprintf("%s asks for more than ClusterQueue %s can ever hold: %s %s.", a.jobRef(), cq.Name, podSetList(by), verb(by, "does not fit", "do not fit"))
@@ -223,14 +228,88 @@ func (h heldBy) text() string {
 }
 
 func (a *analysis) limitsText() string {
+	return heldText(a.holdingLimits())
+}
+
+func heldText(hs []heldBy) string {
 	var parts []string
-	for _, h := range a.holdingLimits() {
+	for _, h := range hs {
 		parts = append(parts, h.text())
 	}
 	if len(parts) == 0 {
 		return "a borrowing limit"
 	}
 	return strings.Join(parts, " and ")
+}
+
+// cappingLimits lists, once each, the borrowingLimits and lendingLimits
+// without which the chosen flavors could ever hold what the pod sets need:
+// the cohort has the capacity, a limit keeps it from the ClusterQueue
+// (e.g. the only lender's lendingLimit of 0). need is what must fit.
+func (a *analysis) cappingLimits() []heldBy {
+	var out []heldBy
+	seen := map[string]bool{}
+	t := a.quota.tree
+	for _, p := range a.quota.podSets {
+		for _, f := range p.chosen() {
+			for _, r := range sortedRes(f.shortEver) {
+				k := fr{f.flavor, r}
+				need := f.maxCap[r] + f.shortEver[r]
+				for _, l := range t.limitsCapping(k, need) {
+					key := fmt.Sprintf("%s/%v/%s/%s", l.node.name, l.lending, f.flavor, r)
+					if !seen[key] {
+						seen[key] = true
+						out = append(out, heldBy{limit: l, k: k, need: need, flavor: f})
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// capsText says what the cohort holds beyond the limits in caps.
+func (a *analysis) capsText(caps []heldBy) string {
+	if len(caps) == 0 {
+		return ""
+	}
+	t := a.quota.tree
+	var parts []string
+	for _, h := range caps {
+		r := h.k.resource
+		more := t.uncapped(h.k, []quotaLimit{h.limit}) - t.most(h.k)
+		parts = append(parts, fmt.Sprintf(" Cohort %s has %s %s more in flavor %s, but %s keeps it out.", a.s.ClusterQueue.Spec.CohortName, fmtQ(r, more), r, h.k.flavor, h.text()))
+	}
+	return strings.Join(parts, "")
+}
+
+// capRemedies asks for the limits in caps to be raised as far as the
+// request needs.
+func (a *analysis) capRemedies(caps []heldBy) {
+	for _, h := range caps {
+		a.limitRemedy(h, a.quota.tree.raisedEver)
+	}
+}
+
+// limitRemedy asks the platform team to raise the limit h as far as raise
+// says it must rise.
+func (a *analysis) limitRemedy(h heldBy, raise func(quotaLimit, fr, int64) (int64, bool)) {
+	kind, code := "borrowingLimit", "RaiseBorrowingLimit"
+	if h.limit.lending {
+		kind, code = "lendingLimit", "RaiseLendingLimit"
+	}
+	owner := "ClusterQueue"
+	if h.limit.node.isCohort {
+		owner = "Cohort"
+	}
+	r := h.k.resource
+	if v, ok := raise(h.limit, h.k, h.need); ok {
+		a.remedy(code, WhoPlatform, "", "Or ask the platform team to raise the %s of %s in flavor %s of %s %s from %s to %s; the cohort has the idle quota.",
+			kind, r, h.k.flavor, owner, h.limit.node.name, fmtQ(r, h.limit.value), fmtQ(r, v))
+		return
+	}
+	a.remedy(code, WhoPlatform, "", "Or ask the platform team to raise the %s of %s in flavor %s of %s %s (now %s); the cohort has idle quota.",
+		kind, r, h.k.flavor, owner, h.limit.node.name, fmtQ(r, h.limit.value))
 }
 
 // cohortHolds reports whether other ClusterQueues of the cohort hold some
@@ -589,23 +668,8 @@ func (a *analysis) waitRemedies(cause Cause) {
 		a.remedy("Wait", WhoYou, "", "%s", wait)
 		if a.quota != nil {
 			for _, h := range a.holdingLimits() {
-				kind := "borrowingLimit"
-				code := "RaiseBorrowingLimit"
-				if h.limit.lending {
-					kind, code = "lendingLimit", "RaiseLendingLimit"
-				}
-				owner := "ClusterQueue"
-				if h.limit.node.isCohort {
-					owner = "Cohort"
-				}
-				r := h.k.resource
-				if v, ok := a.quota.tree.raised(h.limit, h.k, h.flavor.neededNow(r)); ok {
-					a.remedy(code, WhoPlatform, "", "Or ask the platform team to raise the %s of %s in flavor %s of %s %s from %s to %s; the cohort has the idle quota.",
-						kind, r, h.k.flavor, owner, h.limit.node.name, fmtQ(r, h.limit.value), fmtQ(r, v))
-				} else {
-					a.remedy(code, WhoPlatform, "", "Or ask the platform team to raise the %s of %s in flavor %s of %s %s (now %s); the cohort has idle quota.",
-						kind, r, h.k.flavor, owner, h.limit.node.name, fmtQ(r, h.limit.value))
-				}
+				h.need = h.flavor.neededNow(h.k.resource)
+				a.limitRemedy(h, a.quota.tree.raised)
 			}
 		}
 	default:
