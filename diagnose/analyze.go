@@ -3,6 +3,7 @@ package diagnose
 import (
 	"fmt"
 	"sort"
+	"slices"
 	"strings"
 
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
@@ -294,12 +295,9 @@ func (a *analysis) deactivated() bool {
 			cause, reasonText = CauseAdmissionCheckRejected, "an admission check rejected it"
 		}
 	}
-	if cause == CauseManual {
-		for _, ac := range a.wl.Status.AdmissionChecks {
-			if ac.State == kueue.CheckStateRejected {
-				cause, reasonText = CauseAdmissionCheckRejected, fmt.Sprintf("admission check %s rejected it: %s", ac.Name, ac.Message)
-			}
-		}
+	rejected := a.checksIn(kueue.CheckStateRejected)
+	if len(rejected) > 0 && (cause == CauseManual || cause == CauseAdmissionCheckRejected) {
+		cause, reasonText = CauseAdmissionCheckRejected, checksText(rejected)+" rejected it"
 	}
 	if kc := a.s.KueueConfig; cause == CauseRequeuingLimitExceeded && kc != nil && kc.WaitForPodsReady != nil && kc.WaitForPodsReady.BackoffLimitCount != nil {
 		w := kc.WaitForPodsReady
@@ -320,6 +318,11 @@ func (a *analysis) deactivated() bool {
 	case CauseMaximumExecutionTimeExceeded:
 		a.remedy("RaiseMaxExecTime", WhoYou, "", "Recreate the job with a larger kueue.x-k8s.io/max-exec-time-seconds label, or split the work into shorter jobs.")
 	case CauseAdmissionCheckRejected:
+		if len(rejected) > 0 {
+			a.remedy("CheckAdmissionCheck", WhoPlatform, "", "Ask the platform team why %s rejected the workload; recreate the job once it can pass.", a.checksOwnerText(rejected))
+			return a.set(CodeDeactivated, cause, fmt.Sprintf("%s is deactivated: %s rejected it, so Kueue will not admit it.", a.jobRef(), checksText(rejected)),
+				fmt.Sprintf("Workload %s has spec.active=false because %s.", a.wl.Name, reasonText))
+		}
 		a.remedy("CheckAdmissionCheck", WhoPlatform, "", "Ask the platform team why the admission check rejected the workload (e.g. capacity could not be provisioned); recreate the job after that.")
 	}
 	return a.set(CodeDeactivated, cause, fmt.Sprintf("%s is deactivated: Kueue will not admit it.", a.jobRef()),
@@ -336,6 +339,7 @@ func (a *analysis) reserved() bool {
 		return true
 	}
 	var pending, retry []string
+	pendingChecks, retryChecks := a.checksIn(kueue.CheckStatePending), a.checksIn(kueue.CheckStateRetry)
 	for _, ac := range a.wl.Status.AdmissionChecks {
 		switch ac.State {
 		case kueue.CheckStatePending:
@@ -346,15 +350,15 @@ func (a *analysis) reserved() bool {
 	}
 	cq := a.r.Queue.ClusterQueue
 	if len(retry) > 0 {
-		a.remedy("WaitForCheck", WhoYou, "", "Kueue will release the quota and retry after the check's backoff; nothing to do unless it keeps failing, then ask your platform team.")
+		a.remedy("WaitForCheck", WhoYou, "", "Kueue will release the quota and retry after the check's backoff; nothing to do unless it keeps failing, then ask your platform team about %s.", a.checksOwnerText(retryChecks))
 		return a.set(CodeWaitingForAdmissionChecks, CauseCheckRetry,
-			fmt.Sprintf("%s has quota in ClusterQueue %s, but an admission check asked to retry.", a.jobRef(), cq),
+			fmt.Sprintf("%s has quota in ClusterQueue %s, but %s asked to retry.", a.jobRef(), cq, checksText(retryChecks)),
 			capitalize(strings.Join(append(retry, pending...), "; "))+".")
 	}
 	if len(pending) > 0 {
-		a.remedy("WaitForCheck", WhoYou, "", "Wait for the admission check(s) to finish (e.g. capacity being provisioned). If one stays Pending for long, ask your platform team whether its controller is running.")
+		a.remedy("WaitForCheck", WhoYou, "", "Wait for %s to finish (e.g. capacity being provisioned). If it stays Pending for long, ask your platform team whether its controller is running.", checkNames(pendingChecks))
 		return a.set(CodeWaitingForAdmissionChecks, CauseCheckPending,
-			fmt.Sprintf("%s has quota in ClusterQueue %s and waits for admission checks.", a.jobRef(), cq),
+			fmt.Sprintf("%s has quota in ClusterQueue %s and waits for %s.", a.jobRef(), cq, checksText(pendingChecks)),
 			capitalize(strings.Join(pending, "; "))+".")
 	}
 	if c := a.cond(kueue.WorkloadAdmitted); c != nil && c.Reason == "PendingDelayedTopologyRequests" {
@@ -365,6 +369,61 @@ func (a *analysis) reserved() bool {
 	return a.set(CodeWaitingForAdmissionChecks, CauseCheckPending,
 		fmt.Sprintf("%s has quota in ClusterQueue %s; admission is being completed.", a.jobRef(), cq),
 		"Quota is reserved but the Workload is not marked Admitted yet. This normally takes seconds.")
+}
+
+// checksIn returns the Workload's admission checks in state st.
+func (a *analysis) checksIn(st kueue.CheckState) []kueue.AdmissionCheckState {
+	var out []kueue.AdmissionCheckState
+	for _, ac := range a.wl.Status.AdmissionChecks {
+		if ac.State == st {
+			out = append(out, ac)
+		}
+	}
+	return out
+}
+
+// checkNames is "admission check a" or "admission checks a, b".
+func checkNames(acs []kueue.AdmissionCheckState) string {
+	names := make([]string, 0, len(acs))
+	for _, ac := range acs {
+		names = append(names, string(ac.Name))
+	}
+	if len(names) == 1 {
+		return "admission check " + names[0]
+	}
+	return "admission checks " + strings.Join(names, ", ")
+}
+
+// checksText names the checks with their messages, for a headline:
+// admission check prov-check ("capacity could not be provisioned").
+func checksText(acs []kueue.AdmissionCheckState) string {
+	parts := make([]string, 0, len(acs))
+	for _, ac := range acs {
+		s := "admission check " + string(ac.Name)
+		if ac.Message != "" {
+			s += fmt.Sprintf(" (%q)", strings.TrimSuffix(ac.Message, "."))
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, " and ")
+}
+
+// checksOwnerText names the checks with the controllers that run them,
+// when the AdmissionCheck objects were read.
+func (a *analysis) checksOwnerText(acs []kueue.AdmissionCheckState) string {
+	s := checkNames(acs)
+	var ctrls []string
+	for _, ac := range acs {
+		for _, obj := range a.s.AdmissionChecks {
+			if obj.Name == string(ac.Name) && obj.Spec.ControllerName != "" && !slices.Contains(ctrls, obj.Spec.ControllerName) {
+				ctrls = append(ctrls, obj.Spec.ControllerName)
+			}
+		}
+	}
+	if len(ctrls) > 0 {
+		s += " (controller " + strings.Join(ctrls, ", ") + ")"
+	}
+	return s
 }
 
 func (a *analysis) checkText(ac kueue.AdmissionCheckState) string {
@@ -681,19 +740,23 @@ func (a *analysis) gates() bool {
 
 func (a *analysis) failedChecks() bool {
 	var failed []string
+	var failedChecks []kueue.AdmissionCheckState
 	for _, ac := range a.wl.Status.AdmissionChecks {
 		if ac.State == kueue.CheckStateRetry || ac.State == kueue.CheckStateRejected {
 			failed = append(failed, a.checkText(ac))
+			failedChecks = append(failedChecks, ac)
 		}
 	}
 	if len(failed) == 0 && !a.msg.FailedAdmissionChecks {
 		return false
 	}
-	a.remedy("WaitForCheck", WhoYou, "", "Kueue retries after the check's backoff. If it keeps failing, ask your platform team about the check.")
 	detail := "Kueue reports: The workload has failed admission checks."
 	if len(failed) > 0 {
+		a.remedy("WaitForCheck", WhoYou, "", "Kueue retries after the check's backoff. If it keeps failing, ask your platform team about %s.", a.checksOwnerText(failedChecks))
 		detail = capitalize(strings.Join(failed, "; ")) + "."
+		return a.set(CodeWaitingForAdmissionChecks, CauseCheckRetry, fmt.Sprintf("%s waits: %s failed; Kueue will retry.", a.jobRef(), checksText(failedChecks)), detail)
 	}
+	a.remedy("WaitForCheck", WhoYou, "", "Kueue retries after the check's backoff. If it keeps failing, ask your platform team about the check.")
 	return a.set(CodeWaitingForAdmissionChecks, CauseCheckRetry, fmt.Sprintf("An admission check of %s failed; Kueue will retry.", a.jobRef()), detail)
 }
 
