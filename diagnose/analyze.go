@@ -2,8 +2,8 @@ package diagnose
 
 import (
 	"fmt"
-	"sort"
 	"slices"
+	"sort"
 	"strings"
 
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
