@@ -3,6 +3,7 @@ package diagnose
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -83,13 +84,29 @@ func (a *analysis) admitted() bool {
 		if msg == "" {
 			msg = a.eventWith("FailedScheduling")
 		}
+		msg = cleanSchedulerMessage(msg)
 		cause := classifyScheduling(msg)
-		a.schedulingRemedies(cause)
+		head := fmt.Sprintf("%s is admitted, but %d pod(s) cannot be scheduled on any node.", a.jobRef(), len(unsched))
 		detail := fmt.Sprintf("%d of %d pod(s) are Pending: kube-scheduler cannot place them. Kueue's quota is not the problem; the nodes are.", len(unsched), total)
+		named := false
+		if cause == CauseUnboundVolume {
+			if claims, missing := podClaims(unsched, msg); len(claims) > 0 {
+				a.remedy("FixVolume", WhoYou, fmt.Sprintf("kubectl describe pvc %s %s", claims[0], a.nsFlag()), "Look at the events of %s: create it if it is missing, or fix its storageClassName, size or access mode so a volume can be provisioned (ask the platform team about the StorageClass).", claimList(claims))
+				what := "does not bind"
+				if missing {
+					what = "does not exist"
+				}
+				head = fmt.Sprintf("%s is admitted, but %d pod(s) cannot be scheduled: %s %s.", a.jobRef(), len(unsched), claimList(claims), what)
+				named = true
+			}
+		}
+		if !named {
+			a.schedulingRemedies(cause)
+		}
 		if msg != "" {
 			detail += " Scheduler: " + msg
 		}
-		return a.set(CodePodsUnschedulable, cause, fmt.Sprintf("%s is admitted, but %d pod(s) cannot be scheduled on any node.", a.jobRef(), len(unsched)), detail)
+		return a.set(CodePodsUnschedulable, cause, head, detail)
 	case len(gated) > 0:
 		gates := map[string]bool{}
 		for _, p := range gated {
@@ -137,6 +154,64 @@ func (a *analysis) schedulingRemedies(cause Cause) {
 }
 
 var reSchedPart = regexp.MustCompile(`^(\d+) (.*)$`)
+
+// reMissingClaim is kube-scheduler's word for a claim that does not exist.
+var reMissingClaim = regexp.MustCompile(`persistentvolumeclaim "([^"]+)" not found`)
+
+// cleanSchedulerMessage drops the bare "not found" sentence that
+// kube-scheduler appends to some messages (it names nothing).
+func cleanSchedulerMessage(msg string) string {
+	msg = strings.TrimSpace(msg)
+	if t, ok := strings.CutSuffix(msg, ". not found"); ok {
+		return t + "."
+	}
+	return msg
+}
+
+// podClaims names the PersistentVolumeClaims the pods use: those the
+// scheduler's message says do not exist (missing true), else every claim
+// of the pods' volumes (a generic ephemeral volume's claim is named
+// <pod>-<volume>).
+func podClaims(pods []*corev1.Pod, msg string) ([]string, bool) {
+	var out []string
+	for _, m := range reMissingClaim.FindAllStringSubmatch(msg, -1) {
+		if !slices.Contains(out, m[1]) {
+			out = append(out, m[1])
+		}
+	}
+	if len(out) > 0 {
+		return out, true
+	}
+	for _, p := range pods {
+		for _, v := range p.Spec.Volumes {
+			name := ""
+			switch {
+			case v.PersistentVolumeClaim != nil:
+				name = v.PersistentVolumeClaim.ClaimName
+			case v.Ephemeral != nil:
+				name = p.Name + "-" + v.Name
+			}
+			if name != "" && !slices.Contains(out, name) {
+				out = append(out, name)
+			}
+		}
+	}
+	return out, false
+}
+
+// claimList is "PersistentVolumeClaim a" or "PersistentVolumeClaims a, b"
+// (at most three named).
+func claimList(claims []string) string {
+	if len(claims) == 1 {
+		return "PersistentVolumeClaim " + claims[0]
+	}
+	shown := claims
+	more := ""
+	if len(shown) > 3 {
+		shown, more = shown[:3], fmt.Sprintf(" and %d more", len(claims)-3)
+	}
+	return "PersistentVolumeClaims " + strings.Join(shown, ", ") + more
+}
 
 // classifyScheduling reads a kube-scheduler FailedScheduling message such as
 // "0/3 nodes are available: 1 Insufficient cpu, 2 node(s) had untolerated
