@@ -88,20 +88,8 @@ func (a *analysis) admitted() bool {
 		cause := classifyScheduling(msg)
 		head := fmt.Sprintf("%s is admitted, but %d pod(s) cannot be scheduled on any node.", a.jobRef(), len(unsched))
 		detail := fmt.Sprintf("%d of %d pod(s) are Pending: kube-scheduler cannot place them. Kueue's quota is not the problem; the nodes are.", len(unsched), total)
-		named := false
-		if cause == CauseUnboundVolume {
-			if claims, missing := podClaims(unsched, msg); len(claims) > 0 {
-				a.remedy("FixVolume", WhoYou, fmt.Sprintf("kubectl describe pvc %s %s", claims[0], a.nsFlag()), "Look at the events of %s: create it if it is missing, or fix its storageClassName, size or access mode so a volume can be provisioned (ask the platform team about the StorageClass).", claimList(claims))
-				what := "does not bind"
-				if missing {
-					what = "does not exist"
-				}
-				head = fmt.Sprintf("%s is admitted, but %d pod(s) cannot be scheduled: %s %s.", a.jobRef(), len(unsched), claimList(claims), what)
-				named = true
-			}
-		}
-		if !named {
-			a.schedulingRemedies(cause)
+		if what := a.schedulingRemedies(cause, msg, unsched); what != "" {
+			head = fmt.Sprintf("%s is admitted, but %d pod(s) cannot be scheduled: %s.", a.jobRef(), len(unsched), what)
 		}
 		if msg != "" {
 			detail += " Scheduler: " + msg
@@ -137,23 +125,123 @@ func (a *analysis) admitted() bool {
 		fmt.Sprintf("%d of %d pod(s) are running; nothing is waiting.", len(running), total))
 }
 
-func (a *analysis) schedulingRemedies(cause Cause) {
+// schedulingRemedies suggests how to get the pods scheduled and returns
+// what blocks them, naming the object (claim, taint, resource) when the
+// pods and kube-scheduler's message say which; "" when they do not.
+func (a *analysis) schedulingRemedies(cause Cause, msg string, pods []*corev1.Pod) string {
 	switch cause {
 	case CauseInsufficientRes:
 		a.remedy("SmallerPods", WhoYou, "", "Ask for less per pod (cpu, memory, GPUs) so a pod fits on one node.")
 		a.remedy("AddNodes", WhoPlatform, "", "Or ask the platform team to add nodes: the queue's quota is larger than what the nodes can hold right now.")
+		if res := schedulerInsufficient(msg); len(res) > 0 {
+			return fmt.Sprintf("no node has enough free %s for one pod (%s)", strings.Join(res, ", "), a.podAsks(pods, res))
+		}
 	case CauseUntoleratedTaint:
-		a.remedy("AddToleration", WhoYou, "", "Add a toleration for the nodes' taint to the pod template, or ask the platform team to add it to the ResourceFlavor.")
+		taints := schedulerTaints(msg)
+		if len(taints) == 0 {
+			a.remedy("AddToleration", WhoYou, "", "kube-scheduler does not say which taint: ask the platform team (who can read the Nodes) for the taint's key, value and effect, then recreate the job with a toleration for it, or have it added to the ResourceFlavor.")
+			return ""
+		}
+		list := strings.Join(taints, ", ")
+		where := "the ResourceFlavor"
+		if flavors := a.admittedFlavors(); len(flavors) > 0 {
+			where = "ResourceFlavor " + strings.Join(flavors, ", ")
+		}
+		a.remedy("AddToleration", WhoYou, "", "If your pods may run on those nodes, recreate the job with a toleration for %s in its pod template (a started job's template cannot change).", list)
+		a.remedy("FlavorToleration", WhoPlatform, "", "Or ask the platform team to add the toleration to the spec.tolerations of %s, or to declare the taint in its spec.nodeTaints so that Kueue checks it before admission.", where)
+		return fmt.Sprintf("the nodes carry the taint %s, which the pods do not tolerate", list)
 	case CauseNodeAffinityMismatch:
 		a.remedy("FixNodeSelector", WhoPlatform, "", "Ask the platform team to check that the ResourceFlavor's nodeLabels (injected as nodeSelector) match real nodes; also check your own nodeSelector/affinity.")
 	case CauseUnboundVolume:
-		a.remedy("FixVolume", WhoYou, fmt.Sprintf("kubectl get pvc %s", a.nsFlag()), "Check that the PersistentVolumeClaims exist and can bind (storage class, zone).")
+		claims, missing := podClaims(pods, msg)
+		if len(claims) == 0 {
+			a.remedy("FixVolume", WhoYou, fmt.Sprintf("kubectl get pvc %s", a.nsFlag()), "Check that the PersistentVolumeClaims exist and can bind (storage class, zone).")
+			return ""
+		}
+		a.remedy("FixVolume", WhoYou, fmt.Sprintf("kubectl describe pvc %s %s", claims[0], a.nsFlag()), "Look at the events of %s: create it if it is missing, or fix its storageClassName, size or access mode so a volume can be provisioned (ask the platform team about the StorageClass).", claimList(claims))
+		if missing {
+			return claimList(claims) + " does not exist"
+		}
+		return claimList(claims) + " does not bind"
 	default:
 		a.remedy("Describe", WhoYou, fmt.Sprintf("kubectl describe pods %s", a.nsFlag()), "Read the FailedScheduling events of the pods.")
 	}
+	return ""
+}
+
+// reInsufficient is kube-scheduler's "Insufficient <resource>".
+var reInsufficient = regexp.MustCompile(`Insufficient (\S+?)[,.]?(?:\s|$)`)
+
+// schedulerInsufficient returns the resources the scheduler's message says
+// the nodes lack, in order.
+func schedulerInsufficient(msg string) []string {
+	if i := strings.Index(msg, "preemption:"); i >= 0 {
+		msg = msg[:i]
+	}
+	var out []string
+	for _, m := range reInsufficient.FindAllStringSubmatch(msg, -1) {
+		if !slices.Contains(out, m[1]) {
+			out = append(out, m[1])
+		}
+	}
+	return out
+}
+
+// podAsks is what the first pod requests of res, e.g. "each asks 4 cpu".
+func (a *analysis) podAsks(pods []*corev1.Pod, res []string) string {
+	if len(pods) == 0 {
+		return "see the pods' requests"
+	}
+	per := podRequests(&pods[0].Spec)
+	var parts []string
+	for _, r := range res {
+		if v, ok := per[corev1.ResourceName(r)]; ok {
+			parts = append(parts, fmtQ(corev1.ResourceName(r), v)+" "+r)
+		}
+	}
+	if len(parts) == 0 {
+		return "see the pods' requests"
+	}
+	return "each asks " + strings.Join(parts, ", ")
 }
 
 var reSchedPart = regexp.MustCompile(`^(\d+) (.*)$`)
+
+// reSchedTaint is kube-scheduler's "untolerated taint {key: value}".
+var reSchedTaint = regexp.MustCompile(`untolerated taint \{([^:{}]+): ([^{}]*)\}`)
+
+// schedulerTaints returns the taints the scheduler's message names, as
+// key=value (key alone when the value is empty).
+func schedulerTaints(msg string) []string {
+	var out []string
+	for _, m := range reSchedTaint.FindAllStringSubmatch(msg, -1) {
+		t := m[1]
+		if v := strings.TrimSpace(m[2]); v != "" {
+			t += "=" + v
+		}
+		if !slices.Contains(out, t) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// admittedFlavors names the flavors Kueue assigned the Workload, sorted.
+func (a *analysis) admittedFlavors() []string {
+	if a.wl == nil || a.wl.Status.Admission == nil {
+		return nil
+	}
+	var out []string
+	for _, ps := range a.wl.Status.Admission.PodSetAssignments {
+		for _, f := range ps.Flavors {
+			if !slices.Contains(out, string(f)) {
+				out = append(out, string(f))
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
 
 // reMissingClaim is kube-scheduler's word for a claim that does not exist.
 var reMissingClaim = regexp.MustCompile(`persistentvolumeclaim "([^"]+)" not found`)
