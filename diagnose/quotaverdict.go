@@ -446,11 +446,7 @@ func (a *analysis) shortfallText(now bool) string {
 				k := fr{f.flavor, r}
 				t := a.quota.tree
 				req := p.req.total[r]
-				per := p.req.perPod[r]
-				s := fmt.Sprintf("Pod set %s requests %s %s", p.req.name, fmtQ(r, req), r)
-				if per > 0 && p.req.count > 1 {
-					s += fmt.Sprintf(" (%d pods × %s %s)", p.req.count, fmtQ(r, per), r)
-				}
+				s := fmt.Sprintf("Pod set %s requests %s %s", p.req.name, fmtQ(r, req), r) + perPodArithmetic(p.req, r)
 				prior := ""
 				if n := f.prior[r]; n > 0 {
 					prior = fmt.Sprintf(" on top of the %s %s that %s %s", fmtQ(r, n), r, podSetList(f.priorBy[r]), verb(f.priorBy[r], "takes", "take"))
