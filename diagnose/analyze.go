@@ -492,6 +492,12 @@ func (a *analysis) queues() bool {
 		return a.set(CodeOnHold, CauseLocalQueueStopped, fmt.Sprintf("LocalQueue %s is stopped, so %s waits.", lq.Name, a.jobRef()),
 			fmt.Sprintf("LocalQueue %s has stopPolicy %s: Kueue admits nothing from it until it is resumed.", lq.Name, *lq.Spec.StopPolicy))
 	}
+	if lq.DeletionTimestamp != nil {
+		a.alternativeQueues()
+		a.remedy("AskQueue", WhoPlatform, "", "Ask who manages LocalQueue %s (your namespace admin or platform team) which LocalQueue replaces it.", lq.Name)
+		return a.set(CodeMisconfigured, CauseLocalQueueNotFound, fmt.Sprintf("LocalQueue %s is being deleted, so %s will not be admitted from it.", lq.Name, a.jobRef()),
+			fmt.Sprintf("LocalQueue %s has had a deletionTimestamp for %s%s: Kueue admits nothing new from a LocalQueue that is going away.", lq.Name, a.age(lq.DeletionTimestamp.Time), finalizersText(lq.Finalizers)))
+	}
 	cqName := string(lq.Spec.ClusterQueue)
 	cq := a.s.ClusterQueue
 	if cq == nil {
@@ -522,6 +528,16 @@ func (a *analysis) queues() bool {
 		}
 		return a.set(CodeOnHold, CauseClusterQueueStopped, fmt.Sprintf("ClusterQueue %s is stopped, so %s waits.", cq.Name, a.jobRef()),
 			fmt.Sprintf("ClusterQueue %s has stopPolicy %s: an administrator paused admission. Nothing from it is admitted until it is resumed.", cq.Name, *cq.Spec.StopPolicy))
+	}
+	if cq.DeletionTimestamp != nil {
+		a.remedy("AskQueue", WhoPlatform, fmt.Sprintf("kubectl get clusterqueue %s -o jsonpath='{.metadata.deletionTimestamp} {.metadata.finalizers}'", cq.Name),
+			"Ask the platform team which ClusterQueue replaces %s, and for a LocalQueue in %s that points to it.", cq.Name, a.ns)
+		a.alternativeQueues()
+		if a.quota != nil && a.quota.level == fitNow {
+			a.finding("FitsButTerminating", SeverityInfo, "By my count the job fits the free quota of ClusterQueue %s, but Kueue admits nothing new from a ClusterQueue that is being deleted.", cq.Name)
+		}
+		return a.set(CodeMisconfigured, CauseClusterQueueInactive, fmt.Sprintf("ClusterQueue %s is being deleted, so %s will not be admitted: Kueue treats it as inactive.", cq.Name, a.jobRef()),
+			fmt.Sprintf("ClusterQueue %s has had a deletionTimestamp for %s%s: it admits no new workloads; the ones it admitted run to the end, then it goes.", cq.Name, a.age(cq.DeletionTimestamp.Time), finalizersText(cq.Finalizers)))
 	}
 	if len(a.quotaMissingFlavors()) > 0 {
 		missing := a.quotaMissingFlavors()
@@ -601,6 +617,15 @@ func (a *analysis) clusterQueueMissing(name string) bool {
 	a.alternativeQueues()
 	return a.set(CodeMisconfigured, CauseClusterQueueNotFound, fmt.Sprintf("LocalQueue %s points to ClusterQueue %s, which does not exist.", a.r.Queue.LocalQueue, name),
 		"Without its ClusterQueue the LocalQueue is inactive; Kueue admits nothing from it.")
+}
+
+// finalizersText is ", held by finalizer(s) f" for an object being
+// deleted; "" without finalizers.
+func finalizersText(fs []string) string {
+	if len(fs) == 0 {
+		return ""
+	}
+	return ", held by finalizer " + strings.Join(fs, ", ")
 }
 
 // alternativeQueues suggests the other LocalQueues of the namespace.
