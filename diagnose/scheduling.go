@@ -26,6 +26,10 @@ func (a *analysis) admitted() bool {
 		return a.set(CodeStarting, CauseJobSuspended, fmt.Sprintf("%s was admitted by ClusterQueue %s and is being started.", a.jobRef(), cq),
 			"Kueue admitted the Workload; the job is still suspended, which is normal for a few seconds.")
 	}
+	partial := a.partialAdmission()
+	if partial != "" {
+		a.finding("PartialAdmission", SeverityInfo, "%s", capitalize(partial)+".")
+	}
 	pods := activePods(a.s.Pods)
 	if len(pods) == 0 && a.operatorSilent() {
 		return true
@@ -121,8 +125,43 @@ func (a *analysis) admitted() bool {
 		a.remedy("ReadLogs", WhoYou, fmt.Sprintf("kubectl logs %s %s --previous", crash[0].Name, a.nsFlag()), "Read the crashed container's logs; OOMKilled means raise the memory limit.")
 		return a.set(CodeRunning, CauseCrashLooping, fmt.Sprintf("%s runs, but %d pod(s) keep crashing.", a.jobRef(), len(crash)), containerMsg[crash[0].Name]+lastTermination(crash[0]))
 	}
+	if partial != "" {
+		return a.set(CodeRunning, CauseHealthy, fmt.Sprintf("%s is running, %s.", a.jobRef(), strings.SplitN(partial, " (", 2)[0]),
+			fmt.Sprintf("%d of %d pod(s) are running; nothing is waiting.", len(running), total))
+	}
 	return a.set(CodeRunning, CauseHealthy, fmt.Sprintf("%s is running.", a.jobRef()),
 		fmt.Sprintf("%d of %d pod(s) are running; nothing is waiting.", len(running), total))
+}
+
+// partialAdmission says how many pods Kueue admitted when it admitted
+// fewer than the job asked for (partial admission: the pod set's minCount,
+// from kueue.x-k8s.io/job-min-parallelism for a batch Job); "" when every
+// pod set got its full count.
+func (a *analysis) partialAdmission() string {
+	if a.wl == nil || a.wl.Status.Admission == nil {
+		return ""
+	}
+	var parts []string
+	for i := range a.wl.Spec.PodSets {
+		ps := &a.wl.Spec.PodSets[i]
+		as := findAssignment(a.wl, ps.Name)
+		if as == nil || as.Count == nil || *as.Count >= ps.Count {
+			continue
+		}
+		s := fmt.Sprintf("%d of the %d pods it asked for", *as.Count, ps.Count)
+		if len(a.wl.Spec.PodSets) > 1 {
+			s = fmt.Sprintf("%d of the %d pods pod set %s asked for", *as.Count, ps.Count, ps.Name)
+		}
+		parts = append(parts, s)
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	why := "partial admission"
+	if v := a.job.annotation(JobMinParallelismAnnotation); v != "" {
+		why += fmt.Sprintf(", %s=%s", JobMinParallelismAnnotation, v)
+	}
+	return fmt.Sprintf("admitted with %s (%s): that is what the quota had room for, and Kueue does not scale it up while it runs", strings.Join(parts, " and "), why)
 }
 
 // schedulingRemedies suggests how to get the pods scheduled and returns
