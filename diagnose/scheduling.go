@@ -7,8 +7,12 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/duration"
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 )
 
 // admitted handles a Workload Kueue has admitted: from here on,
@@ -35,15 +39,29 @@ func (a *analysis) admitted() bool {
 		return true
 	}
 	if len(pods) == 0 {
+		head := fmt.Sprintf("%s is admitted; its pods are not created yet.", a.jobRef())
 		detail := "The job is admitted and unsuspended, but its controller has not created pods."
-		if ev := a.eventWith("FailedCreate"); ev != "" {
+		since, sinceOK := a.admittedFor()
+		switch ev := a.eventWith("FailedCreate"); {
+		case ev != "":
 			detail += " The job controller reports: " + ev
-			a.remedy("FixCreate", WhoYou, fmt.Sprintf("kubectl describe %s %s", a.jobRef(), a.nsFlag()),
-				"Fix what blocks pod creation (ResourceQuota, PodSecurity, missing ServiceAccount) as the event says.")
-		} else {
+			if r := parseCreateRefusal(ev, a.ns); r != nil {
+				head = fmt.Sprintf("%s is admitted, but %s.", a.jobRef(), r.what)
+				a.remedy("FixCreate", r.who, fmt.Sprintf("kubectl describe %s %s", a.jobRef(), a.nsFlag()), "%s", r.remedy)
+			} else {
+				a.remedy("FixCreate", WhoYou, fmt.Sprintf("kubectl describe %s %s", a.jobRef(), a.nsFlag()),
+					"Fix what blocks pod creation (ResourceQuota, PodSecurity, missing ServiceAccount) as the event says.")
+			}
+		case a.r.Target.Kind == "Job" && sinceOK && since >= operatorIdle && !hasGap(a.s, "Pod", "") && !hasGap(a.s, "Event", ""):
+			ago := duration.HumanDuration(since)
+			head = fmt.Sprintf("%s was admitted %s ago, but the Job controller has not created its pods.", a.jobRef(), ago)
+			detail = fmt.Sprintf("Kueue admitted the Workload and unsuspended the job %s ago; no pods exist and no event reports a failure to create them. Creating them is the work of the Job controller in kube-controller-manager, not Kueue's: it does not seem to act.", ago)
+			a.remedy("AskController", WhoPlatform, fmt.Sprintf("kubectl describe %s %s", a.jobRef(), a.nsFlag()),
+				"Ask the platform team to check that kube-controller-manager runs with its Job controller enabled (its logs for job %s/%s); only they can see it.", a.ns, a.r.Target.Name)
+		default:
 			a.remedy("Wait", WhoYou, fmt.Sprintf("kubectl describe %s %s", a.jobRef(), a.nsFlag()), "Wait a few seconds; if no pods appear, look at the job's events.")
 		}
-		return a.set(CodeStarting, CausePodsNotCreated, fmt.Sprintf("%s is admitted; its pods are not created yet.", a.jobRef()), detail)
+		return a.set(CodeStarting, CausePodsNotCreated, head, detail)
 	}
 	var unsched, gated, imagePull, config, creating, crash, running []*corev1.Pod
 	unschedMsg := map[string]string{}
@@ -131,6 +149,16 @@ func (a *analysis) admitted() bool {
 	}
 	return a.set(CodeRunning, CauseHealthy, fmt.Sprintf("%s is running.", a.jobRef()),
 		fmt.Sprintf("%d of %d pod(s) are running; nothing is waiting.", len(running), total))
+}
+
+// admittedFor is how long ago the Workload was admitted (its Admitted
+// condition's last transition).
+func (a *analysis) admittedFor() (time.Duration, bool) {
+	c := a.cond(kueue.WorkloadAdmitted)
+	if c == nil || c.Status != metav1.ConditionTrue || c.LastTransitionTime.IsZero() {
+		return 0, false
+	}
+	return a.s.Now.Sub(c.LastTransitionTime.Time), true
 }
 
 // partialAdmission says how many pods Kueue admitted when it admitted
