@@ -164,6 +164,13 @@ func (a *analysis) quotaVerdict() bool {
 		if a.cohortHolds() {
 			head = fmt.Sprintf("%s waits for quota: workloads of ClusterQueue %s and of its cohort %s hold what %s %s.", a.jobRef(), cq.Name, cq.Spec.CohortName, it, needs)
 		}
+		if cause == CauseQuotaInUse {
+			if never := a.neverPreempts(); never != "" {
+				head = strings.TrimSuffix(head, ".") + fmt.Sprintf(", and ClusterQueue %s never preempts (%s), so the job's priority %d does not make room.", cq.Name, never, priorityOf(a.wl))
+				detail += a.holdersOfQueueText()
+				a.remedy("AllowPreemption", WhoPlatform, "", "If higher-priority jobs should not wait behind lower ones, ask the platform team to set spec.preemption.withinClusterQueue: LowerPriority on ClusterQueue %s (and reclaimWithinCohort for quota lent to the cohort).", cq.Name)
+			}
+		}
 		switch cause {
 		case CausePendingPreemption:
 			head = fmt.Sprintf("Kueue is preempting %d workload(s) to make room for %s.", a.msg.PendingPreemptions, a.jobRef())
@@ -183,6 +190,48 @@ func (a *analysis) quotaVerdict() bool {
 		}
 	}
 	return false
+}
+
+// neverPreempts says how the ClusterQueue is set never to preempt for a
+// Workload with a priority above zero, e.g. "withinClusterQueue: Never";
+// "" when it may preempt, or when the Workload has no priority to preempt
+// with.
+func (a *analysis) neverPreempts() string {
+	cq := a.s.ClusterQueue
+	if cq == nil || a.wl == nil || priorityOf(a.wl) <= 0 {
+		return ""
+	}
+	within, reclaim := kueue.PreemptionPolicy(kueue.PreemptionPolicyNever), kueue.PreemptionPolicy(kueue.PreemptionPolicyNever)
+	if p := cq.Spec.Preemption; p != nil {
+		if p.WithinClusterQueue != "" {
+			within = p.WithinClusterQueue
+		}
+		if p.ReclaimWithinCohort != "" {
+			reclaim = p.ReclaimWithinCohort
+		}
+	}
+	if within != kueue.PreemptionPolicyNever {
+		return ""
+	}
+	if cq.Spec.CohortName == "" {
+		return "withinClusterQueue: Never"
+	}
+	if reclaim != kueue.PreemptionPolicyNever {
+		return ""
+	}
+	return "withinClusterQueue and reclaimWithinCohort: Never"
+}
+
+// holdersOfQueueText says how many admitted workloads of the ClusterQueue
+// hold its quota and who can list them: the bot reads no other user's
+// Workloads.
+func (a *analysis) holdersOfQueueText() string {
+	cq := a.s.ClusterQueue
+	n := cq.Status.ReservingWorkloads
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" Workloads holding quota in ClusterQueue %s now: %d (status.reservingWorkloads). Whoever may read Workloads in all namespaces (the platform team) sees which with kubectl get workloads -A (column RESERVED IN); yours are listed by kubectl get workloads -n %s.", cq.Name, n, a.ns)
 }
 
 // holdingLimits lists, once each, the limits that keep idle quota from
