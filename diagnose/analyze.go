@@ -2,6 +2,7 @@ package diagnose
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -551,6 +552,9 @@ func (a *analysis) queues() bool {
 			a.remedy("CreateFlavor", WhoPlatform, "", "Ask the platform team to create the missing ResourceFlavor(s) for ClusterQueue %s.", cq.Name)
 			return a.set(CodeMisconfigured, CauseFlavorNotFound, fmt.Sprintf("ClusterQueue %s refers to a ResourceFlavor that does not exist.", cq.Name), c.Message)
 		}
+		if a.inactiveCheck(cq, c) {
+			return true
+		}
 		a.remedy("FixClusterQueue", WhoPlatform, fmt.Sprintf("kubectl describe clusterqueue %s", cq.Name),
 			"Ask the platform team to fix ClusterQueue %s: %s", cq.Name, c.Message)
 		return a.set(CodeMisconfigured, CauseClusterQueueInactive, fmt.Sprintf("ClusterQueue %s is inactive, so nothing in it is admitted.", cq.Name),
@@ -617,6 +621,83 @@ func (a *analysis) clusterQueueMissing(name string) bool {
 	a.alternativeQueues()
 	return a.set(CodeMisconfigured, CauseClusterQueueNotFound, fmt.Sprintf("LocalQueue %s points to ClusterQueue %s, which does not exist.", a.r.Queue.LocalQueue, name),
 		"Without its ClusterQueue the LocalQueue is inactive; Kueue admits nothing from it.")
+}
+
+// multiKueueController is the controllerName of MultiKueue's admission
+// check.
+const multiKueueController = "kueue.x-k8s.io/multikueue"
+
+// reInactiveClusters reads MultiKueue's AdmissionCheck message, e.g.
+// "Missing clusters: [a], Inactive clusters: [b c]".
+var reInactiveClusters = regexp.MustCompile(`(Missing|Inactive) clusters: \[([^\]]*)\]`)
+
+// inactiveCheck answers a ClusterQueue that Kueue keeps inactive because
+// an AdmissionCheck it uses is inactive or missing, naming the check, its
+// condition and, for MultiKueue, the worker clusters that are not usable.
+func (a *analysis) inactiveCheck(cq *kueue.ClusterQueue, c *metav1.Condition) bool {
+	if c.Reason != "AdmissionCheckInactive" && c.Reason != "AdmissionCheckNotFound" {
+		return false
+	}
+	for _, ref := range checkRefs(cq) {
+		var ac *kueue.AdmissionCheck
+		for i := range a.s.AdmissionChecks {
+			if a.s.AdmissionChecks[i].Name == ref {
+				ac = &a.s.AdmissionChecks[i]
+			}
+		}
+		if ac == nil {
+			if c.Reason != "AdmissionCheckNotFound" || hasGap(a.s, "AdmissionCheck", ref) && !a.s.HasGap("AdmissionCheck", GapNotFound) {
+				continue
+			}
+			a.remedy("CreateCheck", WhoPlatform, "", "Ask the platform team to create AdmissionCheck %s, or to remove it from ClusterQueue %s's admissionChecksStrategy.", ref, cq.Name)
+			return a.set(CodeMisconfigured, CauseClusterQueueInactive, fmt.Sprintf("ClusterQueue %s is inactive: it uses AdmissionCheck %s, which does not exist, so nothing in it is admitted.", cq.Name, ref),
+				fmt.Sprintf("Kueue reports %s: %s", c.Reason, c.Message))
+		}
+		active := apimeta.FindStatusCondition(ac.Status.Conditions, kueue.AdmissionCheckActive)
+		if active == nil || active.Status == metav1.ConditionTrue {
+			continue
+		}
+		cond := fmt.Sprintf("Active=%s (%s: %s)", active.Status, active.Reason, active.Message)
+		if ac.Spec.ControllerName == multiKueueController {
+			var clusters []string
+			for _, m := range reInactiveClusters.FindAllStringSubmatch(active.Message, -1) {
+				clusters = append(clusters, strings.Fields(m[2])...)
+			}
+			config := ""
+			if p := ac.Spec.Parameters; p != nil && p.Kind == "MultiKueueConfig" {
+				config = " (MultiKueueConfig " + p.Name + ")"
+			}
+			if len(clusters) > 0 {
+				names := "MultiKueueCluster " + strings.Join(clusters, ", MultiKueueCluster ")
+				cmd := "kubectl get multikueuecluster " + strings.Join(clusters, " ") + " -o yaml"
+				a.remedy("FixWorkerCluster", WhoPlatform, cmd, "Ask the platform team to fix %s: its Active condition says why it is not usable (an unreachable worker, a wrong or expired kubeconfig Secret, a CRD missing on the worker). MultiKueueClusters are cluster-scoped: only they can read them.", names)
+				return a.set(CodeMisconfigured, CauseClusterQueueInactive, fmt.Sprintf("ClusterQueue %s admits nothing: its MultiKueue AdmissionCheck %s has no usable worker cluster (%s is not active).", cq.Name, ac.Name, names),
+					fmt.Sprintf("AdmissionCheck %s%s is %s, so Kueue keeps ClusterQueue %s inactive (%s) and dispatches no job to a worker.", ac.Name, config, cond, cq.Name, c.Reason))
+			}
+		}
+		owner := ""
+		if ac.Spec.ControllerName != "" {
+			owner = " (controller " + ac.Spec.ControllerName + ")"
+		}
+		a.remedy("FixCheck", WhoPlatform, fmt.Sprintf("kubectl get admissioncheck %s -o yaml", ac.Name), "Ask the platform team to fix AdmissionCheck %s%s: %s.", ac.Name, owner, cond)
+		return a.set(CodeMisconfigured, CauseClusterQueueInactive, fmt.Sprintf("ClusterQueue %s admits nothing: its AdmissionCheck %s is inactive (%s).", cq.Name, ac.Name, active.Reason),
+			fmt.Sprintf("AdmissionCheck %s%s is %s, so Kueue keeps ClusterQueue %s inactive.", ac.Name, owner, cond, cq.Name))
+	}
+	return false
+}
+
+// checkRefs lists the AdmissionChecks the ClusterQueue uses, in order.
+func checkRefs(cq *kueue.ClusterQueue) []string {
+	if cq.Spec.AdmissionChecksStrategy == nil {
+		return nil
+	}
+	var out []string
+	for _, r := range cq.Spec.AdmissionChecksStrategy.AdmissionChecks {
+		if !slices.Contains(out, string(r.Name)) {
+			out = append(out, string(r.Name))
+		}
+	}
+	return out
 }
 
 // finalizersText is ", held by finalizer(s) f" for an object being
