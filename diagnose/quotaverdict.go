@@ -3,6 +3,7 @@ package diagnose
 import (
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -391,8 +392,98 @@ func (a *analysis) borrowLimited() bool {
 }
 
 func (a *analysis) topologyMismatch() bool {
+	head := fmt.Sprintf("Kueue cannot place the pods of %s in the requested topology.", a.jobRef())
+	if t, ok := a.topologyFit(); ok {
+		switch {
+		case t.level != "" && t.fit > 0:
+			head = fmt.Sprintf("Kueue cannot place the pods of %s: no %s has room for %d pods; the largest holds %d (topology %s, required by pod set %s).", a.jobRef(), t.level, t.want, t.fit, t.topology, t.podSet)
+			a.remedy("RelaxTopology", WhoYou, "", "Run at most %d pods of pod set %s, or relax its topology request: a higher level than %s, or preferred instead of required.", t.fit, t.podSet, t.level)
+			return a.set(CodeNoMatchingFlavor, CauseTopologyMismatch, head, a.qr.Message)
+		case t.level != "":
+			head = fmt.Sprintf("Kueue cannot place the pods of %s: no %s has room for even one of its %d pods (topology %s, required by pod set %s).", a.jobRef(), t.level, t.want, t.topology, t.podSet)
+		case t.fit > 0:
+			head = fmt.Sprintf("Kueue cannot place the pods of %s: topology %s has room for %d of its %d pods.", a.jobRef(), t.topology, t.fit, t.want)
+		default:
+			head = fmt.Sprintf("Kueue cannot place the pods of %s: topology %s has room for none of its %d pods.", a.jobRef(), t.topology, t.want)
+		}
+		if ex := tasExcluded(a.qr.Message); ex != "" {
+			head = strings.TrimSuffix(head, ".") + "; " + ex + "."
+		}
+	}
 	a.remedy("RelaxTopology", WhoYou, "", "Relax the topology request (preferred instead of required, or a higher level), or reduce the number of pods.")
-	return a.set(CodeNoMatchingFlavor, CauseTopologyMismatch, fmt.Sprintf("Kueue cannot place the pods of %s in the requested topology.", a.jobRef()), a.qr.Message)
+	return a.set(CodeNoMatchingFlavor, CauseTopologyMismatch, head, a.qr.Message)
+}
+
+// reTASFit is Kueue's TAS refusal (pkg/cache/scheduler tas_flavor_snapshot
+// notFitMessage).
+var reTASFit = regexp.MustCompile(`topology "([^"]+)" (?:doesn't allow to fit any of (\d+)|allows to fit only (\d+) out of (\d+)) pod\(s\)`)
+
+var (
+	reTASNodes    = regexp.MustCompile(`Total nodes: (\d+); excluded: (.*)$`)
+	reTASResource = regexp.MustCompile(`resource "([^"]+)": (\d+)`)
+)
+
+// tasExcluded says which of the topology's nodes Kueue ruled out, e.g.
+// "of its 2 nodes, 2 lack free cpu"; "" when the message does not say.
+func tasExcluded(msg string) string {
+	m := reTASNodes.FindStringSubmatch(strings.TrimSuffix(strings.TrimSpace(msg), "."))
+	if m == nil {
+		return ""
+	}
+	var parts []string
+	for _, r := range reTASResource.FindAllStringSubmatch(m[2], -1) {
+		parts = append(parts, fmt.Sprintf("%s lack free %s", r[2], r[1]))
+	}
+	if len(parts) == 0 {
+		return fmt.Sprintf("of its %s nodes, Kueue excluded %s", m[1], m[2])
+	}
+	return fmt.Sprintf("of its %s nodes, %s", m[1], strings.Join(parts, ", "))
+}
+
+// topologyFit is Kueue's TAS refusal read with the pod set's request.
+type topologyFit struct {
+	topology, podSet string
+	// level is the topology level the pod set requires ("" when it only
+	// prefers one, or asks for none).
+	level     string
+	fit, want int
+}
+
+// topologyFit reads Kueue's TAS message: with a required level, the
+// count that fits is what the largest domain of that level holds.
+func (a *analysis) topologyFit() (topologyFit, bool) {
+	if a.qr == nil {
+		return topologyFit{}, false
+	}
+	m := reTASFit.FindStringSubmatch(a.qr.Message)
+	if m == nil {
+		return topologyFit{}, false
+	}
+	t := topologyFit{topology: m[1]}
+	if m[2] != "" {
+		t.want, _ = strconv.Atoi(m[2])
+	} else {
+		t.fit, _ = strconv.Atoi(m[3])
+		t.want, _ = strconv.Atoi(m[4])
+	}
+	for _, r := range a.msg.Reasons {
+		if r.Kind == ReasonTopology && r.PodSet != "" {
+			t.podSet = r.PodSet
+			break
+		}
+	}
+	for i := range a.wl.Spec.PodSets {
+		ps := &a.wl.Spec.PodSets[i]
+		if t.podSet != "" && string(ps.Name) != t.podSet {
+			continue
+		}
+		t.podSet = string(ps.Name)
+		if tr := ps.TopologyRequest; tr != nil && tr.Required != nil {
+			t.level = *tr.Required
+		}
+		break
+	}
+	return t, true
 }
 
 // quotaFromMessage decides from Kueue's message when the ClusterQueue could
