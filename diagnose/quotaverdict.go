@@ -586,7 +586,7 @@ func (a *analysis) shortfallText(now bool) string {
 				k := fr{f.flavor, r}
 				t := a.quota.tree
 				req := p.req.total[r]
-				s := fmt.Sprintf("Pod set %s requests %s %s", p.req.name, fmtQ(r, req), r) + perPodArithmetic(p.req, r)
+				s := fmt.Sprintf("Pod set %s requests %s %s", p.req.name, fmtQ(r, req), r) + perPodArithmetic(p.req, r, a.podCountOrigin(p.req.name))
 				prior := ""
 				if n := f.prior[r]; n > 0 {
 					prior = fmt.Sprintf(" on top of the %s %s that %s %s", fmtQ(r, n), r, podSetList(f.priorBy[r]), verb(f.priorBy[r], "takes", "take"))

@@ -3,6 +3,7 @@ package diagnose
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	resourcehelpers "k8s.io/component-helpers/resource"
@@ -238,8 +239,18 @@ func podShare(spec *corev1.PodSpec, r corev1.ResourceName, per int64) (perPod, w
 }
 
 // perPodArithmetic is " (N pods × X r)" with what makes up X (podShare)
-// when the pod set's template says; "" for a single pod without either.
-func perPodArithmetic(p podSetRequest, r corev1.ResourceName) string {
+// when the pod set's template says, and where N comes from (origin, e.g.
+// "replicas 3 × numOfHosts 2 of worker group w") when not ""; "" for a
+// single pod without either.
+func perPodArithmetic(p podSetRequest, r corev1.ResourceName, origin string) string {
+	s := perPodShare(p, r)
+	if origin == "" || p.count <= 1 || !strings.HasSuffix(s, ")") {
+		return s
+	}
+	return fmt.Sprintf("%s; %d pods = %s)", strings.TrimSuffix(s, ")"), p.count, origin)
+}
+
+func perPodShare(p podSetRequest, r corev1.ResourceName) string {
 	per := p.perPod[r]
 	if per <= 0 {
 		return ""
