@@ -830,8 +830,13 @@ func (a *analysis) gates() bool {
 		switch a.qr.Reason {
 		case kueue.WorkloadAdmissionGated:
 			gate := a.wl.Annotations[AdmissionGatedBy]
-			a.remedy("WaitForGate", WhoYou, "", "Wait for the controller(s) named in %s to clear the gate.", AdmissionGatedBy)
-			return a.set(CodeAdmissionGated, CauseNone, fmt.Sprintf("%s is held back by an admission gate.", a.jobRef()),
+			if gate == "" {
+				a.remedy("WaitForGate", WhoYou, "", "Wait for the controller(s) named in %s to clear the gate.", AdmissionGatedBy)
+				return a.set(CodeAdmissionGated, CauseNone, fmt.Sprintf("%s is held back by an admission gate.", a.jobRef()),
+					fmt.Sprintf("Annotation %s=%q: Kueue does not consider the Workload until the gate is removed. %s", AdmissionGatedBy, gate, a.qr.Message))
+			}
+			a.remedy("WaitForGate", WhoYou, "", "Wait for %s to clear its gate (annotation %s on Workload %s); if it does not, ask whoever runs that controller.", gate, AdmissionGatedBy, a.wl.Name)
+			return a.set(CodeAdmissionGated, CauseNone, fmt.Sprintf("%s is held back by the admission gate %s.", a.jobRef(), gate),
 				fmt.Sprintf("Annotation %s=%q: Kueue does not consider the Workload until the gate is removed. %s", AdmissionGatedBy, gate, a.qr.Message))
 		case "Waiting", "WaitingForPodsReady":
 			a.remedy("Wait", WhoYou, "", "Wait: Kueue admits one workload at a time until the admitted ones have ready pods (waitForPodsReady.blockAdmission).")

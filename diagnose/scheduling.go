@@ -130,11 +130,20 @@ func (a *analysis) admitted() bool {
 	case len(imagePull) > 0:
 		a.remedy("FixImage", WhoYou, fmt.Sprintf("kubectl describe pod %s %s", imagePull[0].Name, a.nsFlag()),
 			"Check the image name and tag, and that the namespace has the pull secret for the registry.")
-		return a.set(CodePodsNotStarting, CauseImagePull, fmt.Sprintf("%s is scheduled, but %d pod(s) cannot pull their image.", a.jobRef(), len(imagePull)), containerMsg[imagePull[0].Name])
+		head := fmt.Sprintf("%s is scheduled, but %d pod(s) cannot pull their image.", a.jobRef(), len(imagePull))
+		if img := waitingImage(imagePull[0], containerMsg[imagePull[0].Name]); img != "" {
+			head = fmt.Sprintf("%s is scheduled, but %d pod(s) cannot pull image %s.", a.jobRef(), len(imagePull), img)
+		}
+		return a.set(CodePodsNotStarting, CauseImagePull, head, containerMsg[imagePull[0].Name])
 	case len(config) > 0:
 		a.remedy("FixConfig", WhoYou, fmt.Sprintf("kubectl describe pod %s %s", config[0].Name, a.nsFlag()),
 			"Create the missing ConfigMap/Secret or fix the reference in the pod template.")
-		return a.set(CodePodsNotStarting, CauseContainerConfig, fmt.Sprintf("%s is scheduled, but %d pod(s) cannot create their containers.", a.jobRef(), len(config)), containerMsg[config[0].Name])
+		head := fmt.Sprintf("%s is scheduled, but %d pod(s) cannot create their containers.", a.jobRef(), len(config))
+		if m := reMissingRef.FindStringSubmatch(containerMsg[config[0].Name]); m != nil {
+			kind := map[string]string{"secret": "Secret", "configmap": "ConfigMap"}[strings.ToLower(m[1])]
+			head = fmt.Sprintf("%s is scheduled, but %d pod(s) cannot create their containers: %s %s does not exist in namespace %s.", a.jobRef(), len(config), kind, m[2], a.ns)
+		}
+		return a.set(CodePodsNotStarting, CauseContainerConfig, head, containerMsg[config[0].Name])
 	case len(creating) > 0 && len(running) == 0 && len(crash) == 0:
 		a.remedy("Wait", WhoYou, fmt.Sprintf("kubectl describe pod %s %s", creating[0].Name, a.nsFlag()), "Wait for the containers to start; large images take a while. If it takes long, check the pod's events.")
 		return a.set(CodePodsNotStarting, CauseContainerCreating, fmt.Sprintf("%s is scheduled; its containers are starting.", a.jobRef()),
@@ -273,6 +282,29 @@ func (a *analysis) podAsks(pods []*corev1.Pod, res []string) string {
 }
 
 var reSchedPart = regexp.MustCompile(`^(\d+) (.*)$`)
+
+// reMissingRef is the kubelet's CreateContainerConfigError for a missing
+// Secret or ConfigMap.
+var reMissingRef = regexp.MustCompile(`(?i)(secret|configmap) "([^"]+)" not found`)
+
+// reImage is the image a kubelet pull message names.
+var reImage = regexp.MustCompile(`image "([^"]+)"`)
+
+// waitingImage names the image a pod cannot pull: from the message, else
+// the image of the container that waits.
+func waitingImage(p *corev1.Pod, msg string) string {
+	if m := reImage.FindStringSubmatch(msg); m != nil {
+		return m[1]
+	}
+	for _, list := range [][]corev1.ContainerStatus{p.Status.InitContainerStatuses, p.Status.ContainerStatuses} {
+		for _, cs := range list {
+			if cs.State.Waiting != nil && cs.Image != "" {
+				return cs.Image
+			}
+		}
+	}
+	return ""
+}
 
 // reSchedTaint is kube-scheduler's "untolerated taint {key: value}".
 var reSchedTaint = regexp.MustCompile(`untolerated taint \{([^:{}]+): ([^{}]*)\}`)
