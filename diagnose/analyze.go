@@ -544,11 +544,20 @@ func (a *analysis) queues() bool {
 		missing := a.quotaMissingFlavors()
 		a.remedy("CreateFlavor", WhoPlatform, "",
 			"Ask the platform team to create ResourceFlavor %s (or remove it from ClusterQueue %s).", strings.Join(missing, ", "), cq.Name)
-		return a.set(CodeMisconfigured, CauseFlavorNotFound, fmt.Sprintf("ClusterQueue %s refers to a ResourceFlavor that does not exist.", cq.Name),
+		what := "ResourceFlavor " + missing[0] + ", which does not exist"
+		if len(missing) > 1 {
+			what = "ResourceFlavors " + strings.Join(missing, ", ") + ", which do not exist"
+		}
+		return a.set(CodeMisconfigured, CauseFlavorNotFound, fmt.Sprintf("ClusterQueue %s refers to %s, so nothing in it is admitted.", cq.Name, what),
 			fmt.Sprintf("Missing ResourceFlavor(s): %s. Kueue keeps the ClusterQueue inactive until they exist, so no job in it is admitted.", strings.Join(missing, ", ")))
 	}
 	if c := apimeta.FindStatusCondition(cq.Status.Conditions, kueue.ClusterQueueActive); c != nil && c.Status == metav1.ConditionFalse {
 		if c.Reason == "FlavorNotFound" {
+			if m := reMissingFlavors.FindStringSubmatch(c.Message); m != nil {
+				names := strings.Join(strings.Fields(strings.ReplaceAll(m[1], ",", " ")), ", ")
+				a.remedy("CreateFlavor", WhoPlatform, "", "Ask the platform team to create ResourceFlavor %s (or remove it from ClusterQueue %s).", names, cq.Name)
+				return a.set(CodeMisconfigured, CauseFlavorNotFound, fmt.Sprintf("ClusterQueue %s refers to ResourceFlavor %s, which does not exist, so nothing in it is admitted.", cq.Name, names), c.Message)
+			}
 			a.remedy("CreateFlavor", WhoPlatform, "", "Ask the platform team to create the missing ResourceFlavor(s) for ClusterQueue %s.", cq.Name)
 			return a.set(CodeMisconfigured, CauseFlavorNotFound, fmt.Sprintf("ClusterQueue %s refers to a ResourceFlavor that does not exist.", cq.Name), c.Message)
 		}
@@ -622,6 +631,10 @@ func (a *analysis) clusterQueueMissing(name string) bool {
 	return a.set(CodeMisconfigured, CauseClusterQueueNotFound, fmt.Sprintf("LocalQueue %s points to ClusterQueue %s, which does not exist.", a.r.Queue.LocalQueue, name),
 		"Without its ClusterQueue the LocalQueue is inactive; Kueue admits nothing from it.")
 }
+
+// reMissingFlavors reads a ClusterQueue's FlavorNotFound message, e.g.
+// "Can't admit new workloads: references missing ResourceFlavor(s): [a b]."
+var reMissingFlavors = regexp.MustCompile(`references missing ResourceFlavor\(s\): \[?([^\]]+?)\]?\.?$`)
 
 // multiKueueController is the controllerName of MultiKueue's admission
 // check.
