@@ -62,11 +62,12 @@ func (a *analysis) podsReadyTimeout() bool {
 	}
 	detail.WriteString(".")
 	head := fmt.Sprintf("%s was evicted because its pods were not ready in time (PodsReadyTimeout)", a.jobRef())
-	if st != nil && st.RequeueAt != nil && st.RequeueAt.After(a.s.Now) {
+	switch {
+	case st != nil && st.RequeueAt != nil && st.RequeueAt.After(a.s.Now):
 		wait := st.RequeueAt.Sub(a.s.Now)
 		head += fmt.Sprintf("; Kueue queues it again in about %s.", waitText(wait))
 		fmt.Fprintf(&detail, " Kueue waits until %s before queueing it again; the backoff grows with every eviction.", st.RequeueAt.UTC().Format(time.RFC3339))
-	} else if st != nil && st.RequeueAt != nil {
+	case st != nil && st.RequeueAt != nil:
 		// Kueue's workload controller sets Requeued=True (BackoffFinished)
 		// and queues the Workload again as soon as requeueAt has passed.
 		late := a.s.Now.Sub(st.RequeueAt.Time)
@@ -75,7 +76,7 @@ func (a *analysis) podsReadyTimeout() bool {
 		if late > time.Minute {
 			stuck = late
 		}
-	} else {
+	default:
 		head += "; it is not queued again yet."
 		detail.WriteString(" Kueue has not recorded its requeue time (status.requeueState.requeueAt) yet; it queues it again once the backoff has passed.")
 	}
