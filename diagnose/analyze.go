@@ -644,14 +644,22 @@ const multiKueueController = "kueue.x-k8s.io/multikueue"
 // "Missing clusters: [a], Inactive clusters: [b c]".
 var reInactiveClusters = regexp.MustCompile(`(Missing|Inactive) clusters: \[([^\]]*)\]`)
 
+// InactiveByCheck reports whether Kueue keeps the ClusterQueue inactive
+// because of an AdmissionCheck it uses (missing or inactive): the checks
+// then say why, even for a Workload that holds no quota.
+func InactiveByCheck(cq *kueue.ClusterQueue) bool {
+	c := apimeta.FindStatusCondition(cq.Status.Conditions, kueue.ClusterQueueActive)
+	return c != nil && c.Status == metav1.ConditionFalse && (c.Reason == "AdmissionCheckInactive" || c.Reason == "AdmissionCheckNotFound")
+}
+
 // inactiveCheck answers a ClusterQueue that Kueue keeps inactive because
 // an AdmissionCheck it uses is inactive or missing, naming the check, its
 // condition and, for MultiKueue, the worker clusters that are not usable.
 func (a *analysis) inactiveCheck(cq *kueue.ClusterQueue, c *metav1.Condition) bool {
-	if c.Reason != "AdmissionCheckInactive" && c.Reason != "AdmissionCheckNotFound" {
+	if !InactiveByCheck(cq) {
 		return false
 	}
-	for _, ref := range checkRefs(cq) {
+	for _, ref := range ClusterQueueChecks(cq) {
 		var ac *kueue.AdmissionCheck
 		for i := range a.s.AdmissionChecks {
 			if a.s.AdmissionChecks[i].Name == ref {
@@ -699,8 +707,9 @@ func (a *analysis) inactiveCheck(cq *kueue.ClusterQueue, c *metav1.Condition) bo
 	return false
 }
 
-// checkRefs lists the AdmissionChecks the ClusterQueue uses, in order.
-func checkRefs(cq *kueue.ClusterQueue) []string {
+// ClusterQueueChecks lists the AdmissionChecks the ClusterQueue uses, in
+// order, once each.
+func ClusterQueueChecks(cq *kueue.ClusterQueue) []string {
 	if cq.Spec.AdmissionChecksStrategy == nil {
 		return nil
 	}
