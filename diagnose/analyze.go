@@ -2,6 +2,8 @@ package diagnose
 
 import (
 	"fmt"
+	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -294,12 +296,9 @@ func (a *analysis) deactivated() bool {
 			cause, reasonText = CauseAdmissionCheckRejected, "an admission check rejected it"
 		}
 	}
-	if cause == CauseManual {
-		for _, ac := range a.wl.Status.AdmissionChecks {
-			if ac.State == kueue.CheckStateRejected {
-				cause, reasonText = CauseAdmissionCheckRejected, fmt.Sprintf("admission check %s rejected it: %s", ac.Name, ac.Message)
-			}
-		}
+	rejected := a.checksIn(kueue.CheckStateRejected)
+	if len(rejected) > 0 && (cause == CauseManual || cause == CauseAdmissionCheckRejected) {
+		cause, reasonText = CauseAdmissionCheckRejected, checksText(rejected)+" rejected it"
 	}
 	if kc := a.s.KueueConfig; cause == CauseRequeuingLimitExceeded && kc != nil && kc.WaitForPodsReady != nil && kc.WaitForPodsReady.BackoffLimitCount != nil {
 		w := kc.WaitForPodsReady
@@ -320,6 +319,11 @@ func (a *analysis) deactivated() bool {
 	case CauseMaximumExecutionTimeExceeded:
 		a.remedy("RaiseMaxExecTime", WhoYou, "", "Recreate the job with a larger kueue.x-k8s.io/max-exec-time-seconds label, or split the work into shorter jobs.")
 	case CauseAdmissionCheckRejected:
+		if len(rejected) > 0 {
+			a.remedy("CheckAdmissionCheck", WhoPlatform, "", "Ask the platform team why %s rejected the workload; recreate the job once it can pass.", a.checksOwnerText(rejected))
+			return a.set(CodeDeactivated, cause, fmt.Sprintf("%s is deactivated: %s rejected it, so Kueue will not admit it.", a.jobRef(), checksText(rejected)),
+				fmt.Sprintf("Workload %s has spec.active=false because %s.", a.wl.Name, reasonText))
+		}
 		a.remedy("CheckAdmissionCheck", WhoPlatform, "", "Ask the platform team why the admission check rejected the workload (e.g. capacity could not be provisioned); recreate the job after that.")
 	}
 	return a.set(CodeDeactivated, cause, fmt.Sprintf("%s is deactivated: Kueue will not admit it.", a.jobRef()),
@@ -336,6 +340,7 @@ func (a *analysis) reserved() bool {
 		return true
 	}
 	var pending, retry []string
+	pendingChecks, retryChecks := a.checksIn(kueue.CheckStatePending), a.checksIn(kueue.CheckStateRetry)
 	for _, ac := range a.wl.Status.AdmissionChecks {
 		switch ac.State {
 		case kueue.CheckStatePending:
@@ -346,15 +351,15 @@ func (a *analysis) reserved() bool {
 	}
 	cq := a.r.Queue.ClusterQueue
 	if len(retry) > 0 {
-		a.remedy("WaitForCheck", WhoYou, "", "Kueue will release the quota and retry after the check's backoff; nothing to do unless it keeps failing, then ask your platform team.")
+		a.remedy("WaitForCheck", WhoYou, "", "Kueue will release the quota and retry after the check's backoff; nothing to do unless it keeps failing, then ask your platform team about %s.", a.checksOwnerText(retryChecks))
 		return a.set(CodeWaitingForAdmissionChecks, CauseCheckRetry,
-			fmt.Sprintf("%s has quota in ClusterQueue %s, but an admission check asked to retry.", a.jobRef(), cq),
+			fmt.Sprintf("%s has quota in ClusterQueue %s, but %s asked to retry.", a.jobRef(), cq, checksText(retryChecks)),
 			capitalize(strings.Join(append(retry, pending...), "; "))+".")
 	}
 	if len(pending) > 0 {
-		a.remedy("WaitForCheck", WhoYou, "", "Wait for the admission check(s) to finish (e.g. capacity being provisioned). If one stays Pending for long, ask your platform team whether its controller is running.")
+		a.remedy("WaitForCheck", WhoYou, "", "Wait for %s to finish (e.g. capacity being provisioned). If it stays Pending for long, ask your platform team whether its controller is running.", checkNames(pendingChecks))
 		return a.set(CodeWaitingForAdmissionChecks, CauseCheckPending,
-			fmt.Sprintf("%s has quota in ClusterQueue %s and waits for admission checks.", a.jobRef(), cq),
+			fmt.Sprintf("%s has quota in ClusterQueue %s and waits for %s.", a.jobRef(), cq, checksText(pendingChecks)),
 			capitalize(strings.Join(pending, "; "))+".")
 	}
 	if c := a.cond(kueue.WorkloadAdmitted); c != nil && c.Reason == "PendingDelayedTopologyRequests" {
@@ -365,6 +370,61 @@ func (a *analysis) reserved() bool {
 	return a.set(CodeWaitingForAdmissionChecks, CauseCheckPending,
 		fmt.Sprintf("%s has quota in ClusterQueue %s; admission is being completed.", a.jobRef(), cq),
 		"Quota is reserved but the Workload is not marked Admitted yet. This normally takes seconds.")
+}
+
+// checksIn returns the Workload's admission checks in state st.
+func (a *analysis) checksIn(st kueue.CheckState) []kueue.AdmissionCheckState {
+	var out []kueue.AdmissionCheckState
+	for _, ac := range a.wl.Status.AdmissionChecks {
+		if ac.State == st {
+			out = append(out, ac)
+		}
+	}
+	return out
+}
+
+// checkNames is "admission check a" or "admission checks a, b".
+func checkNames(acs []kueue.AdmissionCheckState) string {
+	names := make([]string, 0, len(acs))
+	for _, ac := range acs {
+		names = append(names, string(ac.Name))
+	}
+	if len(names) == 1 {
+		return "admission check " + names[0]
+	}
+	return "admission checks " + strings.Join(names, ", ")
+}
+
+// checksText names the checks with their messages, for a headline:
+// admission check prov-check ("capacity could not be provisioned").
+func checksText(acs []kueue.AdmissionCheckState) string {
+	parts := make([]string, 0, len(acs))
+	for _, ac := range acs {
+		s := "admission check " + string(ac.Name)
+		if ac.Message != "" {
+			s += fmt.Sprintf(" (%q)", strings.TrimSuffix(ac.Message, "."))
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, " and ")
+}
+
+// checksOwnerText names the checks with the controllers that run them,
+// when the AdmissionCheck objects were read.
+func (a *analysis) checksOwnerText(acs []kueue.AdmissionCheckState) string {
+	s := checkNames(acs)
+	var ctrls []string
+	for _, ac := range acs {
+		for _, obj := range a.s.AdmissionChecks {
+			if obj.Name == string(ac.Name) && obj.Spec.ControllerName != "" && !slices.Contains(ctrls, obj.Spec.ControllerName) {
+				ctrls = append(ctrls, obj.Spec.ControllerName)
+			}
+		}
+	}
+	if len(ctrls) > 0 {
+		s += " (controller " + strings.Join(ctrls, ", ") + ")"
+	}
+	return s
 }
 
 func (a *analysis) checkText(ac kueue.AdmissionCheckState) string {
@@ -433,6 +493,12 @@ func (a *analysis) queues() bool {
 		return a.set(CodeOnHold, CauseLocalQueueStopped, fmt.Sprintf("LocalQueue %s is stopped, so %s waits.", lq.Name, a.jobRef()),
 			fmt.Sprintf("LocalQueue %s has stopPolicy %s: Kueue admits nothing from it until it is resumed.", lq.Name, *lq.Spec.StopPolicy))
 	}
+	if lq.DeletionTimestamp != nil {
+		a.alternativeQueues()
+		a.remedy("AskQueue", WhoPlatform, "", "Ask who manages LocalQueue %s (your namespace admin or platform team) which LocalQueue replaces it.", lq.Name)
+		return a.set(CodeMisconfigured, CauseLocalQueueNotFound, fmt.Sprintf("LocalQueue %s is being deleted, so %s will not be admitted from it.", lq.Name, a.jobRef()),
+			fmt.Sprintf("LocalQueue %s has had a deletionTimestamp for %s%s: Kueue admits nothing new from a LocalQueue that is going away.", lq.Name, a.age(lq.DeletionTimestamp.Time), finalizersText(lq.Finalizers)))
+	}
 	cqName := string(lq.Spec.ClusterQueue)
 	cq := a.s.ClusterQueue
 	if cq == nil {
@@ -464,17 +530,39 @@ func (a *analysis) queues() bool {
 		return a.set(CodeOnHold, CauseClusterQueueStopped, fmt.Sprintf("ClusterQueue %s is stopped, so %s waits.", cq.Name, a.jobRef()),
 			fmt.Sprintf("ClusterQueue %s has stopPolicy %s: an administrator paused admission. Nothing from it is admitted until it is resumed.", cq.Name, *cq.Spec.StopPolicy))
 	}
+	if cq.DeletionTimestamp != nil {
+		a.remedy("AskQueue", WhoPlatform, fmt.Sprintf("kubectl get clusterqueue %s -o jsonpath='{.metadata.deletionTimestamp} {.metadata.finalizers}'", cq.Name),
+			"Ask the platform team which ClusterQueue replaces %s, and for a LocalQueue in %s that points to it.", cq.Name, a.ns)
+		a.alternativeQueues()
+		if a.quota != nil && a.quota.level == fitNow {
+			a.finding("FitsButTerminating", SeverityInfo, "By my count the job fits the free quota of ClusterQueue %s, but Kueue admits nothing new from a ClusterQueue that is being deleted.", cq.Name)
+		}
+		return a.set(CodeMisconfigured, CauseClusterQueueInactive, fmt.Sprintf("ClusterQueue %s is being deleted, so %s will not be admitted: Kueue treats it as inactive.", cq.Name, a.jobRef()),
+			fmt.Sprintf("ClusterQueue %s has had a deletionTimestamp for %s%s: it admits no new workloads; the ones it admitted run to the end, then it goes.", cq.Name, a.age(cq.DeletionTimestamp.Time), finalizersText(cq.Finalizers)))
+	}
 	if len(a.quotaMissingFlavors()) > 0 {
 		missing := a.quotaMissingFlavors()
 		a.remedy("CreateFlavor", WhoPlatform, "",
 			"Ask the platform team to create ResourceFlavor %s (or remove it from ClusterQueue %s).", strings.Join(missing, ", "), cq.Name)
-		return a.set(CodeMisconfigured, CauseFlavorNotFound, fmt.Sprintf("ClusterQueue %s refers to a ResourceFlavor that does not exist.", cq.Name),
+		what := "ResourceFlavor " + missing[0] + ", which does not exist"
+		if len(missing) > 1 {
+			what = "ResourceFlavors " + strings.Join(missing, ", ") + ", which do not exist"
+		}
+		return a.set(CodeMisconfigured, CauseFlavorNotFound, fmt.Sprintf("ClusterQueue %s refers to %s, so nothing in it is admitted.", cq.Name, what),
 			fmt.Sprintf("Missing ResourceFlavor(s): %s. Kueue keeps the ClusterQueue inactive until they exist, so no job in it is admitted.", strings.Join(missing, ", ")))
 	}
 	if c := apimeta.FindStatusCondition(cq.Status.Conditions, kueue.ClusterQueueActive); c != nil && c.Status == metav1.ConditionFalse {
 		if c.Reason == "FlavorNotFound" {
+			if m := reMissingFlavors.FindStringSubmatch(c.Message); m != nil {
+				names := strings.Join(strings.Fields(strings.ReplaceAll(m[1], ",", " ")), ", ")
+				a.remedy("CreateFlavor", WhoPlatform, "", "Ask the platform team to create ResourceFlavor %s (or remove it from ClusterQueue %s).", names, cq.Name)
+				return a.set(CodeMisconfigured, CauseFlavorNotFound, fmt.Sprintf("ClusterQueue %s refers to ResourceFlavor %s, which does not exist, so nothing in it is admitted.", cq.Name, names), c.Message)
+			}
 			a.remedy("CreateFlavor", WhoPlatform, "", "Ask the platform team to create the missing ResourceFlavor(s) for ClusterQueue %s.", cq.Name)
 			return a.set(CodeMisconfigured, CauseFlavorNotFound, fmt.Sprintf("ClusterQueue %s refers to a ResourceFlavor that does not exist.", cq.Name), c.Message)
+		}
+		if a.inactiveCheck(cq, c) {
+			return true
 		}
 		a.remedy("FixClusterQueue", WhoPlatform, fmt.Sprintf("kubectl describe clusterqueue %s", cq.Name),
 			"Ask the platform team to fix ClusterQueue %s: %s", cq.Name, c.Message)
@@ -542,6 +630,105 @@ func (a *analysis) clusterQueueMissing(name string) bool {
 	a.alternativeQueues()
 	return a.set(CodeMisconfigured, CauseClusterQueueNotFound, fmt.Sprintf("LocalQueue %s points to ClusterQueue %s, which does not exist.", a.r.Queue.LocalQueue, name),
 		"Without its ClusterQueue the LocalQueue is inactive; Kueue admits nothing from it.")
+}
+
+// reMissingFlavors reads a ClusterQueue's FlavorNotFound message, e.g.
+// "Can't admit new workloads: references missing ResourceFlavor(s): [a b]."
+var reMissingFlavors = regexp.MustCompile(`references missing ResourceFlavor\(s\): \[?([^\]]+?)\]?\.?$`)
+
+// multiKueueController is the controllerName of MultiKueue's admission
+// check.
+const multiKueueController = "kueue.x-k8s.io/multikueue"
+
+// reInactiveClusters reads MultiKueue's AdmissionCheck message, e.g.
+// "Missing clusters: [a], Inactive clusters: [b c]".
+var reInactiveClusters = regexp.MustCompile(`(Missing|Inactive) clusters: \[([^\]]*)\]`)
+
+// InactiveByCheck reports whether Kueue keeps the ClusterQueue inactive
+// because of an AdmissionCheck it uses (missing or inactive): the checks
+// then say why, even for a Workload that holds no quota.
+func InactiveByCheck(cq *kueue.ClusterQueue) bool {
+	c := apimeta.FindStatusCondition(cq.Status.Conditions, kueue.ClusterQueueActive)
+	return c != nil && c.Status == metav1.ConditionFalse && (c.Reason == "AdmissionCheckInactive" || c.Reason == "AdmissionCheckNotFound")
+}
+
+// inactiveCheck answers a ClusterQueue that Kueue keeps inactive because
+// an AdmissionCheck it uses is inactive or missing, naming the check, its
+// condition and, for MultiKueue, the worker clusters that are not usable.
+func (a *analysis) inactiveCheck(cq *kueue.ClusterQueue, c *metav1.Condition) bool {
+	if !InactiveByCheck(cq) {
+		return false
+	}
+	for _, ref := range ClusterQueueChecks(cq) {
+		var ac *kueue.AdmissionCheck
+		for i := range a.s.AdmissionChecks {
+			if a.s.AdmissionChecks[i].Name == ref {
+				ac = &a.s.AdmissionChecks[i]
+			}
+		}
+		if ac == nil {
+			if c.Reason != "AdmissionCheckNotFound" || hasGap(a.s, "AdmissionCheck", ref) && !a.s.HasGap("AdmissionCheck", GapNotFound) {
+				continue
+			}
+			a.remedy("CreateCheck", WhoPlatform, "", "Ask the platform team to create AdmissionCheck %s, or to remove it from ClusterQueue %s's admissionChecksStrategy.", ref, cq.Name)
+			return a.set(CodeMisconfigured, CauseClusterQueueInactive, fmt.Sprintf("ClusterQueue %s is inactive: it uses AdmissionCheck %s, which does not exist, so nothing in it is admitted.", cq.Name, ref),
+				fmt.Sprintf("Kueue reports %s: %s", c.Reason, c.Message))
+		}
+		active := apimeta.FindStatusCondition(ac.Status.Conditions, kueue.AdmissionCheckActive)
+		if active == nil || active.Status == metav1.ConditionTrue {
+			continue
+		}
+		cond := fmt.Sprintf("Active=%s (%s: %s)", active.Status, active.Reason, active.Message)
+		if ac.Spec.ControllerName == multiKueueController {
+			var clusters []string
+			for _, m := range reInactiveClusters.FindAllStringSubmatch(active.Message, -1) {
+				clusters = append(clusters, strings.Fields(m[2])...)
+			}
+			config := ""
+			if p := ac.Spec.Parameters; p != nil && p.Kind == "MultiKueueConfig" {
+				config = " (MultiKueueConfig " + p.Name + ")"
+			}
+			if len(clusters) > 0 {
+				names := "MultiKueueCluster " + strings.Join(clusters, ", MultiKueueCluster ")
+				cmd := "kubectl get multikueuecluster " + strings.Join(clusters, " ") + " -o yaml"
+				a.remedy("FixWorkerCluster", WhoPlatform, cmd, "Ask the platform team to fix %s: its Active condition says why it is not usable (an unreachable worker, a wrong or expired kubeconfig Secret, a CRD missing on the worker). MultiKueueClusters are cluster-scoped: only they can read them.", names)
+				return a.set(CodeMisconfigured, CauseClusterQueueInactive, fmt.Sprintf("ClusterQueue %s admits nothing: its MultiKueue AdmissionCheck %s has no usable worker cluster (%s is not active).", cq.Name, ac.Name, names),
+					fmt.Sprintf("AdmissionCheck %s%s is %s, so Kueue keeps ClusterQueue %s inactive (%s) and dispatches no job to a worker.", ac.Name, config, cond, cq.Name, c.Reason))
+			}
+		}
+		owner := ""
+		if ac.Spec.ControllerName != "" {
+			owner = " (controller " + ac.Spec.ControllerName + ")"
+		}
+		a.remedy("FixCheck", WhoPlatform, fmt.Sprintf("kubectl get admissioncheck %s -o yaml", ac.Name), "Ask the platform team to fix AdmissionCheck %s%s: %s.", ac.Name, owner, cond)
+		return a.set(CodeMisconfigured, CauseClusterQueueInactive, fmt.Sprintf("ClusterQueue %s admits nothing: its AdmissionCheck %s is inactive (%s).", cq.Name, ac.Name, active.Reason),
+			fmt.Sprintf("AdmissionCheck %s%s is %s, so Kueue keeps ClusterQueue %s inactive.", ac.Name, owner, cond, cq.Name))
+	}
+	return false
+}
+
+// ClusterQueueChecks lists the AdmissionChecks the ClusterQueue uses, in
+// order, once each.
+func ClusterQueueChecks(cq *kueue.ClusterQueue) []string {
+	if cq.Spec.AdmissionChecksStrategy == nil {
+		return nil
+	}
+	var out []string
+	for _, r := range cq.Spec.AdmissionChecksStrategy.AdmissionChecks {
+		if !slices.Contains(out, string(r.Name)) {
+			out = append(out, string(r.Name))
+		}
+	}
+	return out
+}
+
+// finalizersText is ", held by finalizer(s) f" for an object being
+// deleted; "" without finalizers.
+func finalizersText(fs []string) string {
+	if len(fs) == 0 {
+		return ""
+	}
+	return ", held by finalizer " + strings.Join(fs, ", ")
 }
 
 // alternativeQueues suggests the other LocalQueues of the namespace.
@@ -665,8 +852,13 @@ func (a *analysis) gates() bool {
 		switch a.qr.Reason {
 		case kueue.WorkloadAdmissionGated:
 			gate := a.wl.Annotations[AdmissionGatedBy]
-			a.remedy("WaitForGate", WhoYou, "", "Wait for the controller(s) named in %s to clear the gate.", AdmissionGatedBy)
-			return a.set(CodeAdmissionGated, CauseNone, fmt.Sprintf("%s is held back by an admission gate.", a.jobRef()),
+			if gate == "" {
+				a.remedy("WaitForGate", WhoYou, "", "Wait for the controller(s) named in %s to clear the gate.", AdmissionGatedBy)
+				return a.set(CodeAdmissionGated, CauseNone, fmt.Sprintf("%s is held back by an admission gate.", a.jobRef()),
+					fmt.Sprintf("Annotation %s=%q: Kueue does not consider the Workload until the gate is removed. %s", AdmissionGatedBy, gate, a.qr.Message))
+			}
+			a.remedy("WaitForGate", WhoYou, "", "Wait for %s to clear its gate (annotation %s on Workload %s); if it does not, ask whoever runs that controller.", gate, AdmissionGatedBy, a.wl.Name)
+			return a.set(CodeAdmissionGated, CauseNone, fmt.Sprintf("%s is held back by the admission gate %s.", a.jobRef(), gate),
 				fmt.Sprintf("Annotation %s=%q: Kueue does not consider the Workload until the gate is removed. %s", AdmissionGatedBy, gate, a.qr.Message))
 		case "Waiting", "WaitingForPodsReady":
 			a.remedy("Wait", WhoYou, "", "Wait: Kueue admits one workload at a time until the admitted ones have ready pods (waitForPodsReady.blockAdmission).")
@@ -681,19 +873,23 @@ func (a *analysis) gates() bool {
 
 func (a *analysis) failedChecks() bool {
 	var failed []string
+	var failedChecks []kueue.AdmissionCheckState
 	for _, ac := range a.wl.Status.AdmissionChecks {
 		if ac.State == kueue.CheckStateRetry || ac.State == kueue.CheckStateRejected {
 			failed = append(failed, a.checkText(ac))
+			failedChecks = append(failedChecks, ac)
 		}
 	}
 	if len(failed) == 0 && !a.msg.FailedAdmissionChecks {
 		return false
 	}
-	a.remedy("WaitForCheck", WhoYou, "", "Kueue retries after the check's backoff. If it keeps failing, ask your platform team about the check.")
 	detail := "Kueue reports: The workload has failed admission checks."
 	if len(failed) > 0 {
+		a.remedy("WaitForCheck", WhoYou, "", "Kueue retries after the check's backoff. If it keeps failing, ask your platform team about %s.", a.checksOwnerText(failedChecks))
 		detail = capitalize(strings.Join(failed, "; ")) + "."
+		return a.set(CodeWaitingForAdmissionChecks, CauseCheckRetry, fmt.Sprintf("%s waits: %s failed; Kueue will retry.", a.jobRef(), checksText(failedChecks)), detail)
 	}
+	a.remedy("WaitForCheck", WhoYou, "", "Kueue retries after the check's backoff. If it keeps failing, ask your platform team about the check.")
 	return a.set(CodeWaitingForAdmissionChecks, CauseCheckRetry, fmt.Sprintf("An admission check of %s failed; Kueue will retry.", a.jobRef()), detail)
 }
 

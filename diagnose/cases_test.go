@@ -199,10 +199,12 @@ func golden(t *testing.T, path string, got []byte) {
 }
 
 // TestEveryCodeAndCauseHasACase keeps the fixture set complete: every code
-// and every cause of the contract has at least one fixture.
+// and every cause of the contract has at least one fixture, and every code
+// at least one whose answer must name what blocks (want.mentions).
 func TestEveryCodeAndCauseHasACase(t *testing.T) {
 	files, _ := filepath.Glob("testdata/cases/*.txtar")
 	seen := map[string]bool{}
+	named := map[diagnose.Code]bool{}
 	for _, path := range files {
 		ar, err := txtar.ParseFile(path)
 		if err != nil {
@@ -217,9 +219,15 @@ func TestEveryCodeAndCauseHasACase(t *testing.T) {
 				t.Fatal(err)
 			}
 			seen[string(spec.Want.Code)+"/"+string(spec.Want.Cause)] = true
+			if len(spec.Want.Mentions) > 0 {
+				named[spec.Want.Code] = true
+			}
 		}
 	}
 	for _, code := range diagnose.AllCodes() {
+		if !named[code] {
+			t.Errorf("no fixture of %s lists the words its answer must contain (want.mentions)", code)
+		}
 		for _, cause := range diagnose.CausesOf(code) {
 			if !seen[string(code)+"/"+string(cause)] {
 				t.Errorf("no fixture for %s/%s", code, cause)

@@ -42,6 +42,9 @@ func (a *analysis) podsReadyTimeout() bool {
 		cfg = kc.WaitForPodsReady
 	}
 	var detail strings.Builder
+	// stuck is how long ago the backoff ended, when Kueue should long have
+	// queued the Workload again.
+	var stuck time.Duration
 	fmt.Fprintf(&detail, "Kueue evicted Workload %s because %s", a.wl.Name, why)
 	switch {
 	case cfg != nil && !recovery:
@@ -59,13 +62,23 @@ func (a *analysis) podsReadyTimeout() bool {
 	}
 	detail.WriteString(".")
 	head := fmt.Sprintf("%s was evicted because its pods were not ready in time (PodsReadyTimeout)", a.jobRef())
-	if st != nil && st.RequeueAt != nil && st.RequeueAt.After(a.s.Now) {
+	switch {
+	case st != nil && st.RequeueAt != nil && st.RequeueAt.After(a.s.Now):
 		wait := st.RequeueAt.Sub(a.s.Now)
 		head += fmt.Sprintf("; Kueue queues it again in about %s.", waitText(wait))
 		fmt.Fprintf(&detail, " Kueue waits until %s before queueing it again; the backoff grows with every eviction.", st.RequeueAt.UTC().Format(time.RFC3339))
-	} else {
+	case st != nil && st.RequeueAt != nil:
+		// Kueue's workload controller sets Requeued=True (BackoffFinished)
+		// and queues the Workload again as soon as requeueAt has passed.
+		late := a.s.Now.Sub(st.RequeueAt.Time)
+		head += "; its backoff is over, but Kueue has not queued it again yet."
+		fmt.Fprintf(&detail, " Kueue recorded status.requeueState.requeueAt: its backoff ended at %s (%s ago), and Kueue's workload controller queues it again (Requeued=True) on its next pass.", st.RequeueAt.UTC().Format(time.RFC3339), a.age(st.RequeueAt.Time))
+		if late > time.Minute {
+			stuck = late
+		}
+	default:
 		head += "; it is not queued again yet."
-		detail.WriteString(" Its requeue backoff has not been recorded yet; Kueue queues it again once it has passed.")
+		detail.WriteString(" Kueue has not recorded its requeue time (status.requeueState.requeueAt) yet; it queues it again once the backoff has passed.")
 	}
 	switch {
 	case cfg != nil && cfg.BackoffLimitCount != nil && count >= *cfg.BackoffLimitCount:
@@ -76,6 +89,9 @@ func (a *analysis) podsReadyTimeout() bool {
 		detail.WriteString(" Kueue's configuration sets no requeue limit: it retries forever.")
 	default:
 		detail.WriteString(" If Kueue's waitForPodsReady.requeuingStrategy.backoffLimitCount is set, the first timeout after the count has reached it deactivates the Workload; without a limit Kueue retries forever.")
+	}
+	if stuck > 0 {
+		a.remedy("CheckKueue", WhoPlatform, "", "Its backoff ended %s ago and Kueue has not queued it again: ask the platform team to check that kueue-controller-manager is running and reconciling Workloads (its logs for Workload %s).", duration.HumanDuration(stuck), a.wl.Name)
 	}
 	a.podsReadyRemedies(recovery, cfg)
 	if a.quota != nil && a.quota.level == fitNever && len(a.quota.notCovered()) == 0 {

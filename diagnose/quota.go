@@ -328,7 +328,20 @@ type quotaLimit struct {
 // one limit alone holds it back, only those that do are returned; else all
 // that raise what is available. Nil means the capacity is really taken.
 func (v *quotaView) limitsHolding(k fr, need int64) []quotaLimit {
-	if v.cq.parent == nil || v.free(k) >= need {
+	return v.limitsOn(k, need, v.free)
+}
+
+// limitsCapping is limitsHolding for the most the ClusterQueue could ever
+// hold: the limits without which need of k would fit the cohort's
+// capacity, e.g. the only lender's lendingLimit of 0.
+func (v *quotaView) limitsCapping(k fr, need int64) []quotaLimit {
+	return v.limitsOn(k, need, v.most)
+}
+
+// limitsOn finds the limits that keep need of k out of what measure (free
+// now or most ever) gives.
+func (v *quotaView) limitsOn(k fr, need int64, measure func(fr) int64) []quotaLimit {
+	if v.cq.parent == nil || measure(k) >= need {
 		return nil
 	}
 	var cands []quotaLimit
@@ -349,12 +362,12 @@ func (v *quotaView) limitsHolding(k fr, need int64) []quotaLimit {
 			v.tried = append(v.tried, triedLimit{node: l.node, k: k, lending: l.lending, dropped: true})
 		}
 		defer func() { v.tried = v.tried[:0] }()
-		return v.free(k)
+		return measure(k)
 	}
 	if len(cands) == 0 || without(cands) < need {
 		return nil
 	}
-	base := v.free(k)
+	base := measure(k)
 	var alone, raising []quotaLimit
 	for _, c := range cands {
 		switch got := without([]quotaLimit{c}); {
@@ -377,14 +390,33 @@ func (v *quotaView) limitsHolding(k fr, need int64) []quotaLimit {
 // available, with the other limits as they are; ok is false when raising it
 // alone is not enough.
 func (v *quotaView) raised(l quotaLimit, k fr, need int64) (int64, bool) {
-	short := need - v.free(k)
+	return v.raisedOn(l, k, need, v.free)
+}
+
+// raisedEver is raised for the most the ClusterQueue could ever hold.
+func (v *quotaView) raisedEver(l quotaLimit, k fr, need int64) (int64, bool) {
+	return v.raisedOn(l, k, need, v.most)
+}
+
+// uncapped is the most the ClusterQueue could hold of k without the
+// limits ls.
+func (v *quotaView) uncapped(k fr, ls []quotaLimit) int64 {
+	for _, l := range ls {
+		v.tried = append(v.tried, triedLimit{node: l.node, k: k, lending: l.lending, dropped: true})
+	}
+	defer func() { v.tried = v.tried[:0] }()
+	return v.most(k)
+}
+
+func (v *quotaView) raisedOn(l quotaLimit, k fr, need int64, measure func(fr) int64) (int64, bool) {
+	short := need - measure(k)
 	if short <= 0 {
 		return l.value, true
 	}
 	want := l.value + short
 	v.tried = append(v.tried, triedLimit{node: l.node, k: k, lending: l.lending, value: want})
 	defer func() { v.tried = v.tried[:0] }()
-	if v.free(k) >= need {
+	if measure(k) >= need {
 		return want, true
 	}
 	return 0, false

@@ -3,6 +3,7 @@ package diagnose
 import (
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -124,10 +125,15 @@ func (a *analysis) quotaVerdict() bool {
 		if o.tree.partial && a.msg.has(ReasonUnusedQuota) {
 			break // borrowing may help; Kueue says it fits the maximum
 		}
+		caps := a.cappingLimits()
 		a.sizeRemedies(false)
+		a.capRemedies(caps)
 		a.alternativeRemedies(fitLater)
 		head := fmt.Sprintf("%s asks for more than ClusterQueue %s can ever hold.", a.jobRef(), cq.Name)
-		detail := a.shortfallText(false) + " It will wait forever as it is: make it smaller or get more quota."
+		detail := a.shortfallText(false) + a.capsText(caps) + " It will wait forever as it is: make it smaller or get more quota."
+		if len(caps) > 0 {
+			head = fmt.Sprintf("%s asks for more than ClusterQueue %s can ever hold: the cohort has the quota, but %s keeps it out.", a.jobRef(), cq.Name, heldText(caps))
+		}
 		if a.multiPodSet() {
 			by := o.podSetsAt(fitNever)
 			head = fmt.Sprintf("%s asks for more than ClusterQueue %s can ever hold: %s %s.", a.jobRef(), cq.Name, podSetList(by), verb(by, "does not fit", "do not fit"))
@@ -159,6 +165,13 @@ func (a *analysis) quotaVerdict() bool {
 		if a.cohortHolds() {
 			head = fmt.Sprintf("%s waits for quota: workloads of ClusterQueue %s and of its cohort %s hold what %s %s.", a.jobRef(), cq.Name, cq.Spec.CohortName, it, needs)
 		}
+		if cause == CauseQuotaInUse {
+			if never := a.neverPreempts(); never != "" {
+				head = strings.TrimSuffix(head, ".") + fmt.Sprintf(", and ClusterQueue %s never preempts (%s), so the job's priority %d does not make room.", cq.Name, never, priorityOf(a.wl))
+				detail += a.holdersOfQueueText()
+				a.remedy("AllowPreemption", WhoPlatform, "", "If higher-priority jobs should not wait behind lower ones, ask the platform team to set spec.preemption.withinClusterQueue: LowerPriority on ClusterQueue %s (and reclaimWithinCohort for quota lent to the cohort).", cq.Name)
+			}
+		}
 		switch cause {
 		case CausePendingPreemption:
 			head = fmt.Sprintf("Kueue is preempting %d workload(s) to make room for %s.", a.msg.PendingPreemptions, a.jobRef())
@@ -178,6 +191,48 @@ func (a *analysis) quotaVerdict() bool {
 		}
 	}
 	return false
+}
+
+// neverPreempts says how the ClusterQueue is set never to preempt for a
+// Workload with a priority above zero, e.g. "withinClusterQueue: Never";
+// "" when it may preempt, or when the Workload has no priority to preempt
+// with.
+func (a *analysis) neverPreempts() string {
+	cq := a.s.ClusterQueue
+	if cq == nil || a.wl == nil || priorityOf(a.wl) <= 0 {
+		return ""
+	}
+	within, reclaim := kueue.PreemptionPolicy(kueue.PreemptionPolicyNever), kueue.PreemptionPolicy(kueue.PreemptionPolicyNever)
+	if p := cq.Spec.Preemption; p != nil {
+		if p.WithinClusterQueue != "" {
+			within = p.WithinClusterQueue
+		}
+		if p.ReclaimWithinCohort != "" {
+			reclaim = p.ReclaimWithinCohort
+		}
+	}
+	if within != kueue.PreemptionPolicyNever {
+		return ""
+	}
+	if cq.Spec.CohortName == "" {
+		return "withinClusterQueue: Never"
+	}
+	if reclaim != kueue.PreemptionPolicyNever {
+		return ""
+	}
+	return "withinClusterQueue and reclaimWithinCohort: Never"
+}
+
+// holdersOfQueueText says how many admitted workloads of the ClusterQueue
+// hold its quota and who can list them: the bot reads no other user's
+// Workloads.
+func (a *analysis) holdersOfQueueText() string {
+	cq := a.s.ClusterQueue
+	n := cq.Status.ReservingWorkloads
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" Workloads holding quota in ClusterQueue %s now: %d (status.reservingWorkloads). Whoever may read Workloads in all namespaces (the platform team) sees which with kubectl get workloads -A (column RESERVED IN); yours are listed by kubectl get workloads -n %s.", cq.Name, n, a.ns)
 }
 
 // holdingLimits lists, once each, the limits that keep idle quota from
@@ -223,14 +278,88 @@ func (h heldBy) text() string {
 }
 
 func (a *analysis) limitsText() string {
+	return heldText(a.holdingLimits())
+}
+
+func heldText(hs []heldBy) string {
 	var parts []string
-	for _, h := range a.holdingLimits() {
+	for _, h := range hs {
 		parts = append(parts, h.text())
 	}
 	if len(parts) == 0 {
 		return "a borrowing limit"
 	}
 	return strings.Join(parts, " and ")
+}
+
+// cappingLimits lists, once each, the borrowingLimits and lendingLimits
+// without which the chosen flavors could ever hold what the pod sets need:
+// the cohort has the capacity, a limit keeps it from the ClusterQueue
+// (e.g. the only lender's lendingLimit of 0). need is what must fit.
+func (a *analysis) cappingLimits() []heldBy {
+	var out []heldBy
+	seen := map[string]bool{}
+	t := a.quota.tree
+	for _, p := range a.quota.podSets {
+		for _, f := range p.chosen() {
+			for _, r := range sortedRes(f.shortEver) {
+				k := fr{f.flavor, r}
+				need := f.maxCap[r] + f.shortEver[r]
+				for _, l := range t.limitsCapping(k, need) {
+					key := fmt.Sprintf("%s/%v/%s/%s", l.node.name, l.lending, f.flavor, r)
+					if !seen[key] {
+						seen[key] = true
+						out = append(out, heldBy{limit: l, k: k, need: need, flavor: f})
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// capsText says what the cohort holds beyond the limits in caps.
+func (a *analysis) capsText(caps []heldBy) string {
+	if len(caps) == 0 {
+		return ""
+	}
+	t := a.quota.tree
+	var parts []string
+	for _, h := range caps {
+		r := h.k.resource
+		more := t.uncapped(h.k, []quotaLimit{h.limit}) - t.most(h.k)
+		parts = append(parts, fmt.Sprintf(" Cohort %s has %s %s more in flavor %s, but %s keeps it out.", a.s.ClusterQueue.Spec.CohortName, fmtQ(r, more), r, h.k.flavor, h.text()))
+	}
+	return strings.Join(parts, "")
+}
+
+// capRemedies asks for the limits in caps to be raised as far as the
+// request needs.
+func (a *analysis) capRemedies(caps []heldBy) {
+	for _, h := range caps {
+		a.limitRemedy(h, a.quota.tree.raisedEver)
+	}
+}
+
+// limitRemedy asks the platform team to raise the limit h as far as raise
+// says it must rise.
+func (a *analysis) limitRemedy(h heldBy, raise func(quotaLimit, fr, int64) (int64, bool)) {
+	kind, code := "borrowingLimit", "RaiseBorrowingLimit"
+	if h.limit.lending {
+		kind, code = "lendingLimit", "RaiseLendingLimit"
+	}
+	owner := "ClusterQueue"
+	if h.limit.node.isCohort {
+		owner = "Cohort"
+	}
+	r := h.k.resource
+	if v, ok := raise(h.limit, h.k, h.need); ok {
+		a.remedy(code, WhoPlatform, "", "Or ask the platform team to raise the %s of %s in flavor %s of %s %s from %s to %s; the cohort has the idle quota.",
+			kind, r, h.k.flavor, owner, h.limit.node.name, fmtQ(r, h.limit.value), fmtQ(r, v))
+		return
+	}
+	a.remedy(code, WhoPlatform, "", "Or ask the platform team to raise the %s of %s in flavor %s of %s %s (now %s); the cohort has idle quota.",
+		kind, r, h.k.flavor, owner, h.limit.node.name, fmtQ(r, h.limit.value))
 }
 
 // cohortHolds reports whether other ClusterQueues of the cohort hold some
@@ -263,8 +392,98 @@ func (a *analysis) borrowLimited() bool {
 }
 
 func (a *analysis) topologyMismatch() bool {
+	head := fmt.Sprintf("Kueue cannot place the pods of %s in the requested topology.", a.jobRef())
+	if t, ok := a.topologyFit(); ok {
+		switch {
+		case t.level != "" && t.fit > 0:
+			head = fmt.Sprintf("Kueue cannot place the pods of %s: no %s has room for %d pods; the largest holds %d (topology %s, required by pod set %s).", a.jobRef(), t.level, t.want, t.fit, t.topology, t.podSet)
+			a.remedy("RelaxTopology", WhoYou, "", "Run at most %d pods of pod set %s, or relax its topology request: a higher level than %s, or preferred instead of required.", t.fit, t.podSet, t.level)
+			return a.set(CodeNoMatchingFlavor, CauseTopologyMismatch, head, a.qr.Message)
+		case t.level != "":
+			head = fmt.Sprintf("Kueue cannot place the pods of %s: no %s has room for even one of its %d pods (topology %s, required by pod set %s).", a.jobRef(), t.level, t.want, t.topology, t.podSet)
+		case t.fit > 0:
+			head = fmt.Sprintf("Kueue cannot place the pods of %s: topology %s has room for %d of its %d pods.", a.jobRef(), t.topology, t.fit, t.want)
+		default:
+			head = fmt.Sprintf("Kueue cannot place the pods of %s: topology %s has room for none of its %d pods.", a.jobRef(), t.topology, t.want)
+		}
+		if ex := tasExcluded(a.qr.Message); ex != "" {
+			head = strings.TrimSuffix(head, ".") + "; " + ex + "."
+		}
+	}
 	a.remedy("RelaxTopology", WhoYou, "", "Relax the topology request (preferred instead of required, or a higher level), or reduce the number of pods.")
-	return a.set(CodeNoMatchingFlavor, CauseTopologyMismatch, fmt.Sprintf("Kueue cannot place the pods of %s in the requested topology.", a.jobRef()), a.qr.Message)
+	return a.set(CodeNoMatchingFlavor, CauseTopologyMismatch, head, a.qr.Message)
+}
+
+// reTASFit is Kueue's TAS refusal (pkg/cache/scheduler tas_flavor_snapshot
+// notFitMessage).
+var reTASFit = regexp.MustCompile(`topology "([^"]+)" (?:doesn't allow to fit any of (\d+)|allows to fit only (\d+) out of (\d+)) pod\(s\)`)
+
+var (
+	reTASNodes    = regexp.MustCompile(`Total nodes: (\d+); excluded: (.*)$`)
+	reTASResource = regexp.MustCompile(`resource "([^"]+)": (\d+)`)
+)
+
+// tasExcluded says which of the topology's nodes Kueue ruled out, e.g.
+// "of its 2 nodes, 2 lack free cpu"; "" when the message does not say.
+func tasExcluded(msg string) string {
+	m := reTASNodes.FindStringSubmatch(strings.TrimSuffix(strings.TrimSpace(msg), "."))
+	if m == nil {
+		return ""
+	}
+	var parts []string
+	for _, r := range reTASResource.FindAllStringSubmatch(m[2], -1) {
+		parts = append(parts, fmt.Sprintf("%s lack free %s", r[2], r[1]))
+	}
+	if len(parts) == 0 {
+		return fmt.Sprintf("of its %s nodes, Kueue excluded %s", m[1], m[2])
+	}
+	return fmt.Sprintf("of its %s nodes, %s", m[1], strings.Join(parts, ", "))
+}
+
+// topologyFit is Kueue's TAS refusal read with the pod set's request.
+type topologyFit struct {
+	topology, podSet string
+	// level is the topology level the pod set requires ("" when it only
+	// prefers one, or asks for none).
+	level     string
+	fit, want int
+}
+
+// topologyFit reads Kueue's TAS message: with a required level, the
+// count that fits is what the largest domain of that level holds.
+func (a *analysis) topologyFit() (topologyFit, bool) {
+	if a.qr == nil {
+		return topologyFit{}, false
+	}
+	m := reTASFit.FindStringSubmatch(a.qr.Message)
+	if m == nil {
+		return topologyFit{}, false
+	}
+	t := topologyFit{topology: m[1]}
+	if m[2] != "" {
+		t.want, _ = strconv.Atoi(m[2])
+	} else {
+		t.fit, _ = strconv.Atoi(m[3])
+		t.want, _ = strconv.Atoi(m[4])
+	}
+	for _, r := range a.msg.Reasons {
+		if r.Kind == ReasonTopology && r.PodSet != "" {
+			t.podSet = r.PodSet
+			break
+		}
+	}
+	for i := range a.wl.Spec.PodSets {
+		ps := &a.wl.Spec.PodSets[i]
+		if t.podSet != "" && string(ps.Name) != t.podSet {
+			continue
+		}
+		t.podSet = string(ps.Name)
+		if tr := ps.TopologyRequest; tr != nil && tr.Required != nil {
+			t.level = *tr.Required
+		}
+		break
+	}
+	return t, true
 }
 
 // quotaFromMessage decides from Kueue's message when the ClusterQueue could
@@ -367,11 +586,7 @@ func (a *analysis) shortfallText(now bool) string {
 				k := fr{f.flavor, r}
 				t := a.quota.tree
 				req := p.req.total[r]
-				per := p.req.perPod[r]
-				s := fmt.Sprintf("Pod set %s requests %s %s", p.req.name, fmtQ(r, req), r)
-				if per > 0 && p.req.count > 1 {
-					s += fmt.Sprintf(" (%d pods × %s %s)", p.req.count, fmtQ(r, per), r)
-				}
+				s := fmt.Sprintf("Pod set %s requests %s %s", p.req.name, fmtQ(r, req), r) + perPodArithmetic(p.req, r, a.podCountOrigin(p.req.name))
 				prior := ""
 				if n := f.prior[r]; n > 0 {
 					prior = fmt.Sprintf(" on top of the %s %s that %s %s", fmtQ(r, n), r, podSetList(f.priorBy[r]), verb(f.priorBy[r], "takes", "take"))
@@ -589,23 +804,8 @@ func (a *analysis) waitRemedies(cause Cause) {
 		a.remedy("Wait", WhoYou, "", "%s", wait)
 		if a.quota != nil {
 			for _, h := range a.holdingLimits() {
-				kind := "borrowingLimit"
-				code := "RaiseBorrowingLimit"
-				if h.limit.lending {
-					kind, code = "lendingLimit", "RaiseLendingLimit"
-				}
-				owner := "ClusterQueue"
-				if h.limit.node.isCohort {
-					owner = "Cohort"
-				}
-				r := h.k.resource
-				if v, ok := a.quota.tree.raised(h.limit, h.k, h.flavor.neededNow(r)); ok {
-					a.remedy(code, WhoPlatform, "", "Or ask the platform team to raise the %s of %s in flavor %s of %s %s from %s to %s; the cohort has the idle quota.",
-						kind, r, h.k.flavor, owner, h.limit.node.name, fmtQ(r, h.limit.value), fmtQ(r, v))
-				} else {
-					a.remedy(code, WhoPlatform, "", "Or ask the platform team to raise the %s of %s in flavor %s of %s %s (now %s); the cohort has idle quota.",
-						kind, r, h.k.flavor, owner, h.limit.node.name, fmtQ(r, h.limit.value))
-				}
+				h.need = h.flavor.neededNow(h.k.resource)
+				a.limitRemedy(h, a.quota.tree.raised)
 			}
 		}
 	default:

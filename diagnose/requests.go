@@ -1,7 +1,9 @@
 package diagnose
 
 import (
+	"fmt"
 	"sort"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	resourcehelpers "k8s.io/component-helpers/resource"
@@ -176,4 +178,103 @@ func limitsAsMissingRequests(rr *corev1.ResourceRequirements) {
 		}
 		rr.Requests[r] = q
 	}
+}
+
+// podShare explains one pod's request of r when more than the main
+// containers make it up, as Kueue counts it: the largest init container
+// when it asks more than the main containers, and the pod overhead a
+// RuntimeClass adds. Both are "" when the main containers alone make up
+// per, or when the template does not add up to per (LimitRange defaults,
+// pod-level resources).
+//
+// perPod is what one pod asks with the overhead as a sum, e.g. "(2 cpu +
+// 500m overhead of RuntimeClass kata)"; why says that an init container
+// sets it, e.g. "init container setup asks 6 cpu, more than the main
+// containers (2 cpu)".
+func podShare(spec *corev1.PodSpec, r corev1.ResourceName, per int64) (perPod, why string) {
+	if spec == nil || spec.Resources != nil || per <= 0 {
+		return "", ""
+	}
+	noOverhead := *spec
+	noOverhead.Overhead = nil
+	withInit := podRequests(&noOverhead)[r]
+	mainOnly := noOverhead
+	mainOnly.InitContainers = nil
+	for _, c := range spec.InitContainers {
+		if c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways {
+			mainOnly.InitContainers = append(mainOnly.InitContainers, c) // a sidecar runs with the main containers
+		}
+	}
+	main := podRequests(&mainOnly)[r]
+	var overhead int64
+	if q, ok := spec.Overhead[r]; ok {
+		overhead = value(r, q)
+	}
+	if withInit+overhead != per || (withInit == main && overhead == 0) {
+		return "", ""
+	}
+	if withInit > main {
+		init, asks := "", int64(0)
+		for _, c := range spec.InitContainers {
+			if c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways {
+				continue
+			}
+			one := podRequests(&corev1.PodSpec{Containers: []corev1.Container{c}})[r]
+			if one > asks {
+				init, asks = c.Name, one
+			}
+		}
+		if init != "" {
+			why = fmt.Sprintf("init container %s asks %s %s, more than the main containers (%s %s)", init, fmtQ(r, asks), r, fmtQ(r, main), r)
+		}
+	}
+	if overhead > 0 {
+		of := "pod overhead"
+		if spec.RuntimeClassName != nil && *spec.RuntimeClassName != "" {
+			of = "overhead of RuntimeClass " + *spec.RuntimeClassName
+		}
+		perPod = fmt.Sprintf("(%s %s + %s %s)", fmtQ(r, withInit), r, fmtQ(r, overhead), of)
+	}
+	return perPod, why
+}
+
+// perPodArithmetic is " (N pods × X r)" with what makes up X (podShare)
+// when the pod set's template says, and where N comes from (origin, e.g.
+// "replicas 3 × numOfHosts 2 of worker group w") when not ""; "" for a
+// single pod without either.
+func perPodArithmetic(p podSetRequest, r corev1.ResourceName, origin string) string {
+	s := perPodShare(p, r)
+	if origin == "" || p.count <= 1 || !strings.HasSuffix(s, ")") {
+		return s
+	}
+	return fmt.Sprintf("%s; %d pods = %s)", strings.TrimSuffix(s, ")"), p.count, origin)
+}
+
+func perPodShare(p podSetRequest, r corev1.ResourceName) string {
+	per := p.perPod[r]
+	if per <= 0 {
+		return ""
+	}
+	var spec *corev1.PodSpec
+	if p.spec != nil {
+		spec = &p.spec.Template.Spec
+	}
+	sum, why := podShare(spec, r, per)
+	each := fmt.Sprintf("%s %s", fmtQ(r, per), r)
+	if sum != "" {
+		each = sum
+	}
+	switch {
+	case p.count > 1 && why != "":
+		return fmt.Sprintf(" (%d pods × %s: %s)", p.count, each, why)
+	case p.count > 1:
+		return fmt.Sprintf(" (%d pods × %s)", p.count, each)
+	case sum != "" && why != "":
+		return fmt.Sprintf(" (%s: %s)", sum, why)
+	case sum != "":
+		return " " + sum
+	case why != "":
+		return fmt.Sprintf(" (%s)", why)
+	}
+	return ""
 }

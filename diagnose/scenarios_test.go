@@ -32,6 +32,10 @@ type ScenarioExpect struct {
 	Cause  diagnose.Cause  `json:"cause"`
 	// Remedies are remedy codes the answer must offer.
 	Remedies []string `json:"remedies"`
+	// Mentions must each appear in what the user reads of the answer
+	// (headline, detail, remedies, findings): the blocking object's name,
+	// the limit.
+	Mentions []string `json:"mentions"`
 }
 
 func readExpect(t testing.TB, name string) ScenarioExpect {
@@ -71,6 +75,7 @@ func TestScenarioDumps(t *testing.T) {
 				}
 			}
 			checkReport(t, &r)
+			checkMentions(t, &r, e.Mentions)
 		})
 	}
 }

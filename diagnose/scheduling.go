@@ -3,11 +3,16 @@ package diagnose
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/duration"
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 )
 
 // admitted handles a Workload Kueue has admitted: from here on,
@@ -25,20 +30,38 @@ func (a *analysis) admitted() bool {
 		return a.set(CodeStarting, CauseJobSuspended, fmt.Sprintf("%s was admitted by ClusterQueue %s and is being started.", a.jobRef(), cq),
 			"Kueue admitted the Workload; the job is still suspended, which is normal for a few seconds.")
 	}
+	partial := a.partialAdmission()
+	if partial != "" {
+		a.finding("PartialAdmission", SeverityInfo, "%s", capitalize(partial)+".")
+	}
 	pods := activePods(a.s.Pods)
 	if len(pods) == 0 && a.operatorSilent() {
 		return true
 	}
 	if len(pods) == 0 {
+		head := fmt.Sprintf("%s is admitted; its pods are not created yet.", a.jobRef())
 		detail := "The job is admitted and unsuspended, but its controller has not created pods."
-		if ev := a.eventWith("FailedCreate"); ev != "" {
+		since, sinceOK := a.admittedFor()
+		switch ev := a.eventWith("FailedCreate"); {
+		case ev != "":
 			detail += " The job controller reports: " + ev
-			a.remedy("FixCreate", WhoYou, fmt.Sprintf("kubectl describe %s %s", a.jobRef(), a.nsFlag()),
-				"Fix what blocks pod creation (ResourceQuota, PodSecurity, missing ServiceAccount) as the event says.")
-		} else {
+			if r := parseCreateRefusal(ev, a.ns); r != nil {
+				head = fmt.Sprintf("%s is admitted, but %s.", a.jobRef(), r.what)
+				a.remedy("FixCreate", r.who, fmt.Sprintf("kubectl describe %s %s", a.jobRef(), a.nsFlag()), "%s", r.remedy)
+			} else {
+				a.remedy("FixCreate", WhoYou, fmt.Sprintf("kubectl describe %s %s", a.jobRef(), a.nsFlag()),
+					"Fix what blocks pod creation (ResourceQuota, PodSecurity, missing ServiceAccount) as the event says.")
+			}
+		case a.r.Target.Kind == "Job" && sinceOK && since >= operatorIdle && !hasGap(a.s, "Pod", "") && !hasGap(a.s, "Event", ""):
+			ago := duration.HumanDuration(since)
+			head = fmt.Sprintf("%s was admitted %s ago, but the Job controller has not created its pods.", a.jobRef(), ago)
+			detail = fmt.Sprintf("Kueue admitted the Workload and unsuspended the job %s ago; no pods exist and no event reports a failure to create them. Creating them is the work of the Job controller in kube-controller-manager, not Kueue's: it does not seem to act.", ago)
+			a.remedy("AskController", WhoPlatform, fmt.Sprintf("kubectl describe %s %s", a.jobRef(), a.nsFlag()),
+				"Ask the platform team to check that kube-controller-manager runs with its Job controller enabled (its logs for job %s/%s); only they can see it.", a.ns, a.r.Target.Name)
+		default:
 			a.remedy("Wait", WhoYou, fmt.Sprintf("kubectl describe %s %s", a.jobRef(), a.nsFlag()), "Wait a few seconds; if no pods appear, look at the job's events.")
 		}
-		return a.set(CodeStarting, CausePodsNotCreated, fmt.Sprintf("%s is admitted; its pods are not created yet.", a.jobRef()), detail)
+		return a.set(CodeStarting, CausePodsNotCreated, head, detail)
 	}
 	var unsched, gated, imagePull, config, creating, crash, running []*corev1.Pod
 	unschedMsg := map[string]string{}
@@ -83,13 +106,17 @@ func (a *analysis) admitted() bool {
 		if msg == "" {
 			msg = a.eventWith("FailedScheduling")
 		}
+		msg = cleanSchedulerMessage(msg)
 		cause := classifyScheduling(msg)
-		a.schedulingRemedies(cause)
+		head := fmt.Sprintf("%s is admitted, but %d pod(s) cannot be scheduled on any node.", a.jobRef(), len(unsched))
 		detail := fmt.Sprintf("%d of %d pod(s) are Pending: kube-scheduler cannot place them. Kueue's quota is not the problem; the nodes are.", len(unsched), total)
+		if what := a.schedulingRemedies(cause, msg, unsched); what != "" {
+			head = fmt.Sprintf("%s is admitted, but %d pod(s) cannot be scheduled: %s.", a.jobRef(), len(unsched), what)
+		}
 		if msg != "" {
 			detail += " Scheduler: " + msg
 		}
-		return a.set(CodePodsUnschedulable, cause, fmt.Sprintf("%s is admitted, but %d pod(s) cannot be scheduled on any node.", a.jobRef(), len(unsched)), detail)
+		return a.set(CodePodsUnschedulable, cause, head, detail)
 	case len(gated) > 0:
 		gates := map[string]bool{}
 		for _, p := range gated {
@@ -103,11 +130,20 @@ func (a *analysis) admitted() bool {
 	case len(imagePull) > 0:
 		a.remedy("FixImage", WhoYou, fmt.Sprintf("kubectl describe pod %s %s", imagePull[0].Name, a.nsFlag()),
 			"Check the image name and tag, and that the namespace has the pull secret for the registry.")
-		return a.set(CodePodsNotStarting, CauseImagePull, fmt.Sprintf("%s is scheduled, but %d pod(s) cannot pull their image.", a.jobRef(), len(imagePull)), containerMsg[imagePull[0].Name])
+		head := fmt.Sprintf("%s is scheduled, but %d pod(s) cannot pull their image.", a.jobRef(), len(imagePull))
+		if img := waitingImage(imagePull[0], containerMsg[imagePull[0].Name]); img != "" {
+			head = fmt.Sprintf("%s is scheduled, but %d pod(s) cannot pull image %s.", a.jobRef(), len(imagePull), img)
+		}
+		return a.set(CodePodsNotStarting, CauseImagePull, head, containerMsg[imagePull[0].Name])
 	case len(config) > 0:
 		a.remedy("FixConfig", WhoYou, fmt.Sprintf("kubectl describe pod %s %s", config[0].Name, a.nsFlag()),
 			"Create the missing ConfigMap/Secret or fix the reference in the pod template.")
-		return a.set(CodePodsNotStarting, CauseContainerConfig, fmt.Sprintf("%s is scheduled, but %d pod(s) cannot create their containers.", a.jobRef(), len(config)), containerMsg[config[0].Name])
+		head := fmt.Sprintf("%s is scheduled, but %d pod(s) cannot create their containers.", a.jobRef(), len(config))
+		if m := reMissingRef.FindStringSubmatch(containerMsg[config[0].Name]); m != nil {
+			kind := map[string]string{"secret": "Secret", "configmap": "ConfigMap"}[strings.ToLower(m[1])]
+			head = fmt.Sprintf("%s is scheduled, but %d pod(s) cannot create their containers: %s %s does not exist in namespace %s.", a.jobRef(), len(config), kind, m[2], a.ns)
+		}
+		return a.set(CodePodsNotStarting, CauseContainerConfig, head, containerMsg[config[0].Name])
 	case len(creating) > 0 && len(running) == 0 && len(crash) == 0:
 		a.remedy("Wait", WhoYou, fmt.Sprintf("kubectl describe pod %s %s", creating[0].Name, a.nsFlag()), "Wait for the containers to start; large images take a while. If it takes long, check the pod's events.")
 		return a.set(CodePodsNotStarting, CauseContainerCreating, fmt.Sprintf("%s is scheduled; its containers are starting.", a.jobRef()),
@@ -116,27 +152,253 @@ func (a *analysis) admitted() bool {
 		a.remedy("ReadLogs", WhoYou, fmt.Sprintf("kubectl logs %s %s --previous", crash[0].Name, a.nsFlag()), "Read the crashed container's logs; OOMKilled means raise the memory limit.")
 		return a.set(CodeRunning, CauseCrashLooping, fmt.Sprintf("%s runs, but %d pod(s) keep crashing.", a.jobRef(), len(crash)), containerMsg[crash[0].Name]+lastTermination(crash[0]))
 	}
+	if partial != "" {
+		return a.set(CodeRunning, CauseHealthy, fmt.Sprintf("%s is running, %s.", a.jobRef(), strings.SplitN(partial, " (", 2)[0]),
+			fmt.Sprintf("%d of %d pod(s) are running; nothing is waiting.", len(running), total))
+	}
 	return a.set(CodeRunning, CauseHealthy, fmt.Sprintf("%s is running.", a.jobRef()),
 		fmt.Sprintf("%d of %d pod(s) are running; nothing is waiting.", len(running), total))
 }
 
-func (a *analysis) schedulingRemedies(cause Cause) {
+// admittedFor is how long ago the Workload was admitted (its Admitted
+// condition's last transition).
+func (a *analysis) admittedFor() (time.Duration, bool) {
+	c := a.cond(kueue.WorkloadAdmitted)
+	if c == nil || c.Status != metav1.ConditionTrue || c.LastTransitionTime.IsZero() {
+		return 0, false
+	}
+	return a.s.Now.Sub(c.LastTransitionTime.Time), true
+}
+
+// partialAdmission says how many pods Kueue admitted when it admitted
+// fewer than the job asked for (partial admission: the pod set's minCount,
+// from kueue.x-k8s.io/job-min-parallelism for a batch Job); "" when every
+// pod set got its full count.
+func (a *analysis) partialAdmission() string {
+	if a.wl == nil || a.wl.Status.Admission == nil {
+		return ""
+	}
+	var parts []string
+	for i := range a.wl.Spec.PodSets {
+		ps := &a.wl.Spec.PodSets[i]
+		as := findAssignment(a.wl, ps.Name)
+		if as == nil || as.Count == nil || *as.Count >= ps.Count {
+			continue
+		}
+		s := fmt.Sprintf("%d of the %d pods it asked for", *as.Count, ps.Count)
+		if len(a.wl.Spec.PodSets) > 1 {
+			s = fmt.Sprintf("%d of the %d pods pod set %s asked for", *as.Count, ps.Count, ps.Name)
+		}
+		parts = append(parts, s)
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	why := "partial admission"
+	if v := a.job.annotation(JobMinParallelismAnnotation); v != "" {
+		why += fmt.Sprintf(", %s=%s", JobMinParallelismAnnotation, v)
+	}
+	return fmt.Sprintf("admitted with %s (%s): that is what the quota had room for, and Kueue does not scale it up while it runs", strings.Join(parts, " and "), why)
+}
+
+// schedulingRemedies suggests how to get the pods scheduled and returns
+// what blocks them, naming the object (claim, taint, resource) when the
+// pods and kube-scheduler's message say which; "" when they do not.
+func (a *analysis) schedulingRemedies(cause Cause, msg string, pods []*corev1.Pod) string {
 	switch cause {
 	case CauseInsufficientRes:
 		a.remedy("SmallerPods", WhoYou, "", "Ask for less per pod (cpu, memory, GPUs) so a pod fits on one node.")
 		a.remedy("AddNodes", WhoPlatform, "", "Or ask the platform team to add nodes: the queue's quota is larger than what the nodes can hold right now.")
+		if res := schedulerInsufficient(msg); len(res) > 0 {
+			return fmt.Sprintf("no node has enough free %s for one pod (%s)", strings.Join(res, ", "), a.podAsks(pods, res))
+		}
 	case CauseUntoleratedTaint:
-		a.remedy("AddToleration", WhoYou, "", "Add a toleration for the nodes' taint to the pod template, or ask the platform team to add it to the ResourceFlavor.")
+		taints := schedulerTaints(msg)
+		if len(taints) == 0 {
+			a.remedy("AddToleration", WhoYou, "", "kube-scheduler does not say which taint: ask the platform team (who can read the Nodes) for the taint's key, value and effect, then recreate the job with a toleration for it, or have it added to the ResourceFlavor.")
+			return ""
+		}
+		list := strings.Join(taints, ", ")
+		where := "the ResourceFlavor"
+		if flavors := a.admittedFlavors(); len(flavors) > 0 {
+			where = "ResourceFlavor " + strings.Join(flavors, ", ")
+		}
+		a.remedy("AddToleration", WhoYou, "", "If your pods may run on those nodes, recreate the job with a toleration for %s in its pod template (a started job's template cannot change).", list)
+		a.remedy("FlavorToleration", WhoPlatform, "", "Or ask the platform team to add the toleration to the spec.tolerations of %s, or to declare the taint in its spec.nodeTaints so that Kueue checks it before admission.", where)
+		return fmt.Sprintf("the nodes carry the taint %s, which the pods do not tolerate", list)
 	case CauseNodeAffinityMismatch:
 		a.remedy("FixNodeSelector", WhoPlatform, "", "Ask the platform team to check that the ResourceFlavor's nodeLabels (injected as nodeSelector) match real nodes; also check your own nodeSelector/affinity.")
 	case CauseUnboundVolume:
-		a.remedy("FixVolume", WhoYou, fmt.Sprintf("kubectl get pvc %s", a.nsFlag()), "Check that the PersistentVolumeClaims exist and can bind (storage class, zone).")
+		claims, missing := podClaims(pods, msg)
+		if len(claims) == 0 {
+			a.remedy("FixVolume", WhoYou, fmt.Sprintf("kubectl get pvc %s", a.nsFlag()), "Check that the PersistentVolumeClaims exist and can bind (storage class, zone).")
+			return ""
+		}
+		a.remedy("FixVolume", WhoYou, fmt.Sprintf("kubectl describe pvc %s %s", claims[0], a.nsFlag()), "Look at the events of %s: create it if it is missing, or fix its storageClassName, size or access mode so a volume can be provisioned (ask the platform team about the StorageClass).", claimList(claims))
+		if missing {
+			return claimList(claims) + " does not exist"
+		}
+		return claimList(claims) + " does not bind"
 	default:
 		a.remedy("Describe", WhoYou, fmt.Sprintf("kubectl describe pods %s", a.nsFlag()), "Read the FailedScheduling events of the pods.")
 	}
+	return ""
+}
+
+// reInsufficient is kube-scheduler's "Insufficient <resource>".
+var reInsufficient = regexp.MustCompile(`Insufficient (\S+?)[,.]?(?:\s|$)`)
+
+// schedulerInsufficient returns the resources the scheduler's message says
+// the nodes lack, in order.
+func schedulerInsufficient(msg string) []string {
+	if i := strings.Index(msg, "preemption:"); i >= 0 {
+		msg = msg[:i]
+	}
+	var out []string
+	for _, m := range reInsufficient.FindAllStringSubmatch(msg, -1) {
+		if !slices.Contains(out, m[1]) {
+			out = append(out, m[1])
+		}
+	}
+	return out
+}
+
+// podAsks is what the first pod requests of res, e.g. "each asks 4 cpu".
+func (a *analysis) podAsks(pods []*corev1.Pod, res []string) string {
+	if len(pods) == 0 {
+		return "see the pods' requests"
+	}
+	per := podRequests(&pods[0].Spec)
+	var parts []string
+	for _, r := range res {
+		if v, ok := per[corev1.ResourceName(r)]; ok {
+			parts = append(parts, fmtQ(corev1.ResourceName(r), v)+" "+r)
+		}
+	}
+	if len(parts) == 0 {
+		return "see the pods' requests"
+	}
+	return "each asks " + strings.Join(parts, ", ")
 }
 
 var reSchedPart = regexp.MustCompile(`^(\d+) (.*)$`)
+
+// reMissingRef is the kubelet's CreateContainerConfigError for a missing
+// Secret or ConfigMap.
+var reMissingRef = regexp.MustCompile(`(?i)(secret|configmap) "([^"]+)" not found`)
+
+// reImage is the image a kubelet pull message names.
+var reImage = regexp.MustCompile(`image "([^"]+)"`)
+
+// waitingImage names the image a pod cannot pull: from the message, else
+// the image of the container that waits.
+func waitingImage(p *corev1.Pod, msg string) string {
+	if m := reImage.FindStringSubmatch(msg); m != nil {
+		return m[1]
+	}
+	for _, list := range [][]corev1.ContainerStatus{p.Status.InitContainerStatuses, p.Status.ContainerStatuses} {
+		for _, cs := range list {
+			if cs.State.Waiting != nil && cs.Image != "" {
+				return cs.Image
+			}
+		}
+	}
+	return ""
+}
+
+// reSchedTaint is kube-scheduler's "untolerated taint {key: value}".
+var reSchedTaint = regexp.MustCompile(`untolerated taint \{([^:{}]+): ([^{}]*)\}`)
+
+// schedulerTaints returns the taints the scheduler's message names, as
+// key=value (key alone when the value is empty).
+func schedulerTaints(msg string) []string {
+	var out []string
+	for _, m := range reSchedTaint.FindAllStringSubmatch(msg, -1) {
+		t := m[1]
+		if v := strings.TrimSpace(m[2]); v != "" {
+			t += "=" + v
+		}
+		if !slices.Contains(out, t) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// admittedFlavors names the flavors Kueue assigned the Workload, sorted.
+func (a *analysis) admittedFlavors() []string {
+	if a.wl == nil || a.wl.Status.Admission == nil {
+		return nil
+	}
+	var out []string
+	for _, ps := range a.wl.Status.Admission.PodSetAssignments {
+		for _, f := range ps.Flavors {
+			if !slices.Contains(out, string(f)) {
+				out = append(out, string(f))
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// reMissingClaim is kube-scheduler's word for a claim that does not exist.
+var reMissingClaim = regexp.MustCompile(`persistentvolumeclaim "([^"]+)" not found`)
+
+// cleanSchedulerMessage drops the bare "not found" sentence that
+// kube-scheduler appends to some messages (it names nothing).
+func cleanSchedulerMessage(msg string) string {
+	msg = strings.TrimSpace(msg)
+	if t, ok := strings.CutSuffix(msg, ". not found"); ok {
+		return t + "."
+	}
+	return msg
+}
+
+// podClaims names the PersistentVolumeClaims the pods use: those the
+// scheduler's message says do not exist (missing true), else every claim
+// of the pods' volumes (a generic ephemeral volume's claim is named
+// <pod>-<volume>).
+func podClaims(pods []*corev1.Pod, msg string) ([]string, bool) {
+	var out []string
+	for _, m := range reMissingClaim.FindAllStringSubmatch(msg, -1) {
+		if !slices.Contains(out, m[1]) {
+			out = append(out, m[1])
+		}
+	}
+	if len(out) > 0 {
+		return out, true
+	}
+	for _, p := range pods {
+		for _, v := range p.Spec.Volumes {
+			name := ""
+			switch {
+			case v.PersistentVolumeClaim != nil:
+				name = v.PersistentVolumeClaim.ClaimName
+			case v.Ephemeral != nil:
+				name = p.Name + "-" + v.Name
+			}
+			if name != "" && !slices.Contains(out, name) {
+				out = append(out, name)
+			}
+		}
+	}
+	return out, false
+}
+
+// claimList is "PersistentVolumeClaim a" or "PersistentVolumeClaims a, b"
+// (at most three named).
+func claimList(claims []string) string {
+	if len(claims) == 1 {
+		return "PersistentVolumeClaim " + claims[0]
+	}
+	shown := claims
+	more := ""
+	if len(shown) > 3 {
+		shown, more = shown[:3], fmt.Sprintf(" and %d more", len(claims)-3)
+	}
+	return "PersistentVolumeClaims " + strings.Join(shown, ", ") + more
+}
 
 // classifyScheduling reads a kube-scheduler FailedScheduling message such as
 // "0/3 nodes are available: 1 Insufficient cpu, 2 node(s) had untolerated

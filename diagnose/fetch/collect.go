@@ -698,7 +698,7 @@ func (c *collector) clusterQueue(ctx context.Context, name string, wl *kueue.Wor
 		}
 	}
 
-	if names := checkNames(cq); len(names) > 0 && (reserved && !admitted || all) {
+	if names := diagnose.ClusterQueueChecks(cq); len(names) > 0 && (reserved && !admitted || all || diagnose.InactiveByCheck(cq)) {
 		acs, err := c.src.getAdmissionChecks(ctx, names)
 		if err != nil {
 			if err := c.gap(ctx, "AdmissionCheck", strings.Join(names, ","), err); err != nil {
@@ -837,20 +837,6 @@ func flavorNames(cq *kueue.ClusterQueue, wl *kueue.Workload) []string {
 			for _, k := range keys {
 				add(k)
 			}
-		}
-	}
-	return names
-}
-
-// checkNames lists the AdmissionChecks the ClusterQueue uses.
-func checkNames(cq *kueue.ClusterQueue) []string {
-	if cq.Spec.AdmissionChecksStrategy == nil {
-		return nil
-	}
-	var names []string
-	for _, r := range cq.Spec.AdmissionChecksStrategy.AdmissionChecks {
-		if !slices.Contains(names, string(r.Name)) {
-			names = append(names, string(r.Name))
 		}
 	}
 	return names

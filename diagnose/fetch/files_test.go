@@ -180,7 +180,7 @@ func TestFromFilesV1beta1Conversion(t *testing.T) {
 	g := got{
 		Cohort:        string(s.ClusterQueue.Spec.CohortName),
 		PriorityClass: string(s.Workload.Spec.PriorityClassRef.Kind) + "/" + s.Workload.Spec.PriorityClassRef.Name,
-		Checks:        strings.Join(checkNames(s.ClusterQueue), ","),
+		Checks:        strings.Join(diagnose.ClusterQueueChecks(s.ClusterQueue), ","),
 		FlavorsUsage:  string(s.LocalQueue.Status.FlavorsUsage[0].Name),
 		FlavorLabel:   s.ResourceFlavors[0].Spec.NodeLabels["pool"],
 	}

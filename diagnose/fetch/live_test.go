@@ -759,7 +759,7 @@ func TestFetchKueueV1beta1(t *testing.T) {
 	if got.ClusterQueue.Spec.CohortName != "co" {
 		t.Errorf("cohortName = %q, want co", got.ClusterQueue.Spec.CohortName)
 	}
-	if diff := cmp.Diff([]string{"prov"}, checkNames(got.ClusterQueue)); diff != "" {
+	if diff := cmp.Diff([]string{"prov"}, diagnose.ClusterQueueChecks(got.ClusterQueue)); diff != "" {
 		t.Errorf("admission checks (-want +got):\n%s", diff)
 	}
 	if len(got.LocalQueue.Status.FlavorsUsage) != 1 {

@@ -28,6 +28,9 @@ type expectation struct {
 	Cause string `json:"cause"`
 	// Remedies are remedy codes the answer must offer, where code and cause do not pin it down.
 	Remedies []string `json:"remedies,omitempty"`
+	// Mentions are words the answer must contain (headline, detail, remedies, findings): the
+	// name of the object that blocks, the limit.
+	Mentions []string `json:"mentions,omitempty"`
 }
 
 func readExpectation(dir string) (expectation, error) {
@@ -62,6 +65,21 @@ type cliReport struct {
 		Stage, Code, Cause, Headline, Detail string
 	} `json:"verdict"`
 	Remedies []cliRemedy `json:"remedies"`
+	Findings []struct {
+		Message string `json:"message"`
+	} `json:"findings"`
+}
+
+// text is what the user reads of the answer: headline, detail, remedies and findings.
+func (r cliReport) text() string {
+	parts := []string{r.Verdict.Headline, r.Verdict.Detail}
+	for _, m := range r.Remedies {
+		parts = append(parts, m.Summary)
+	}
+	for _, f := range r.Findings {
+		parts = append(parts, f.Message)
+	}
+	return strings.Join(parts, "\n")
 }
 
 type cliRemedy struct {
@@ -174,6 +192,11 @@ func (sc *scenarioRun) checkVerdict(ctx context.Context) error {
 	for _, want := range e.Remedies {
 		if !slices.ContainsFunc(r.Remedies, func(m cliRemedy) bool { return m.Code == want }) {
 			return fmt.Errorf("live answer lacks the remedy %s that expect.yaml names:\n%s", want, raw)
+		}
+	}
+	for _, want := range e.Mentions {
+		if !strings.Contains(r.text(), want) {
+			return fmt.Errorf("live answer does not say %q, as expect.yaml asks:\n%s", want, raw)
 		}
 	}
 	return nil
