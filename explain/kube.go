@@ -166,7 +166,9 @@ func (k *KubeReader) JobNames(ctx context.Context, id rbac.Identity, namespaces 
 // List implements Lister: a few paginated LISTs per namespace as id
 // (Workloads, job kinds, LocalQueues, Pods, Events; cluster-wide when
 // namespaces is empty) and cluster-wide (ClusterQueues, ResourceFlavors,
-// Cohorts, AdmissionChecks), whatever the number of workloads. A LIST the
+// Cohorts, AdmissionChecks, WorkloadPriorityClasses; the quota kinds as the
+// bot with ClusterScoped, as a single question reads them), whatever the
+// number of workloads. A LIST the
 // caller may not make becomes a gap of the Snapshots that need it, as in a
 // single question; RBAC decides what the LISTs return, so every namespace
 // listed is readable (a namespace the caller may not read lists nothing).
@@ -175,7 +177,7 @@ func (k *KubeReader) List(ctx context.Context, id rbac.Identity, namespaces []st
 	if err != nil {
 		return Listing{}, err
 	}
-	l, err := listClients(ctx, fetch.Clients{Kube: c.clients.Kube, Kueue: c.clients.Kueue, Dynamic: c.clients.Dynamic}, namespaces, k.Timeout)
+	l, err := listClients(ctx, fetch.Clients{Kube: c.clients.Kube, Kueue: c.clients.Kueue, Dynamic: c.clients.Dynamic, ClusterScoped: k.ClusterScoped}, namespaces, k.Timeout)
 	if err == nil && k.KueueConfig != nil {
 		// Jobs without a Workload are classified as a single question
 		// classifies them: with Kueue's Configuration, read as the bot
@@ -251,7 +253,7 @@ func (c *ClientReader) Namespaces(_ context.Context, _ rbac.Identity, explicit s
 // KubeReader's, as whoever the clients authenticate as.
 func (c *ClientReader) List(ctx context.Context, _ rbac.Identity, namespaces []string) (Listing, error) {
 	f := c.Fetcher
-	return listClients(ctx, fetch.Clients{Kube: f.Kube, Kueue: f.Kueue, Dynamic: f.Dynamic}, namespaces, f.Timeout)
+	return listClients(ctx, fetch.Clients{Kube: f.Kube, Kueue: f.Kueue, Dynamic: f.Dynamic, ClusterScoped: f.ClusterScoped}, namespaces, f.Timeout)
 }
 
 // Snapshot implements Reader.

@@ -40,7 +40,9 @@ var labels = map[string]string{"app.kubernetes.io/name": "kueuebot", "app.kubern
 //     of identity.users by resourceNames; any value when email is enabled;
 //   - list LocalQueues (to learn candidate namespaces);
 //   - only with kube.clusterScopedReads: bot, get/list ClusterQueues,
-//     ResourceFlavors and Cohorts, and get WorkloadPriorityClasses.
+//     ResourceFlavors, Cohorts and WorkloadPriorityClasses (a job without
+//     a Workload names a class; whether it exists says why Kueue made none:
+//     get for one question, list for lists and digests).
 //
 // Nothing else: no Secrets, no writes. An empty resourceNames list would
 // mean "all", so a rule whose list would be empty is left out.
@@ -81,10 +83,8 @@ func BotClusterRole(cfg *config.Config) *rbacv1.ClusterRole {
 	}
 	rules = append(rules, rbacv1.PolicyRule{APIGroups: []string{"kueue.x-k8s.io"}, Resources: []string{"localqueues"}, Verbs: []string{"list"}})
 	if cfg.Kube.ClusterScopedReads == config.ClusterScopedBot {
-		rules = append(rules, rbacv1.PolicyRule{APIGroups: []string{"kueue.x-k8s.io"}, Resources: []string{"clusterqueues", "cohorts", "resourceflavors"}, Verbs: []string{"get", "list"}},
-			// The one WorkloadPriorityClass a job without a Workload names:
-			// whether it exists tells why Kueue made no Workload.
-			rbacv1.PolicyRule{APIGroups: []string{"kueue.x-k8s.io"}, Resources: []string{"workloadpriorityclasses"}, Verbs: []string{"get"}})
+		rules = append(rules, rbacv1.PolicyRule{APIGroups: []string{"kueue.x-k8s.io"},
+			Resources: []string{"clusterqueues", "cohorts", "resourceflavors", "workloadpriorityclasses"}, Verbs: []string{"get", "list"}})
 	}
 	return &rbacv1.ClusterRole{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "ClusterRole"},

@@ -39,8 +39,7 @@ func TestBotClusterRole(t *testing.T) {
 		return rbacv1.PolicyRule{APIGroups: []string{"authentication.k8s.io"}, Resources: []string{"userextras/kueuebot.io/slack-user-id"}, Verbs: impersonate, ResourceNames: ids}
 	}
 	lqRule := rbacv1.PolicyRule{APIGroups: []string{"kueue.x-k8s.io"}, Resources: []string{"localqueues"}, Verbs: []string{"list"}}
-	quotaRule := rbacv1.PolicyRule{APIGroups: []string{"kueue.x-k8s.io"}, Resources: []string{"clusterqueues", "cohorts", "resourceflavors"}, Verbs: []string{"get", "list"}}
-	wpcRule := rbacv1.PolicyRule{APIGroups: []string{"kueue.x-k8s.io"}, Resources: []string{"workloadpriorityclasses"}, Verbs: []string{"get"}}
+	quotaRule := rbacv1.PolicyRule{APIGroups: []string{"kueue.x-k8s.io"}, Resources: []string{"clusterqueues", "cohorts", "resourceflavors", "workloadpriorityclasses"}, Verbs: []string{"get", "list"}}
 
 	tests := []struct {
 		name   string
@@ -63,7 +62,7 @@ func TestBotClusterRole(t *testing.T) {
 				usersRule("alice", "bob", "kueuebot-digest"),
 				groupsRule("ml-researchers", "team-a", "team-b"),
 				extraRule("U00000BOB", "U0000ALICE"),
-				lqRule, quotaRule, wpcRule,
+				lqRule, quotaRule,
 			},
 		},
 		{

@@ -58,6 +58,7 @@ const (
 	resCohorts         = "cohorts"
 	resFlavors         = "resourceflavors"
 	resAdmissionChecks = "admissionchecks"
+	resPriorityClasses = "workloadpriorityclasses"
 	resPods            = "pods"
 	resEvents          = "events"
 	resNamespaces      = "namespaces"
@@ -67,7 +68,7 @@ const (
 func notFound(resource, name string) error {
 	gr := schema.GroupResource{Resource: resource}
 	switch resource {
-	case resWorkloads, resLocalQueues, resClusterQueues, resCohorts, resFlavors, resAdmissionChecks:
+	case resWorkloads, resLocalQueues, resClusterQueues, resCohorts, resFlavors, resAdmissionChecks, resPriorityClasses:
 		gr = kueue.Resource(resource)
 	}
 	return apierrors.NewNotFound(gr, name)
@@ -90,7 +91,15 @@ func (s *storeSource) kueueConfig(context.Context) (*diagnose.KueueConfig, error
 }
 
 func (s *storeSource) exhaustive() bool { return true }
-func (s *storeSource) useBot() bool     { return false }
+
+// useBot reports whether the store's cluster-scoped objects were listed
+// as the bot (Clients.ClusterScoped): the Snapshot then reads only its own
+// LocalQueue's ClusterQueue, as a live question in that mode does.
+func (s *storeSource) useBot() bool {
+	s.st.mu.RLock()
+	defer s.st.mu.RUnlock()
+	return s.st.clusterScopedByBot
+}
 
 func (s *storeSource) served(context.Context, *kinds.Kind) (bool, error) { return true, nil }
 func (s *storeSource) kueueServed(context.Context) (bool, error) {
@@ -184,13 +193,21 @@ func (s *storeSource) listLocalQueues(_ context.Context, ns string) ([]kueue.Loc
 	return out, nil
 }
 
-// getPriorityClass returns the class when the store holds it. A class it
-// does not hold is not known to be missing: nothing lists
-// WorkloadPriorityClasses into a store, and a dump holds only those its
-// author chose, so the answer may say "probably", never "does not exist".
+// getPriorityClass returns the class when the store holds it. When the
+// store's WorkloadPriorityClass LIST succeeded (ListInto makes one), a class
+// it did not return does not exist, as a GET would say; when that LIST
+// failed, its error is the answer. A store filled otherwise (a dump holds
+// only the classes its author chose) does not know the class is missing,
+// so the answer may say "probably", never "does not exist".
 func (s *storeSource) getPriorityClass(_ context.Context, name string) (*kueue.WorkloadPriorityClass, error) {
 	if wpc := get[kueue.WorkloadPriorityClass](s.st, gkPriorityClass, "", name); wpc != nil {
 		return own(s, wpc), nil
+	}
+	if err := s.st.listError(resPriorityClasses, ""); err != nil {
+		return nil, err
+	}
+	if s.st.wasListed(resPriorityClasses, "") {
+		return nil, notFound(resPriorityClasses, name)
 	}
 	return nil, fmt.Errorf("the objects read hold no WorkloadPriorityClass %s: %w", name, errNotRead)
 }

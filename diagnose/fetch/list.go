@@ -30,6 +30,13 @@ type Clients struct {
 	Kueue versioned.Interface
 	// Dynamic reads the job kinds other than batch Job; optional.
 	Dynamic dynamic.Interface
+	// ClusterScoped, when set (clusterScopedReads: bot), lists the
+	// cluster-scoped quota kinds (ClusterQueues, ResourceFlavors, Cohorts,
+	// WorkloadPriorityClasses) as the bot; AdmissionChecks are listed as
+	// the caller, as a single question reads them. Snapshots of
+	// the store then read only the ClusterQueue their own LocalQueue names,
+	// as a single question does (Snapshot.ClusterScopedByBot).
+	ClusterScoped versioned.Interface
 }
 
 // ListOptions says what ListInto reads.
@@ -84,8 +91,8 @@ func (f ListFailure) String() string {
 }
 
 // ListInto fills the store with paginated LISTs (client-go tools/pager) of
-// Workloads, LocalQueues, ClusterQueues, ResourceFlavors, Cohorts and
-// AdmissionChecks, and as opts asks of the job kinds, Pods and Events; and
+// Workloads, LocalQueues, ClusterQueues, ResourceFlavors, Cohorts,
+// AdmissionChecks and WorkloadPriorityClasses, and as opts asks of the job kinds, Pods and Events; and
 // of Namespaces when a ClusterQueue's namespaceSelector tests labels. The
 // cost is a handful of requests per namespace (or per kind, cluster-wide),
 // whatever the number of Workloads: the cluster's Kueue version is asked
@@ -207,7 +214,7 @@ func (l *lister) run(ctx context.Context) error {
 		l.st.mu.Lock()
 		l.st.kueueNotServed = true
 		l.st.mu.Unlock()
-		for _, r := range []string{resWorkloads, resLocalQueues, resClusterQueues, resFlavors, resCohorts, resAdmissionChecks} {
+		for _, r := range []string{resWorkloads, resLocalQueues, resClusterQueues, resFlavors, resCohorts, resAdmissionChecks, resPriorityClasses} {
 			l.fail(r, "", notServed)
 		}
 	} else {
@@ -227,7 +234,9 @@ func (l *lister) run(ctx context.Context) error {
 	return l.namespaces(ctx)
 }
 
-// kueueTasks lists Kueue's objects in the served version.
+// kueueTasks lists Kueue's objects in the served version: the namespaced
+// ones as the caller, the cluster-scoped ones as the caller or, with
+// Clients.ClusterScoped, as the bot.
 func (l *lister) kueueTasks(version string) []listTask {
 	k := l.c.Kueue
 	v1 := version == "v1beta1"
@@ -247,30 +256,45 @@ func (l *lister) kueueTasks(version string) []listTask {
 				return k.KueueV1beta2().LocalQueues(ns).List(ctx, o)
 			}})
 	}
+	cs := k
+	if l.c.ClusterScoped != nil {
+		cs = l.c.ClusterScoped
+		l.st.mu.Lock()
+		l.st.clusterScopedByBot = true
+		l.st.mu.Unlock()
+	}
 	return append(tasks,
 		listTask{resClusterQueues, "", func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
 			if v1 {
-				return k.KueueV1beta1().ClusterQueues().List(ctx, o)
+				return cs.KueueV1beta1().ClusterQueues().List(ctx, o)
 			}
-			return k.KueueV1beta2().ClusterQueues().List(ctx, o)
+			return cs.KueueV1beta2().ClusterQueues().List(ctx, o)
 		}},
 		listTask{resFlavors, "", func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
 			if v1 {
-				return k.KueueV1beta1().ResourceFlavors().List(ctx, o)
+				return cs.KueueV1beta1().ResourceFlavors().List(ctx, o)
 			}
-			return k.KueueV1beta2().ResourceFlavors().List(ctx, o)
+			return cs.KueueV1beta2().ResourceFlavors().List(ctx, o)
 		}},
 		listTask{resCohorts, "", func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
 			if v1 {
-				return k.KueueV1beta1().Cohorts().List(ctx, o)
+				return cs.KueueV1beta1().Cohorts().List(ctx, o)
 			}
-			return k.KueueV1beta2().Cohorts().List(ctx, o)
+			return cs.KueueV1beta2().Cohorts().List(ctx, o)
 		}},
 		listTask{resAdmissionChecks, "", func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
 			if v1 {
 				return k.KueueV1beta1().AdmissionChecks().List(ctx, o)
 			}
 			return k.KueueV1beta2().AdmissionChecks().List(ctx, o)
+		}},
+		// The classes jobs name: a job whose class does not exist gets no
+		// Workload, and the list says so as a single question does.
+		listTask{resPriorityClasses, "", func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			if v1 {
+				return cs.KueueV1beta1().WorkloadPriorityClasses().List(ctx, o)
+			}
+			return cs.KueueV1beta2().WorkloadPriorityClasses().List(ctx, o)
 		}},
 	)
 }

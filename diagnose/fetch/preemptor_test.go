@@ -168,3 +168,70 @@ func TestFetchNoWorkloadPriorityClassByBot(t *testing.T) {
 		})
 	}
 }
+
+// TestListNoWorkloadPriorityClass: a list says what a single question says
+// of a job whose WorkloadPriorityClass does not exist (ListInto lists the
+// classes); with clusterScopedReads=bot the quota kinds and the classes are
+// listed as the bot and the caller lists only namespaced kinds (and
+// AdmissionChecks, which a question reads as the caller too); a refused
+// class LIST is the Forbidden gap a refused GET gives.
+func TestListNoWorkloadPriorityClass(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		bot     bool
+		refused bool
+		wantGap diagnose.GapReason
+	}{
+		{"caller lists it", false, false, diagnose.GapNotFound},
+		{"bot lists it", true, true, diagnose.GapNotFound},
+		{"caller is refused", false, true, diagnose.GapForbidden},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			job := testJob()
+			job.Labels[diagnose.WorkloadPriorityClassLabel] = "urgent"
+			other := &kueue.WorkloadPriorityClass{ObjectMeta: metav1.ObjectMeta{Name: "low"}, Value: 1}
+			e := newEnv([]runtime.Object{job}, []runtime.Object{testLQ(), testCQ("", "a"), other}, nil)
+			if tc.refused {
+				e.kueue.PrependReactor("list", "workloadpriorityclasses", fail("list", "workloadpriorityclasses", forbidden("workloadpriorityclasses", "")))
+			}
+			c := e.clients()
+			if tc.bot {
+				c.ClusterScoped = e.bot
+			}
+			st := NewStore()
+			if _, err := st.ListInto(t.Context(), c, ListOptions{Namespaces: []string{testNS}, Jobs: true, Events: true}); err != nil {
+				t.Fatal(err)
+			}
+			s, err := st.Snapshot(diagnose.Target{Kind: "Job", Namespace: testNS, Name: jobName}, testNow)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !s.HasGap("WorkloadPriorityClass", tc.wantGap) {
+				t.Errorf("gaps %v, want WorkloadPriorityClass urgent %s", s.Gaps, tc.wantGap)
+			}
+			if r := diagnose.Analyze(s); tc.wantGap == diagnose.GapNotFound && !strings.Contains(r.Verdict.Headline, "WorkloadPriorityClass urgent does not exist") {
+				t.Errorf("headline %q, want the class named as missing", r.Verdict.Headline)
+			}
+			if s.ClusterScopedByBot != tc.bot {
+				t.Errorf("ClusterScopedByBot = %t, want %t", s.ClusterScopedByBot, tc.bot)
+			}
+			reqs, _ := e.requests()
+			byClient := map[string][]string{}
+			for _, q := range reqs {
+				byClient[q.Client] = append(byClient[q.Client], q.Resource)
+			}
+			quota := []string{"clusterqueues", "cohorts", "resourceflavors", "workloadpriorityclasses"}
+			for _, r := range quota {
+				if got := slices.Contains(byClient["bot"], r); got != tc.bot {
+					t.Errorf("bot listed %s: %t, want %t (requests %v)", r, got, tc.bot, byClient)
+				}
+				if got := slices.Contains(byClient["kueue"], r); got == tc.bot {
+					t.Errorf("caller listed %s: %t, want %t (requests %v)", r, got, !tc.bot, byClient)
+				}
+			}
+			if !slices.Contains(byClient["kueue"], "admissionchecks") {
+				t.Errorf("the caller did not list admissionchecks (requests %v)", byClient)
+			}
+		})
+	}
+}

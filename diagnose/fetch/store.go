@@ -68,6 +68,9 @@ type Store struct {
 	// kueueNotServed is set when ListInto found that the cluster does not
 	// serve Kueue's API: Snapshots then say so, as a live read does.
 	kueueNotServed bool
+	// clusterScopedByBot is set when ListInto listed the cluster-scoped
+	// Kueue kinds as the bot (clusterScopedReads: bot).
+	clusterScopedByBot bool
 	// kueueConfig is Kueue's own Configuration, when the bot read it
 	// (SetKueueConfig): Snapshots of jobs without a Workload use it, as a
 	// live read does.
@@ -520,6 +523,18 @@ func (s *Store) listError(resource, ns string) error {
 		}
 	}
 	return nil
+}
+
+// wasListed reports whether a LIST of resource in ns (or cluster-wide)
+// succeeded, so that an object it did not return does not exist.
+func (s *Store) wasListed(resource, ns string) bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if err, ok := s.listed[listKey{resource, ns}]; ok && err == nil {
+		return true
+	}
+	err, ok := s.listed[listKey{resource, ""}]
+	return ok && err == nil
 }
 
 // recordList remembers the outcome of a LIST (nil: it succeeded).

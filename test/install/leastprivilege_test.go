@@ -235,11 +235,10 @@ func checkAccessMatrix(t *testing.T, c *cluster, bot kubernetes.Interface, ns st
 		"authentication.k8s.io/selfsubjectreviews create ":       true,
 	}
 	if cfg.Kube.ClusterScopedReads == config.ClusterScopedBot {
-		for _, r := range []string{"clusterqueues", "cohorts", "resourceflavors"} {
+		for _, r := range []string{"clusterqueues", "cohorts", "resourceflavors", "workloadpriorityclasses"} {
 			allowed["kueue.x-k8s.io/"+r+" get "] = true
 			allowed["kueue.x-k8s.io/"+r+" list "] = true
 		}
-		allowed["kueue.x-k8s.io/workloadpriorityclasses get "] = true
 	}
 	// The verbs each resource serves, and those RBAC checks beyond them
 	// (escalation, impersonation, certificate signing).
