@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kueuebot/kueuebot/bot/blocks"
+	"github.com/kueuebot/kueuebot/bot/parse"
 	"github.com/kueuebot/kueuebot/diagnose"
 	"github.com/kueuebot/kueuebot/explain"
 	"github.com/kueuebot/kueuebot/rbac"
@@ -205,7 +206,7 @@ func (a *Asker) ask(ctx context.Context, entry Entry, user rbac.SlackUser, text 
 	q := a.begin(ctx, entry, user)
 	req, err := parseFor(entry, text)
 	if err != nil {
-		var pe *ParseError
+		var pe *parse.ParseError
 		if errors.As(err, &pe) {
 			// ParseError messages are written as safe mrkdwn.
 			return q.done(noticeOutcome("unparsable", blocks.Notice("", pe.UserMessage())), nil)
@@ -213,14 +214,14 @@ func (a *Asker) ask(ctx context.Context, entry Entry, user rbac.SlackUser, text 
 		return q.done(noticeOutcome("unparsable", blocks.Notice("", "I could not understand that. Type `help` to see what I can do.")), nil)
 	}
 	switch req.Intent {
-	case IntentHelp:
+	case parse.IntentHelp:
 		return q.done(noticeOutcome("help", HelpMessage()), nil)
-	case IntentJobs:
-		return a.listJobs(q, req.JobsQuery())
-	case IntentQueues:
+	case parse.IntentJobs:
+		return a.listJobs(q, explain.JobsQuery{Namespace: req.Namespace})
+	case parse.IntentQueues:
 		return a.listQueues(q, req)
 	}
-	return a.explain(q, req.Question())
+	return a.explain(q, questionOf(req))
 }
 
 // job answers a question about one job (buttons, the picker).
@@ -270,7 +271,7 @@ func (a *Asker) listJobs(q *question, jq explain.JobsQuery) outcome {
 	return q.done(outcome{verdict: "jobs", jobs: &res}, nil)
 }
 
-func (a *Asker) listQueues(q *question, req Request) outcome {
+func (a *Asker) listQueues(q *question, req parse.Request) outcome {
 	q.rec.Target = req.String()
 	id, o := q.identity()
 	if o != nil {

@@ -4,17 +4,15 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"slices"
 	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/slackevents"
 	"k8s.io/apimachinery/pkg/util/cache"
 
 	"github.com/kueuebot/kueuebot/bot/blocks"
+	"github.com/kueuebot/kueuebot/bot/parse"
 	"github.com/kueuebot/kueuebot/diagnose"
 	"github.com/kueuebot/kueuebot/explain"
 	"github.com/kueuebot/kueuebot/rbac"
@@ -91,7 +89,7 @@ func NewTriage(channels, patterns []string, detail string, window time.Duration,
 		t.Channels[c] = true
 	}
 	for _, p := range patterns {
-		if p = strings.ToLower(strings.TrimSpace(normalize(p))); p != "" {
+		if p = parse.NormalizePhrase(p); p != "" {
 			t.Patterns = append(t.Patterns, p)
 		}
 	}
@@ -101,71 +99,10 @@ func NewTriage(channels, patterns []string, detail string, window time.Duration,
 // Watches reports whether channel is triaged.
 func (t *Triage) Watches(channel string) bool { return t != nil && t.Channels[channel] }
 
-// Detect reports whether text signals a stuck job: it contains one of the
-// patterns, or it names a job unmistakably (kind/name, namespace/name, or
-// a job word or kind before a name shaped like one, e.g. "job train-7").
-// Plain words that happen to follow "job" ("the job fair") or talk of
-// queues ("the queue for lunch is long") are not job questions.
+// Detect reports whether text signals a stuck job
+// (parse.SignalsStuckJob with the configured patterns).
 func (t *Triage) Detect(text string) bool {
-	if !utf8.ValidString(text) || utf8.RuneCountInString(text) > MaxShortcutLen {
-		return false
-	}
-	s := strings.ToLower(normalize(StripSlackMarkup(text)))
-	// A link's address never says anything about a job.
-	words := strings.Fields(s)
-	words = slices.DeleteFunc(words, func(w string) bool { return strings.Contains(w, "://") })
-	s = strings.Join(words, " ")
-	for _, p := range t.Patterns {
-		if containsPhrase(s, p) {
-			return true
-		}
-	}
-	return namesJob(s)
-}
-
-// containsPhrase finds p in s; an end of p that is a letter or digit of a
-// spaced script must be a word boundary in s.
-func containsPhrase(s, p string) bool {
-	first, _ := utf8.DecodeRuneInString(p)
-	last, _ := utf8.DecodeLastRuneInString(p)
-	for off := 0; off <= len(s)-len(p); {
-		i := strings.Index(s[off:], p)
-		if i < 0 {
-			return false
-		}
-		i += off
-		before, _ := utf8.DecodeLastRuneInString(s[:i])
-		after, _ := utf8.DecodeRuneInString(s[i+len(p):])
-		if (!wordRune(first) || i == 0 || !wordRune(before)) && (!wordRune(last) || i+len(p) == len(s) || !wordRune(after)) {
-			return true
-		}
-		_, n := utf8.DecodeRuneInString(s[i:])
-		off = i + n
-	}
-	return false
-}
-
-// wordRune: a letter or digit of a script that separates words by spaces.
-func wordRune(r rune) bool {
-	return (unicode.IsLetter(r) || unicode.IsDigit(r)) && !isCJK(r)
-}
-
-// namesJob reports whether the message names a job unmistakably.
-func namesJob(s string) bool {
-	p := parser{toks: tokenize(s)}
-	if _, err := p.parse(); err != nil {
-		return false
-	}
-	for _, c := range p.cands {
-		if !c.valid || c.tier < tierAfterJob {
-			continue
-		}
-		shaped := shapeTier(c.name) == tierShaped && strings.ContainsFunc(c.name, unicode.IsLetter)
-		if shaped || (p.kindSet && c.tier == tierAfterJob) {
-			return true
-		}
-	}
-	return false
+	return parse.SignalsStuckJob(text, t.Patterns)
 }
 
 // key is the memory key of a job in a channel.
@@ -215,31 +152,21 @@ func (d *Decoder) triageMessage(e *slackevents.MessageEvent, key string, user rb
 	return Event{Entry: EntryTriage, Key: key, User: user, Channel: e.Channel, MessageTS: e.TimeStamp, Text: e.Text, Received: received}, true
 }
 
-// parseTriage reads a support-channel message: any length up to
-// MaxShortcutLen, since people describe their problem at length.
-func parseTriage(text string) (Request, error) {
-	if utf8.RuneCountInString(text) > MaxShortcutLen || !utf8.ValidString(text) {
-		return Request{}, parseErrorf("That message is too long for me. Ask me about the job instead, e.g. %s.", example)
-	}
-	p := parser{toks: tokenize(normalize(StripSlackMarkup(text)))}
-	return p.parse()
-}
-
 // triage answers a triage question as its poster: the job it names, or
 // the poster's jobs that are not running (with the picker) when it names
 // none.
 func (a *Asker) triage(ctx context.Context, user rbac.SlackUser, text string) outcome {
 	q := a.begin(ctx, EntryTriage, user)
-	req, err := parseTriage(text)
+	req, err := parse.ParseTriage(text)
 	if err != nil {
-		var pe *ParseError
+		var pe *parse.ParseError
 		if errors.As(err, &pe) {
 			return q.done(noticeOutcome("unparsable", blocks.Notice("", pe.UserMessage())), nil)
 		}
-		return q.done(noticeOutcome("unparsable", blocks.Notice("", "I could not understand that. Name the job, e.g. "+example+".")), nil)
+		return q.done(noticeOutcome("unparsable", blocks.Notice("", "I could not understand that. Name the job, e.g. "+parse.Example+".")), nil)
 	}
-	if req.Intent == IntentDiagnose {
-		return a.explain(q, req.Question())
+	if req.Intent == parse.IntentDiagnose {
+		return a.explain(q, questionOf(req))
 	}
 	return a.listJobs(q, explain.JobsQuery{Namespace: req.Namespace})
 }

@@ -1,4 +1,4 @@
-package bot
+package parse
 
 import (
 	"cmp"
@@ -10,8 +10,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation"
 
-	"github.com/kueuebot/kueuebot/diagnose"
-	"github.com/kueuebot/kueuebot/explain"
 	"github.com/kueuebot/kueuebot/kinds"
 )
 
@@ -57,21 +55,6 @@ type Request struct {
 	// Namespace is a valid DNS-1123 label, or empty when the user did not
 	// say (then the caller's default namespaces apply).
 	Namespace string `json:"namespace,omitempty"`
-}
-
-// Target returns the diagnose.Target the request names.
-func (r Request) Target() diagnose.Target {
-	return diagnose.Target{Kind: r.Kind, Namespace: r.Namespace, Name: r.Name}
-}
-
-// Question returns the explain.Question an IntentDiagnose request asks.
-func (r Request) Question() explain.Question {
-	return explain.Question{Kind: r.Kind, Name: r.Name, Namespace: r.Namespace, Candidates: slices.Clone(r.Candidates)}
-}
-
-// JobsQuery returns the explain.JobsQuery an IntentJobs request asks.
-func (r Request) JobsQuery() explain.JobsQuery {
-	return explain.JobsQuery{Namespace: r.Namespace}
 }
 
 // String renders the request the way a user would type it, e.g.
@@ -125,8 +108,8 @@ func parseErrorf(format string, args ...any) *ParseError {
 // MaxQuestionLen caps the length of a question, in characters.
 const MaxQuestionLen = 500
 
-// example is the question every error message suggests.
-const example = "`why is train-7 waiting?` or `diagnose jobset/train-7 -n team-a`"
+// Example is the question every error message suggests (mrkdwn).
+const Example = "`why is train-7 waiting?` or `diagnose jobset/train-7 -n team-a`"
 
 // ParseRequest turns free text from a mention, a DM or a message shortcut
 // into a Request, whatever language surrounds the job's name. It accepts
@@ -180,10 +163,10 @@ const MaxShortcutLen = 4000
 // written kind/name or namespace/name.
 func ParseShortcut(text string) (Request, error) {
 	if utf8.RuneCountInString(text) > MaxShortcutLen {
-		return Request{}, parseErrorf("That message is too long for me (over %d characters). Ask me about the job instead, e.g. %s.", MaxShortcutLen, example)
+		return Request{}, parseErrorf("That message is too long for me (over %d characters). Ask me about the job instead, e.g. %s.", MaxShortcutLen, Example)
 	}
 	if !utf8.ValidString(text) {
-		return Request{}, parseErrorf("I could not read that message. Ask me about the job instead, e.g. %s.", example)
+		return Request{}, parseErrorf("I could not read that message. Ask me about the job instead, e.g. %s.", Example)
 	}
 	p := parser{toks: tokenize(normalize(StripSlackMarkup(text)))}
 	r, err := p.parse()
@@ -191,7 +174,7 @@ func ParseShortcut(text string) (Request, error) {
 		return Request{}, err
 	}
 	if r.Intent != IntentDiagnose || !p.namesJob() {
-		return Request{}, parseErrorf("I could not find a job name in that message. Ask me about the job instead, e.g. %s.", example)
+		return Request{}, parseErrorf("I could not find a job name in that message. Ask me about the job instead, e.g. %s.", Example)
 	}
 	return r, nil
 }
@@ -199,10 +182,10 @@ func ParseShortcut(text string) (Request, error) {
 // words0 checks and tokenizes a question.
 func words0(text string) ([]token, error) {
 	if utf8.RuneCountInString(text) > MaxQuestionLen {
-		return nil, parseErrorf("That question is too long for me (over %d characters). Ask about one job, e.g. %s.", MaxQuestionLen, example)
+		return nil, parseErrorf("That question is too long for me (over %d characters). Ask about one job, e.g. %s.", MaxQuestionLen, Example)
 	}
 	if !utf8.ValidString(text) {
-		return nil, parseErrorf("I could not read that text. Ask about one job, e.g. %s.", example)
+		return nil, parseErrorf("I could not read that text. Ask about one job, e.g. %s.", Example)
 	}
 	return tokenize(normalize(StripSlackMarkup(text))), nil
 }
@@ -585,11 +568,11 @@ func (p *parser) finish() (Request, error) {
 	if p.queueName != "" {
 		for _, c := range p.cands {
 			if c.tier >= tierShaped {
-				return Request{}, parseErrorf("Ask about a queue or about a job, not both. E.g. `queue team-a` or %s.", example)
+				return Request{}, parseErrorf("Ask about a queue or about a job, not both. E.g. `queue team-a` or %s.", Example)
 			}
 		}
 		if p.kindSet {
-			return Request{}, parseErrorf("Ask about a queue or about a job, not both. E.g. `queue team-a` or %s.", example)
+			return Request{}, parseErrorf("Ask about a queue or about a job, not both. E.g. `queue team-a` or %s.", Example)
 		}
 		if err := validateQueueName(p.queueName); err != nil {
 			return Request{}, err
@@ -649,7 +632,7 @@ func (p *parser) namesJob() bool {
 
 func validateName(n string) error {
 	if errs := validation.IsDNS1123Subdomain(n); len(errs) > 0 {
-		return parseErrorf("%s is not a valid Kubernetes name: names use lowercase letters, digits, `-` and `.`, and start and end with a letter or digit.%s Try %s.", quote(n), didYouMean(n, validation.IsDNS1123Subdomain), example)
+		return parseErrorf("%s is not a valid Kubernetes name: names use lowercase letters, digits, `-` and `.`, and start and end with a letter or digit.%s Try %s.", quote(n), didYouMean(n, validation.IsDNS1123Subdomain), Example)
 	}
 	return nil
 }

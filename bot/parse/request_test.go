@@ -1,4 +1,4 @@
-package bot
+package parse
 
 import (
 	"errors"
@@ -10,7 +10,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/kueuebot/kueuebot/explain"
 	"github.com/kueuebot/kueuebot/kinds"
 )
 
@@ -410,22 +409,6 @@ func TestRequestString(t *testing.T) {
 	}
 }
 
-func TestRequestQuestionCarriesCandidates(t *testing.T) {
-	r, err := ParseRequest("为什么 sample-job 和 train-7 在等待？ -n team-a")
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := explain.Question{Name: "sample-job", Namespace: "team-a", Candidates: []string{"sample-job", "train-7"}}
-	if diff := cmp.Diff(want, r.Question()); diff != "" {
-		t.Errorf("Question() (-want +got):\n%s", diff)
-	}
-	q := r.Question()
-	q.Candidates[0] = "changed"
-	if r.Candidates[0] != "sample-job" {
-		t.Error("Question() shares its Candidates with the Request")
-	}
-}
-
 // TestKindsFromFetch: every kind diagnose/fetch reads is understood, in
 // each of its spellings, and nothing else is.
 func TestKindsFromFetch(t *testing.T) {
@@ -451,7 +434,7 @@ func TestKindsFromFetch(t *testing.T) {
 
 // TestREADMEKinds keeps the README's KIND line in step with the parser.
 func TestREADMEKinds(t *testing.T) {
-	b, err := os.ReadFile("../README.md")
+	b, err := os.ReadFile("../../README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -459,15 +442,6 @@ func TestREADMEKinds(t *testing.T) {
 	want := "KIND is " + kinds.Sentence() + "."
 	if !strings.Contains(readme, want) {
 		t.Errorf("README.md does not say %q; update its KIND line", want)
-	}
-}
-
-func TestHelpNamesEveryKind(t *testing.T) {
-	text := helpText()
-	for _, k := range kinds.All() {
-		if !strings.Contains(text, k.Names[0]) {
-			t.Errorf("help does not mention %s", k.Names[0])
-		}
 	}
 }
 
