@@ -12,14 +12,15 @@ import (
 	"k8s.io/apimachinery/pkg/util/cache"
 
 	"github.com/kueuebot/kueuebot/bot/blocks"
+	"github.com/kueuebot/kueuebot/bot/event"
 )
 
 // Handler answers and delivers. Answer may be slow (it reads the cluster)
 // and must honour ctx; Deliver writes to Slack under its own context, so
 // an answer is delivered even when the question's context has ended.
 type Handler interface {
-	Answer(ctx context.Context, ev *Event) Reply
-	Deliver(ctx context.Context, ev *Event, r Reply) error
+	Answer(ctx context.Context, ev *event.Event) Reply
+	Deliver(ctx context.Context, ev *event.Event, r Reply) error
 }
 
 // Dispatcher defaults.
@@ -155,7 +156,7 @@ type Dispatcher struct {
 }
 
 type task struct {
-	ev      Event
+	ev      event.Event
 	started atomic.Bool
 	timer   *time.Timer
 	// notice is the reply of a notice task (busy, refused).
@@ -169,7 +170,7 @@ type task struct {
 }
 
 // userKey identifies a Slack user across workspaces.
-func userKey(ev *Event) string { return ev.User.TeamID + "/" + ev.User.ID }
+func userKey(ev *event.Event) string { return ev.User.TeamID + "/" + ev.User.ID }
 
 // NewDispatcher starts the workers. Call Shutdown to stop them.
 func NewDispatcher(h Handler, o DispatcherOptions) *Dispatcher {
@@ -223,7 +224,7 @@ func NewDispatcher(h Handler, o DispatcherOptions) *Dispatcher {
 
 // Submit hands an event to the workers without blocking: the transports
 // call it right after acking. The event's Key deduplicates it.
-func (d *Dispatcher) Submit(ev Event) Admission {
+func (d *Dispatcher) Submit(ev event.Event) Admission {
 	if ev.Received.IsZero() {
 		ev.Received = time.Now()
 	}
@@ -428,7 +429,7 @@ func (d *Dispatcher) Shutdown(ctx context.Context) error {
 	case <-ctx.Done():
 		err = ctx.Err()
 		d.log.Warn("shutdown grace over: interrupting the questions still running")
-		d.cancelWork(ErrShuttingDown)
+		d.cancelWork(event.ErrShuttingDown)
 		final := time.NewTimer(d.o.FinalGrace)
 		defer final.Stop()
 		select {
@@ -438,7 +439,7 @@ func (d *Dispatcher) Shutdown(ctx context.Context) error {
 			<-d.finished
 		}
 	}
-	d.cancelWork(ErrShuttingDown)
+	d.cancelWork(event.ErrShuttingDown)
 	d.cancelHard()
 	return err
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/kueuebot/kueuebot/bot/event"
 	"github.com/kueuebot/kueuebot/diagnose"
 	"github.com/kueuebot/kueuebot/internal/slackfake"
 )
@@ -84,12 +85,12 @@ type stuckHandler struct {
 	release   chan struct{}
 }
 
-func (s *stuckHandler) Answer(context.Context, *Event) Reply {
+func (s *stuckHandler) Answer(context.Context, *event.Event) Reply {
 	<-s.release
 	return Reply{Verdict: "late", Message: Message{Text: "late"}}
 }
 
-func (s *stuckHandler) Deliver(_ context.Context, _ *Event, r Reply) error {
+func (s *stuckHandler) Deliver(_ context.Context, _ *event.Event, r Reply) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.delivered = append(s.delivered, r)
@@ -112,7 +113,7 @@ func TestOverrunAnswered(t *testing.T) {
 	h := &stuckHandler{release: make(chan struct{})}
 	d := NewDispatcher(h, DispatcherOptions{Workers: 1, Timeout: 20 * time.Millisecond})
 	d.overrun = 20 * time.Millisecond
-	if adm := d.Submit(Event{Entry: EntryMention, Key: "k1"}); adm != Accepted {
+	if adm := d.Submit(event.Event{Entry: event.EntryMention, Key: "k1"}); adm != Accepted {
 		t.Fatalf("Submit = %s", adm)
 	}
 	deadline := time.Now().Add(5 * time.Second)
@@ -161,12 +162,12 @@ func TestSubmitDeduplicates(t *testing.T) {
 	d := NewDispatcher(h, DispatcherOptions{Workers: 1})
 	var got []string
 	for _, k := range []string{"a", "a", "b", "a"} {
-		got = append(got, d.Submit(Event{Key: k}).String())
+		got = append(got, d.Submit(event.Event{Key: k}).String())
 	}
 	if err := d.Shutdown(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	got = append(got, d.Submit(Event{Key: "c"}).String())
+	got = append(got, d.Submit(event.Event{Key: "c"}).String())
 	if diff := cmp.Diff([]string{"accepted", "duplicate", "accepted", "duplicate", "closed"}, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}

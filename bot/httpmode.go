@@ -16,6 +16,8 @@ import (
 
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/slackevents"
+
+	"github.com/kueuebot/kueuebot/bot/event"
 )
 
 // The HTTP mode's request paths (a contract with the Slack app's request
@@ -163,7 +165,7 @@ func verify(header http.Header, body []byte, secret string) error {
 	return sv.Ensure()
 }
 
-func (h *HTTPMode) submit(w http.ResponseWriter, ev Event, transportKey string) {
+func (h *HTTPMode) submit(w http.ResponseWriter, ev event.Event, transportKey string) {
 	switch h.Dispatcher.Submit(ev) {
 	case Closed:
 		// Stopping: Slack retries events elsewhere; a command's user sees

@@ -3,6 +3,7 @@ package bot
 import (
 	"slices"
 
+	"github.com/kueuebot/kueuebot/bot/event"
 	"github.com/kueuebot/kueuebot/bot/parse"
 	"github.com/kueuebot/kueuebot/explain"
 )
@@ -12,11 +13,11 @@ import (
 // (parse.ParseShortcut), or free text from a mention, a DM or the terminal
 // (parse.ParseRequest). Errors are *parse.ParseError values whose message
 // says what to type.
-func parseFor(entry Entry, text string) (parse.Request, error) {
+func parseFor(entry event.Entry, text string) (parse.Request, error) {
 	switch entry {
-	case EntrySlash:
+	case event.EntrySlash:
 		return parse.ParseCommand(text)
-	case EntryShortcut:
+	case event.EntryShortcut:
 		return parse.ParseShortcut(text)
 	default:
 		return parse.ParseRequest(text)

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/kueuebot/kueuebot/bot/event"
 )
 
 // Metrics are the bot's Prometheus metrics, registered on a registry of the
@@ -83,7 +85,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 	return m
 }
 
-func (m *Metrics) question(e Entry, verdict string, took time.Duration) {
+func (m *Metrics) question(e event.Entry, verdict string, took time.Duration) {
 	if m == nil {
 		return
 	}
@@ -118,7 +120,7 @@ func (m *Metrics) inFlight(delta float64) {
 	}
 }
 
-func (m *Metrics) undelivered(e Entry) {
+func (m *Metrics) undelivered(e event.Entry) {
 	if m != nil {
 		m.delivery.WithLabelValues(string(e)).Inc()
 	}

@@ -10,6 +10,8 @@ import (
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/slackevents"
 	"github.com/slack-go/slack/socketmode"
+
+	"github.com/kueuebot/kueuebot/bot/event"
 )
 
 // ErrInvalidAuth means Slack rejected the app-level token; retrying will
@@ -134,7 +136,7 @@ func (s *SocketMode) handle(ctx context.Context, log *slog.Logger, evt socketmod
 	}
 	s.Metrics.acked("socket", time.Since(received))
 
-	var ev Event
+	var ev event.Event
 	var ok bool
 	switch evt.Type {
 	case socketmode.EventTypeEventsAPI:

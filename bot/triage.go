@@ -12,15 +12,12 @@ import (
 	"k8s.io/apimachinery/pkg/util/cache"
 
 	"github.com/kueuebot/kueuebot/bot/blocks"
+	"github.com/kueuebot/kueuebot/bot/event"
 	"github.com/kueuebot/kueuebot/bot/parse"
 	"github.com/kueuebot/kueuebot/diagnose"
 	"github.com/kueuebot/kueuebot/explain"
 	"github.com/kueuebot/kueuebot/rbac"
 )
-
-// EntryTriage: a top-level message in a support channel the bot triages
-// (config triage.channels) that signals a stuck job.
-const EntryTriage Entry = "triage"
 
 // Triage detail modes (config triage.detail).
 const (
@@ -137,26 +134,26 @@ func verdictKey(v diagnose.Verdict) string { return string(v.Code) + "/" + strin
 // channel is triaged and a human wrote it at the top level, new (not an
 // edit or another subtype), without mentioning the bot (app_mention
 // answers those), and it signals a stuck job.
-func (d *Decoder) triageMessage(e *slackevents.MessageEvent, key string, user rbac.SlackUser, received time.Time) (Event, bool) {
+func (d *Decoder) triageMessage(e *slackevents.MessageEvent, key string, user rbac.SlackUser, received time.Time) (event.Event, bool) {
 	t := d.Triage
 	if !t.Watches(e.Channel) || e.SubType != "" || e.BotID != "" || e.User == "" || e.User == d.BotUserID ||
 		e.ThreadTimeStamp != "" || e.TimeStamp == "" {
-		return Event{}, false
+		return event.Event{}, false
 	}
 	if d.BotUserID != "" && strings.Contains(e.Text, "<@"+d.BotUserID) {
-		return Event{}, false
+		return event.Event{}, false
 	}
 	if !t.Detect(e.Text) {
-		return Event{}, false
+		return event.Event{}, false
 	}
-	return Event{Entry: EntryTriage, Key: key, User: user, Channel: e.Channel, MessageTS: e.TimeStamp, Text: e.Text, Received: received}, true
+	return event.Event{Entry: event.EntryTriage, Key: key, User: user, Channel: e.Channel, MessageTS: e.TimeStamp, Text: e.Text, Received: received}, true
 }
 
 // triage answers a triage question as its poster: the job it names, or
 // the poster's jobs that are not running (with the picker) when it names
 // none.
 func (a *Asker) triage(ctx context.Context, user rbac.SlackUser, text string) outcome {
-	q := a.begin(ctx, EntryTriage, user)
+	q := a.begin(ctx, event.EntryTriage, user)
 	req, err := parse.ParseTriage(text)
 	if err != nil {
 		var pe *parse.ParseError
@@ -230,7 +227,7 @@ func (b *Bot) withEscalate(m Message, ref blocks.JobRef) Message {
 // answerTriage marks the message as seen at once, answers it as the
 // poster, and prepares the thread answer (a link when the same job had
 // the same verdict a moment ago).
-func (b *Bot) answerTriage(ctx context.Context, ev *Event) Reply {
+func (b *Bot) answerTriage(ctx context.Context, ev *event.Event) Reply {
 	if err := b.Replier.AddReaction(ctx, ev.Channel, ev.MessageTS, reactionSeen); err != nil {
 		b.log().WarnContext(ctx, "could not react to a triage question", slog.Any("error", err))
 	}
@@ -307,7 +304,7 @@ func (b *Bot) permalink(ctx context.Context, channel, ts string) string {
 // and swaps the :eyes: for a :white_check_mark: once answered. Notices
 // without a triage part (busy, refused by the dispatcher) go to the
 // thread too.
-func (b *Bot) deliverTriage(ctx context.Context, ev *Event, r Reply) error {
+func (b *Bot) deliverTriage(ctx context.Context, ev *event.Event, r Reply) error {
 	rp := b.Replier
 	tr := r.triage
 	thread := ev.ThreadTS
@@ -356,7 +353,7 @@ func (b *Bot) deliverTriage(ctx context.Context, ev *Event, r Reply) error {
 // on-call group is read as the poster: it shows what the thread already
 // shows, never a presser's wider view. Refusals and failures are the
 // presser's only.
-func (b *Bot) escalate(ctx context.Context, ev *Event) Reply {
+func (b *Bot) escalate(ctx context.Context, ev *event.Event) Reply {
 	if b.Triage == nil || b.Triage.UserGroup == "" || !b.Triage.Watches(ev.Channel) {
 		return Reply{To: ToPrivate, Verdict: "ignored", Message: blocks.Notice("", "Escalation is not set up in this channel. Ask your platform team directly.")}
 	}
