@@ -13,6 +13,7 @@ import (
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/socketmode"
 
+	"github.com/kueuebot/kueuebot/bot/metrics"
 	"github.com/kueuebot/kueuebot/config"
 	"github.com/kueuebot/kueuebot/deploy/examples"
 	"github.com/kueuebot/kueuebot/diagnose/fetch"
@@ -67,8 +68,8 @@ func burst(tb testing.TB, dump *fetch.Dump, users, perUser, flood int, o Dispatc
 		idCfg.Users = append(idCfg.Users, config.UserMapping{SlackUserID: id, TeamID: slackfake.TeamID, User: fmt.Sprintf("user-%d", i), Namespaces: []string{benchJobs[i%len(benchJobs)][0]}})
 	}
 	reg := prometheus.NewRegistry()
-	metrics := NewMetrics(reg)
-	o.Metrics = metrics
+	m := metrics.New(reg)
+	o.Metrics = m
 	api := NewSlackClient(SlackClientOptions{BotToken: "xoxb-test", AppToken: "xapp-test", APIURL: fs.APIURL()})
 	resolver, err := rbac.NewResolver(idCfg, api)
 	if err != nil {
@@ -76,7 +77,7 @@ func burst(tb testing.TB, dump *fetch.Dump, users, perUser, flood int, o Dispatc
 	}
 	b := &Bot{Asker: &Asker{Resolve: resolver, Explain: &explain.Explainer{Reader: &explain.DumpReader{Dump: dump}}}, Replier: &SlackReplier{API: api}}
 	disp := NewDispatcher(b, o)
-	sm := &SocketMode{Client: socketmode.New(api), Dispatcher: disp, Decoder: &Decoder{Invalidate: resolver}, Metrics: metrics}
+	sm := &SocketMode{Client: socketmode.New(api), Dispatcher: disp, Decoder: &Decoder{Invalidate: resolver}, Metrics: m}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	runErr := make(chan error, 1)

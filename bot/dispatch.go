@@ -13,6 +13,7 @@ import (
 
 	"github.com/kueuebot/kueuebot/bot/blocks"
 	"github.com/kueuebot/kueuebot/bot/event"
+	"github.com/kueuebot/kueuebot/bot/metrics"
 )
 
 // Handler answers and delivers. Answer may be slow (it reads the cluster)
@@ -103,7 +104,7 @@ type DispatcherOptions struct {
 	// FinalGrace: see DefaultFinalGrace.
 	FinalGrace time.Duration
 	// Metrics records questions, latency and busy answers; nil: none.
-	Metrics *Metrics
+	Metrics *metrics.Metrics
 	// Log receives panics and delivery failures; nil discards.
 	Log *slog.Logger
 }
@@ -240,16 +241,16 @@ func (d *Dispatcher) Submit(ev event.Event) Admission {
 	user := userKey(&ev)
 	if d.perUser[user] >= d.o.PerUser {
 		d.mu.Unlock()
-		d.o.Metrics.busyOutcome(busyRefused)
-		d.o.Metrics.question(ev.Entry, "busy", time.Since(ev.Received))
+		d.o.Metrics.Busy(metrics.BusyRefused)
+		d.o.Metrics.Question(ev.Entry, "busy", time.Since(ev.Received))
 		d.log.Warn("question refused: the user has too many questions waiting", slog.String("entry", string(ev.Entry)), slog.String("slack_user", ev.User.ID), slog.Int("per_user", d.o.PerUser))
 		d.notify(&task{ev: ev, notice: Reply{Verdict: "busy", Message: blocks.Notice("", fmt.Sprintf("You already have %d questions waiting for me. I will answer those first; ask again once they are answered.", d.o.PerUser))}})
 		return Refused
 	}
 	if d.inflight >= d.o.Workers+d.o.QueueSize {
 		d.mu.Unlock()
-		d.o.Metrics.busyOutcome(busyRefused)
-		d.o.Metrics.question(ev.Entry, "busy", time.Since(ev.Received))
+		d.o.Metrics.Busy(metrics.BusyRefused)
+		d.o.Metrics.Question(ev.Entry, "busy", time.Since(ev.Received))
 		d.log.Warn("question refused: every worker busy and the queue full", slog.String("entry", string(ev.Entry)), slog.String("slack_user", ev.User.ID))
 		d.notify(&task{ev: ev, notice: Reply{Verdict: "busy", Message: blocks.Notice("", "I am too busy to look at that right now. Please ask again in a minute.")}})
 		return Refused
@@ -263,7 +264,7 @@ func (d *Dispatcher) Submit(ev event.Event) Admission {
 		t.timer = time.AfterFunc(d.o.BusyAfter, func() {
 			defer d.timers.Done()
 			if !t.started.Load() {
-				d.o.Metrics.busyOutcome(busyQueued)
+				d.o.Metrics.Busy(metrics.BusyQueued)
 				d.notify(&task{ev: ev, of: t, notice: Reply{Verdict: "busy", Message: blocks.Notice("", "I am busy with other questions; I will answer in a moment.")}})
 			}
 		})
@@ -271,7 +272,7 @@ func (d *Dispatcher) Submit(ev event.Event) Admission {
 	d.waiting.push(user, t)
 	d.wake <- struct{}{} // never blocks: inflight bounds the queued tasks
 	d.mu.Unlock()
-	d.o.Metrics.inFlight(1)
+	d.o.Metrics.InFlight(1)
 	return Accepted
 }
 
@@ -287,7 +288,7 @@ func (d *Dispatcher) notify(t *task) {
 	select {
 	case d.notices <- t:
 	default:
-		d.o.Metrics.undelivered(t.ev.Entry)
+		d.o.Metrics.Undelivered(t.ev.Entry)
 		d.log.Warn("notice dropped: too many notices waiting", slog.String("entry", string(t.ev.Entry)), slog.String("slack_user", t.ev.User.ID))
 	}
 }
@@ -325,7 +326,7 @@ func (d *Dispatcher) worker() {
 			delete(d.perUser, user)
 		}
 		d.mu.Unlock()
-		d.o.Metrics.inFlight(-1)
+		d.o.Metrics.InFlight(-1)
 	}
 }
 
@@ -346,7 +347,7 @@ func (d *Dispatcher) run(t *task) {
 	ctx, cancel := context.WithTimeout(d.hard, d.o.ReplyTimeout)
 	defer cancel()
 	d.deliver(ctx, t, r)
-	d.o.Metrics.question(t.ev.Entry, r.Verdict, time.Since(t.ev.Received))
+	d.o.Metrics.Question(t.ev.Entry, r.Verdict, time.Since(t.ev.Received))
 }
 
 // answer runs the handler, recovering a panic, and answers for it when it
@@ -356,7 +357,7 @@ func (d *Dispatcher) answer(ctx context.Context, t *task) Reply {
 	go func() {
 		defer func() {
 			if p := recover(); p != nil {
-				d.o.Metrics.panicked()
+				d.o.Metrics.Panicked()
 				d.log.Error("panic while answering a question", slog.String("entry", string(t.ev.Entry)), slog.String("slack_user", t.ev.User.ID),
 					slog.Any("panic", p), slog.String("stack", string(debug.Stack())))
 				done <- Reply{Verdict: "panic", Message: blocks.Notice("", "Sorry, something broke while I looked at that. It has been logged for the platform team; please try again in a minute.")}
@@ -385,13 +386,13 @@ func (d *Dispatcher) answer(ctx context.Context, t *task) Reply {
 func (d *Dispatcher) deliver(ctx context.Context, t *task, r Reply) {
 	defer func() {
 		if p := recover(); p != nil {
-			d.o.Metrics.panicked()
-			d.o.Metrics.undelivered(t.ev.Entry)
+			d.o.Metrics.Panicked()
+			d.o.Metrics.Undelivered(t.ev.Entry)
 			d.log.Error("panic while delivering an answer", slog.String("entry", string(t.ev.Entry)), slog.Any("panic", p), slog.String("stack", string(debug.Stack())))
 		}
 	}()
 	if err := d.h.Deliver(ctx, &t.ev, r); err != nil {
-		d.o.Metrics.undelivered(t.ev.Entry)
+		d.o.Metrics.Undelivered(t.ev.Entry)
 		d.log.Error("could not deliver the answer", slog.String("entry", string(t.ev.Entry)), slog.String("slack_user", t.ev.User.ID),
 			slog.String("channel", t.ev.Channel), slog.Any("error", err))
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/slack-go/slack/socketmode"
 	"k8s.io/apimachinery/pkg/api/resource"
 
+	"github.com/kueuebot/kueuebot/bot/metrics"
 	"github.com/kueuebot/kueuebot/diagnose"
 	"github.com/kueuebot/kueuebot/internal/slackfake"
 	"github.com/kueuebot/kueuebot/rbac"
@@ -68,7 +69,7 @@ type harnessOptions struct {
 	diag    *fakeDiagnoser
 	jobs    JobLister
 	queues  QueueLister
-	metrics *Metrics
+	metrics *metrics.Metrics
 }
 
 func startSocket(t *testing.T, o harnessOptions) *socketHarness {

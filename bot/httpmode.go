@@ -18,6 +18,7 @@ import (
 	"github.com/slack-go/slack/slackevents"
 
 	"github.com/kueuebot/kueuebot/bot/event"
+	"github.com/kueuebot/kueuebot/bot/metrics"
 )
 
 // The HTTP mode's request paths (a contract with the Slack app's request
@@ -58,7 +59,7 @@ type HTTPMode struct {
 	// Ready is set while listening; nil: not tracked.
 	Ready *Readiness
 	// Metrics records ack latency; nil: none.
-	Metrics *Metrics
+	Metrics *metrics.Metrics
 	// Log receives rejected requests; nil discards.
 	Log *slog.Logger
 	// Standby starts the transport as a standby replica's: it listens but
@@ -176,7 +177,7 @@ func (h *HTTPMode) submit(w http.ResponseWriter, ev event.Event, transportKey st
 		h.log().Info("duplicate event", slog.String("key", transportKey))
 	}
 	w.WriteHeader(http.StatusOK)
-	h.Metrics.acked("http", time.Since(ev.Received))
+	h.Metrics.Acked("http", time.Since(ev.Received))
 }
 
 func (h *HTTPMode) events(w http.ResponseWriter, r *http.Request, body []byte, received time.Time) {
@@ -207,7 +208,7 @@ func (h *HTTPMode) events(w http.ResponseWriter, r *http.Request, body []byte, r
 	e, ok := h.Decoder.EventsAPI(ev, received)
 	if !ok {
 		w.WriteHeader(http.StatusOK)
-		h.Metrics.acked("http", time.Since(received))
+		h.Metrics.Acked("http", time.Since(received))
 		return
 	}
 	h.submit(w, e, r.Header.Get("X-Slack-Retry-Num"))

@@ -12,6 +12,7 @@ import (
 	"github.com/slack-go/slack/socketmode"
 
 	"github.com/kueuebot/kueuebot/bot/event"
+	"github.com/kueuebot/kueuebot/bot/metrics"
 )
 
 // ErrInvalidAuth means Slack rejected the app-level token; retrying will
@@ -38,7 +39,7 @@ type SocketMode struct {
 	// Ready is set while connected; nil: not tracked.
 	Ready *Readiness
 	// Metrics records ack latency; nil: none.
-	Metrics *Metrics
+	Metrics *metrics.Metrics
 	// Log receives transport events; nil discards.
 	Log *slog.Logger
 }
@@ -134,7 +135,7 @@ func (s *SocketMode) handle(ctx context.Context, log *slog.Logger, evt socketmod
 	if err := s.Client.AckCtx(ctx, envID, nil); err != nil {
 		log.WarnContext(ctx, "ack failed", slog.String("envelope_id", envID), slog.Any("error", err))
 	}
-	s.Metrics.acked("socket", time.Since(received))
+	s.Metrics.Acked("socket", time.Since(received))
 
 	var ev event.Event
 	var ok bool

@@ -17,6 +17,7 @@ import (
 	"github.com/kueuebot/kueuebot/bot"
 	"github.com/kueuebot/kueuebot/bot/digests"
 	"github.com/kueuebot/kueuebot/bot/leader"
+	"github.com/kueuebot/kueuebot/bot/metrics"
 	"github.com/kueuebot/kueuebot/config"
 	"github.com/kueuebot/kueuebot/rbac"
 )
@@ -77,17 +78,17 @@ func (o *serveOptions) run(cmd *cobra.Command) error {
 
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	metrics := bot.NewMetrics(reg)
+	botMetrics := metrics.New(reg)
 
 	api := bot.NewSlackClient(bot.SlackClientOptions{
 		BotToken: cfg.Slack.BotToken.Reveal(), AppToken: cfg.Slack.AppToken.Reveal(),
-		APIURL: cfg.Slack.APIURL, Metrics: metrics,
+		APIURL: cfg.Slack.APIURL, Metrics: botMetrics,
 	})
 	resolver, err := rbac.NewResolver(cfg.Identity, api)
 	if err != nil {
 		return err
 	}
-	ex, base, err := newExplainer(cfg, !fromFiles, kubeFlagsFor(cfg.Kube.Kubeconfig, cfg.Kube.Context), o.fromFiles, metrics.WrapKubeTransport)
+	ex, base, err := newExplainer(cfg, !fromFiles, kubeFlagsFor(cfg.Kube.Kubeconfig, cfg.Kube.Context), o.fromFiles, botMetrics.WrapKubeTransport)
 	if err != nil {
 		return err
 	}
@@ -115,7 +116,7 @@ func (o *serveOptions) run(cmd *cobra.Command) error {
 	}
 	disp := bot.NewDispatcher(handler, bot.DispatcherOptions{
 		Workers: cfg.Ops.Workers, QueueSize: cfg.Ops.QueueSize, Timeout: cfg.Ops.AnswerTimeout,
-		Metrics: metrics, Log: log,
+		Metrics: botMetrics, Log: log,
 	})
 	decoder := &bot.Decoder{Invalidate: resolver, Triage: triage}
 
@@ -129,7 +130,7 @@ func (o *serveOptions) run(cmd *cobra.Command) error {
 	case config.ModeHTTP:
 		hm := &bot.HTTPMode{
 			Addr: cfg.Slack.ListenAddr, SigningSecret: cfg.Slack.SigningSecret.Reveal(), Dispatcher: disp, Decoder: decoder,
-			API: api, Ready: ready, Metrics: metrics, Log: log, Standby: election != nil,
+			API: api, Ready: ready, Metrics: botMetrics, Log: log, Standby: election != nil,
 		}
 		if err := hm.Listen(); err != nil {
 			return errors.Join(err, closeOps(ops), disp.Shutdown(ctx))
@@ -146,7 +147,7 @@ func (o *serveOptions) run(cmd *cobra.Command) error {
 		answer = func(ctx context.Context) error {
 			// A fresh client per term: a standby that takes over opens
 			// its own connection.
-			sm := &bot.SocketMode{Client: socketmode.New(api), Dispatcher: disp, Decoder: decoder, Ready: ready, Metrics: metrics, Log: log}
+			sm := &bot.SocketMode{Client: socketmode.New(api), Dispatcher: disp, Decoder: decoder, Ready: ready, Metrics: botMetrics, Log: log}
 			err := sm.Run(ctx)
 			if election != nil {
 				ready.Set(true, "standby: another replica holds the Slack connection")
