@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/kueuebot/kueuebot/bot/metrics"
+	"github.com/kueuebot/kueuebot/bot/ops"
 	"github.com/kueuebot/kueuebot/diagnose"
 	"github.com/kueuebot/kueuebot/internal/slackfake"
 	"github.com/kueuebot/kueuebot/rbac"
@@ -58,7 +59,7 @@ type socketHarness struct {
 	disp   *Dispatcher
 	diag   *fakeDiagnoser
 	res    *fakeResolver
-	ready  *Readiness
+	ready  *ops.Readiness
 	cancel context.CancelFunc
 	errc   chan error
 }
@@ -84,7 +85,7 @@ func startSocket(t *testing.T, o harnessOptions) *socketHarness {
 	b := &Bot{Asker: &Asker{Resolve: res, Explain: diag, Jobs: o.jobs, Queues: o.queues}, Replier: &SlackReplier{API: api}, Replies: o.mode}
 	o.disp.Metrics = o.metrics
 	disp := NewDispatcher(b, o.disp)
-	ready := &Readiness{}
+	ready := &ops.Readiness{}
 	sm := &SocketMode{Client: socketmode.New(api), Dispatcher: disp, Decoder: &Decoder{}, Ready: ready, Metrics: o.metrics}
 	ctx, cancel := context.WithCancel(context.Background())
 	h := &socketHarness{fs: fs, disp: disp, diag: diag, res: res, ready: ready, cancel: cancel, errc: make(chan error, 1)}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/kueuebot/kueuebot/bot/event"
 	"github.com/kueuebot/kueuebot/bot/metrics"
+	"github.com/kueuebot/kueuebot/bot/ops"
 )
 
 // The HTTP mode's request paths (a contract with the Slack app's request
@@ -57,7 +58,7 @@ type HTTPMode struct {
 	// MaxBody bounds a body; zero: DefaultMaxBody.
 	MaxBody int64
 	// Ready is set while listening; nil: not tracked.
-	Ready *Readiness
+	Ready *ops.Readiness
 	// Metrics records ack latency; nil: none.
 	Metrics *metrics.Metrics
 	// Log receives rejected requests; nil discards.

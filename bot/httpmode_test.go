@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/kueuebot/kueuebot/bot/blocks"
+	"github.com/kueuebot/kueuebot/bot/ops"
 	"github.com/kueuebot/kueuebot/diagnose"
 	"github.com/kueuebot/kueuebot/internal/slackfake"
 )
@@ -32,7 +33,7 @@ func startHTTP(t *testing.T) *httpHarness {
 	api := NewSlackClient(SlackClientOptions{BotToken: "xoxb-test", APIURL: fs.APIURL()})
 	b := &Bot{Asker: &Asker{Resolve: testResolver(), Explain: diag}, Replier: &SlackReplier{API: api}}
 	disp := NewDispatcher(b, DispatcherOptions{})
-	ready := &Readiness{}
+	ready := &ops.Readiness{}
 	hm := &HTTPMode{Addr: "127.0.0.1:0", SigningSecret: signingSecret, Dispatcher: disp, API: api, Ready: ready}
 	if err := hm.Listen(); err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kueuebot/kueuebot/bot/blocks"
+	"github.com/kueuebot/kueuebot/bot/ops"
 	"github.com/kueuebot/kueuebot/diagnose"
 	"github.com/kueuebot/kueuebot/internal/slackfake"
 )
@@ -243,7 +244,7 @@ func TestHTTPStandbyRefuses(t *testing.T) {
 	diag := &fakeDiagnoser{reports: map[string]diagnose.Report{"train-7": detailedReport()}}
 	disp := NewDispatcher(&Bot{Asker: &Asker{Resolve: testResolver(), Explain: diag}, Replier: &SlackReplier{API: api}}, DispatcherOptions{})
 	t.Cleanup(func() { _ = disp.Shutdown(context.Background()) })
-	ready := &Readiness{}
+	ready := &ops.Readiness{}
 	hm := &HTTPMode{Addr: "127.0.0.1:0", SigningSecret: signingSecret, Dispatcher: disp, API: api, Ready: ready, Standby: true}
 	if err := hm.Listen(); err != nil {
 		t.Fatal(err)

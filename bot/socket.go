@@ -13,6 +13,7 @@ import (
 
 	"github.com/kueuebot/kueuebot/bot/event"
 	"github.com/kueuebot/kueuebot/bot/metrics"
+	"github.com/kueuebot/kueuebot/bot/ops"
 )
 
 // ErrInvalidAuth means Slack rejected the app-level token; retrying will
@@ -37,7 +38,7 @@ type SocketMode struct {
 	// auth.test when empty.
 	Decoder *Decoder
 	// Ready is set while connected; nil: not tracked.
-	Ready *Readiness
+	Ready *ops.Readiness
 	// Metrics records ack latency; nil: none.
 	Metrics *metrics.Metrics
 	// Log receives transport events; nil discards.

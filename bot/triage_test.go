@@ -11,6 +11,7 @@ import (
 	"github.com/slack-go/slack/socketmode"
 
 	"github.com/kueuebot/kueuebot/bot/blocks"
+	"github.com/kueuebot/kueuebot/bot/ops"
 	"github.com/kueuebot/kueuebot/config"
 	"github.com/kueuebot/kueuebot/diagnose"
 	"github.com/kueuebot/kueuebot/internal/slackfake"
@@ -94,7 +95,7 @@ func startTriage(t *testing.T, detail string) *triageHarness {
 	tr.now = func() time.Time { th.mu.Lock(); defer th.mu.Unlock(); return th.clock }
 	b := &Bot{Asker: &Asker{Resolve: res, Explain: diag, Jobs: jobs}, Replier: &SlackReplier{API: api}, Triage: tr}
 	disp := NewDispatcher(b, DispatcherOptions{})
-	sm := &SocketMode{Client: socketmode.New(api), Dispatcher: disp, Decoder: &Decoder{Triage: tr}, Ready: &Readiness{}}
+	sm := &SocketMode{Client: socketmode.New(api), Dispatcher: disp, Decoder: &Decoder{Triage: tr}, Ready: &ops.Readiness{}}
 	ctx, cancel := context.WithCancel(context.Background())
 	h := &socketHarness{fs: fs, disp: disp, diag: diag, res: res, cancel: cancel, errc: make(chan error, 1)}
 	go func() { h.errc <- sm.Run(ctx) }()

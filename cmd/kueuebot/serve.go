@@ -18,6 +18,7 @@ import (
 	"github.com/kueuebot/kueuebot/bot/digests"
 	"github.com/kueuebot/kueuebot/bot/leader"
 	"github.com/kueuebot/kueuebot/bot/metrics"
+	"github.com/kueuebot/kueuebot/bot/ops"
 	"github.com/kueuebot/kueuebot/config"
 	"github.com/kueuebot/kueuebot/rbac"
 )
@@ -109,9 +110,9 @@ func (o *serveOptions) run(cmd *cobra.Command) error {
 		handler.Triage = triage
 	}
 
-	ready := &bot.Readiness{}
-	ops := &bot.OpsServer{Addr: cfg.Ops.ListenAddr, Gatherer: reg, Ready: ready, Log: log}
-	if err := ops.Listen(); err != nil {
+	ready := &ops.Readiness{}
+	opsServer := &ops.Server{Addr: cfg.Ops.ListenAddr, Gatherer: reg, Ready: ready, Log: log}
+	if err := opsServer.Listen(); err != nil {
 		return fmt.Errorf("ops.listenAddr: %w", err)
 	}
 	disp := bot.NewDispatcher(handler, bot.DispatcherOptions{
@@ -133,7 +134,7 @@ func (o *serveOptions) run(cmd *cobra.Command) error {
 			API: api, Ready: ready, Metrics: botMetrics, Log: log, Standby: election != nil,
 		}
 		if err := hm.Listen(); err != nil {
-			return errors.Join(err, closeOps(ops), disp.Shutdown(ctx))
+			return errors.Join(err, closeOps(opsServer), disp.Shutdown(ctx))
 		}
 		listen = hm.ListenAddr()
 		components = append(components, component{"slack-http", hm.Run})
@@ -163,7 +164,7 @@ func (o *serveOptions) run(cmd *cobra.Command) error {
 	}})
 
 	log.InfoContext(ctx, "kueuebot serving", slog.String("version", version), slog.String("mode", cfg.Slack.Mode),
-		slog.String("listen", listen), slog.String("replies", cfg.Slack.Replies), slog.String("ops", ops.ListenAddr()),
+		slog.String("listen", listen), slog.String("replies", cfg.Slack.Replies), slog.String("ops", opsServer.ListenAddr()),
 		slog.Bool("fromFiles", fromFiles), slog.String("clusterScopedReads", string(cfg.Kube.ClusterScopedReads)),
 		slog.Bool("leaderElection", election != nil))
 
@@ -182,14 +183,14 @@ func (o *serveOptions) run(cmd *cobra.Command) error {
 	} else {
 		log.Info("every accepted question was answered")
 	}
-	return errors.Join(runErr, shutErr, closeOps(ops))
+	return errors.Join(runErr, shutErr, closeOps(opsServer))
 }
 
 // closeOps stops the ops listener (metrics, probes), last.
-func closeOps(ops *bot.OpsServer) error {
+func closeOps(s *ops.Server) error {
 	c, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	if err := ops.Close(c); err != nil {
+	if err := s.Close(c); err != nil {
 		return fmt.Errorf("ops server: %w", err)
 	}
 	return nil
