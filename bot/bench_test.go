@@ -13,6 +13,7 @@ import (
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/socketmode"
 
+	"github.com/kueuebot/kueuebot/bot/delivery"
 	"github.com/kueuebot/kueuebot/bot/metrics"
 	"github.com/kueuebot/kueuebot/config"
 	"github.com/kueuebot/kueuebot/deploy/examples"
@@ -70,12 +71,12 @@ func burst(tb testing.TB, dump *fetch.Dump, users, perUser, flood int, o Dispatc
 	reg := prometheus.NewRegistry()
 	m := metrics.New(reg)
 	o.Metrics = m
-	api := NewSlackClient(SlackClientOptions{BotToken: "xoxb-test", AppToken: "xapp-test", APIURL: fs.APIURL()})
+	api := delivery.NewSlackClient(delivery.SlackClientOptions{BotToken: "xoxb-test", AppToken: "xapp-test", APIURL: fs.APIURL()})
 	resolver, err := rbac.NewResolver(idCfg, api)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	b := &Bot{Asker: &Asker{Resolve: resolver, Explain: &explain.Explainer{Reader: &explain.DumpReader{Dump: dump}}}, Replier: &SlackReplier{API: api}}
+	b := &Bot{Asker: &Asker{Resolve: resolver, Explain: &explain.Explainer{Reader: &explain.DumpReader{Dump: dump}}}, Replier: &delivery.SlackReplier{API: api}}
 	disp := NewDispatcher(b, o)
 	sm := &SocketMode{Client: socketmode.New(api), Dispatcher: disp, Decoder: &Decoder{Invalidate: resolver}, Metrics: m}
 	ctx, cancel := context.WithCancel(context.Background())

@@ -9,6 +9,7 @@ import (
 	"github.com/slack-go/slack"
 
 	"github.com/kueuebot/kueuebot/bot/blocks"
+	"github.com/kueuebot/kueuebot/bot/delivery"
 	"github.com/kueuebot/kueuebot/bot/event"
 	"github.com/kueuebot/kueuebot/explain"
 )
@@ -76,7 +77,7 @@ type Bot struct {
 	// Asker answers the questions. Required.
 	Asker *Asker
 	// Replier writes to Slack. Required.
-	Replier Replier
+	Replier delivery.Replier
 	// Replies is the privacy default for channels; empty: ephemeral.
 	Replies ReplyMode
 	// Log receives delivery problems; nil discards.
@@ -229,7 +230,7 @@ func (b *Bot) Deliver(ctx context.Context, ev *event.Event, r Reply) error {
 	case ToReplace:
 		switch {
 		case ev.Ephemeral:
-			err := rp.Respond(ctx, ev.ResponseURL, m, RespondOptions{ReplaceOriginal: true})
+			err := rp.Respond(ctx, ev.ResponseURL, m, delivery.RespondOptions{ReplaceOriginal: true})
 			if err == nil {
 				return nil
 			}
@@ -279,7 +280,7 @@ func (b *Bot) private(ctx context.Context, ev *event.Event, m Message) error {
 	if ev.ResponseURL == "" {
 		return b.dm(ctx, ev, m, nil)
 	}
-	err := b.Replier.Respond(ctx, ev.ResponseURL, m, RespondOptions{})
+	err := b.Replier.Respond(ctx, ev.ResponseURL, m, delivery.RespondOptions{})
 	if err == nil {
 		return nil
 	}
@@ -312,12 +313,12 @@ func (b *Bot) share(ctx context.Context, ev *event.Event, m Message) error {
 		if ev.ResponseURL == "" {
 			return err
 		}
-		if err2 := rp.Respond(ctx, ev.ResponseURL, m, RespondOptions{InChannel: true}); err2 != nil {
+		if err2 := rp.Respond(ctx, ev.ResponseURL, m, delivery.RespondOptions{InChannel: true}); err2 != nil {
 			return errors.Join(err, err2)
 		}
 	}
 	if ev.Ephemeral && ev.ResponseURL != "" {
-		if err := rp.Respond(ctx, ev.ResponseURL, Message{}, RespondOptions{DeleteOriginal: true}); err != nil {
+		if err := rp.Respond(ctx, ev.ResponseURL, Message{}, delivery.RespondOptions{DeleteOriginal: true}); err != nil {
 			b.log().InfoContext(ctx, "could not remove the shared ephemeral answer", slog.Any("error", err))
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/slack-go/slack/socketmode"
 	"k8s.io/apimachinery/pkg/api/resource"
 
+	"github.com/kueuebot/kueuebot/bot/delivery"
 	"github.com/kueuebot/kueuebot/bot/metrics"
 	"github.com/kueuebot/kueuebot/bot/ops"
 	"github.com/kueuebot/kueuebot/diagnose"
@@ -81,8 +82,8 @@ func startSocket(t *testing.T, o harnessOptions) *socketHarness {
 		diag = &fakeDiagnoser{reports: map[string]diagnose.Report{"train-7": detailedReport()}}
 	}
 	res := testResolver()
-	api := NewSlackClient(SlackClientOptions{BotToken: "xoxb-test", AppToken: "xapp-test", APIURL: fs.APIURL(), Metrics: o.metrics})
-	b := &Bot{Asker: &Asker{Resolve: res, Explain: diag, Jobs: o.jobs, Queues: o.queues}, Replier: &SlackReplier{API: api}, Replies: o.mode}
+	api := delivery.NewSlackClient(delivery.SlackClientOptions{BotToken: "xoxb-test", AppToken: "xapp-test", APIURL: fs.APIURL(), Metrics: o.metrics})
+	b := &Bot{Asker: &Asker{Resolve: res, Explain: diag, Jobs: o.jobs, Queues: o.queues}, Replier: &delivery.SlackReplier{API: api}, Replies: o.mode}
 	o.disp.Metrics = o.metrics
 	disp := NewDispatcher(b, o.disp)
 	ready := &ops.Readiness{}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kueuebot/kueuebot/bot/blocks"
+	"github.com/kueuebot/kueuebot/bot/delivery"
 	"github.com/kueuebot/kueuebot/diagnose"
 	"github.com/kueuebot/kueuebot/internal/slackfake"
 )
@@ -269,7 +270,7 @@ func TestSocketModeReconnects(t *testing.T) {
 // marks messages with them).
 func TestReactions(t *testing.T) {
 	fs := slackfake.New(t)
-	r := &SlackReplier{API: NewSlackClient(SlackClientOptions{BotToken: "xoxb-test", APIURL: fs.APIURL()})}
+	r := &delivery.SlackReplier{API: delivery.NewSlackClient(delivery.SlackClientOptions{BotToken: "xoxb-test", APIURL: fs.APIURL()})}
 	if err := r.AddReaction(t.Context(), "C1", "1.0", "eyes"); err != nil {
 		t.Fatal(err)
 	}

@@ -281,11 +281,6 @@ type permalinker interface {
 	Permalink(ctx context.Context, channel, ts string) (string, error)
 }
 
-// Permalink returns the permalink of message ts in channel.
-func (s *SlackReplier) Permalink(ctx context.Context, channel, ts string) (string, error) {
-	return s.API.GetPermalinkContext(ctx, &slack.PermalinkParameters{Channel: channel, Ts: ts})
-}
-
 func (b *Bot) permalink(ctx context.Context, channel, ts string) string {
 	pl, ok := b.Replier.(permalinker)
 	if !ok {

@@ -11,6 +11,7 @@ import (
 	"github.com/slack-go/slack/socketmode"
 
 	"github.com/kueuebot/kueuebot/bot/blocks"
+	"github.com/kueuebot/kueuebot/bot/delivery"
 	"github.com/kueuebot/kueuebot/bot/ops"
 	"github.com/kueuebot/kueuebot/config"
 	"github.com/kueuebot/kueuebot/diagnose"
@@ -89,11 +90,11 @@ func startTriage(t *testing.T, detail string) *triageHarness {
 	diag := &fakeDiagnoser{reports: map[string]diagnose.Report{"train-7": detailedReport()}}
 	res := testResolver()
 	jobs := &fakeJobs{}
-	api := NewSlackClient(SlackClientOptions{BotToken: "xoxb-test", AppToken: "xapp-test", APIURL: fs.APIURL()})
+	api := delivery.NewSlackClient(delivery.SlackClientOptions{BotToken: "xoxb-test", AppToken: "xapp-test", APIURL: fs.APIURL()})
 	tr := NewTriage([]string{supportChannel}, config.DefaultTriagePatterns(), detail, 10*time.Minute, onCallGroup)
 	th := &triageHarness{triage: tr, jobs: jobs, clock: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}
 	tr.now = func() time.Time { th.mu.Lock(); defer th.mu.Unlock(); return th.clock }
-	b := &Bot{Asker: &Asker{Resolve: res, Explain: diag, Jobs: jobs}, Replier: &SlackReplier{API: api}, Triage: tr}
+	b := &Bot{Asker: &Asker{Resolve: res, Explain: diag, Jobs: jobs}, Replier: &delivery.SlackReplier{API: api}, Triage: tr}
 	disp := NewDispatcher(b, DispatcherOptions{})
 	sm := &SocketMode{Client: socketmode.New(api), Dispatcher: disp, Decoder: &Decoder{Triage: tr}, Ready: &ops.Readiness{}}
 	ctx, cancel := context.WithCancel(context.Background())

@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/kueuebot/kueuebot/bot"
+	"github.com/kueuebot/kueuebot/bot/delivery"
 	"github.com/kueuebot/kueuebot/bot/digests"
 	"github.com/kueuebot/kueuebot/bot/leader"
 	"github.com/kueuebot/kueuebot/bot/metrics"
@@ -81,7 +82,7 @@ func (o *serveOptions) run(cmd *cobra.Command) error {
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	botMetrics := metrics.New(reg)
 
-	api := bot.NewSlackClient(bot.SlackClientOptions{
+	api := delivery.NewSlackClient(delivery.SlackClientOptions{
 		BotToken: cfg.Slack.BotToken.Reveal(), AppToken: cfg.Slack.AppToken.Reveal(),
 		APIURL: cfg.Slack.APIURL, Metrics: botMetrics,
 	})
@@ -103,7 +104,7 @@ func (o *serveOptions) run(cmd *cobra.Command) error {
 	}
 	asker := &bot.Asker{Resolve: resolver, Explain: ex, Log: log}
 	asker.Jobs, asker.Queues = ex, ex
-	handler := &bot.Bot{Asker: asker, Replier: &bot.SlackReplier{API: api}, Replies: bot.ReplyMode(cfg.Slack.Replies), Log: log}
+	handler := &bot.Bot{Asker: asker, Replier: &delivery.SlackReplier{API: api}, Replies: bot.ReplyMode(cfg.Slack.Replies), Log: log}
 	var triage *bot.Triage
 	if t := cfg.Triage; len(t.Channels) > 0 {
 		triage = bot.NewTriage(t.Channels, t.Patterns, t.Detail, t.Window, t.Escalation.UserGroup)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/kueuebot/kueuebot/bot"
 	"github.com/kueuebot/kueuebot/bot/blocks"
+	"github.com/kueuebot/kueuebot/bot/delivery"
 	"github.com/kueuebot/kueuebot/explain"
 	"github.com/kueuebot/kueuebot/internal/slackfake"
 	"github.com/kueuebot/kueuebot/rbac"
@@ -36,8 +37,8 @@ func startSlackBot(t *testing.T, sb string) *slackBot {
 	}
 	asker.Jobs, asker.Queues = ex, ex
 	fs := slackfake.New(t)
-	api := bot.NewSlackClient(bot.SlackClientOptions{BotToken: "xoxb-e2e", AppToken: "xapp-e2e", APIURL: fs.APIURL()})
-	disp := bot.NewDispatcher(&bot.Bot{Asker: asker, Replier: &bot.SlackReplier{API: api}}, bot.DispatcherOptions{})
+	api := delivery.NewSlackClient(delivery.SlackClientOptions{BotToken: "xoxb-e2e", AppToken: "xapp-e2e", APIURL: fs.APIURL()})
+	disp := bot.NewDispatcher(&bot.Bot{Asker: asker, Replier: &delivery.SlackReplier{API: api}}, bot.DispatcherOptions{})
 	sm := &bot.SocketMode{Client: socketmode.New(api), Dispatcher: disp, Decoder: &bot.Decoder{}}
 	ctx, cancel := context.WithCancel(context.Background())
 	errc := make(chan error, 1)
