@@ -8,6 +8,7 @@ import (
 	"github.com/slack-go/slack/slackevents"
 
 	"github.com/kueuebot/kueuebot/bot/event"
+	"github.com/kueuebot/kueuebot/bot/triage"
 	"github.com/kueuebot/kueuebot/rbac"
 )
 
@@ -38,7 +39,7 @@ type Decoder struct {
 	Invalidate Invalidator
 	// Triage, when set, turns top-level messages in its channels that
 	// signal a stuck job into EntryTriage events (message.channels).
-	Triage *Triage
+	Triage *triage.Triage
 }
 
 // EventsAPI decodes an Events API callback.

@@ -11,6 +11,7 @@ import (
 	"github.com/kueuebot/kueuebot/bot/blocks"
 	"github.com/kueuebot/kueuebot/bot/delivery"
 	"github.com/kueuebot/kueuebot/bot/event"
+	"github.com/kueuebot/kueuebot/bot/triage"
 	"github.com/kueuebot/kueuebot/explain"
 )
 
@@ -83,7 +84,7 @@ type Bot struct {
 	// Log receives delivery problems; nil discards.
 	Log *slog.Logger
 	// Triage answers stuck-job questions in support channels; nil: off.
-	Triage *Triage
+	Triage *triage.Triage
 }
 
 var _ Handler = (*Bot)(nil)

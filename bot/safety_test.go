@@ -11,6 +11,7 @@ import (
 	"github.com/kueuebot/kueuebot/bot/blocks"
 	"github.com/kueuebot/kueuebot/bot/delivery"
 	"github.com/kueuebot/kueuebot/bot/ops"
+	"github.com/kueuebot/kueuebot/bot/triage"
 	"github.com/kueuebot/kueuebot/diagnose"
 	"github.com/kueuebot/kueuebot/internal/slackfake"
 )
@@ -64,7 +65,7 @@ func (th *triageHarness) escalate(t *testing.T, user, root string) slackfake.Pos
 // pressing Escalate in a triage thread is told privately why not; nothing
 // is posted and on-call is not paged.
 func TestEscalateNeedsPosterOrReader(t *testing.T) {
-	th := startTriage(t, TriageSummary)
+	th := startTriage(t, triage.Summary)
 	th.diag.setViews(map[string]diagnose.Report{bobID.User + "/train-7": {
 		Verdict: diagnose.Verdict{Stage: diagnose.StageResolve, Code: diagnose.CodeNotFound, Headline: "I cannot find train-7, or you may not see it"},
 		Target:  diagnose.TargetInfo{Kind: "JobSet", Namespace: "team-a", Name: "train-7"},
@@ -85,7 +86,7 @@ func TestEscalateNeedsPosterOrReader(t *testing.T) {
 // poster's thread posts what the poster may see (what the thread already
 // shows), never the colleague's wider view.
 func TestEscalateReadsAsPoster(t *testing.T) {
-	th := startTriage(t, TriageSummary)
+	th := startTriage(t, triage.Summary)
 	wide := detailedReport()
 	wide.Verdict.Detail = "Only bob sees this: cq-secret borrows from the research cohort."
 	th.diag.setViews(map[string]diagnose.Report{bobID.User + "/train-7": wide})

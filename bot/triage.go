@@ -9,23 +9,14 @@ import (
 
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/slackevents"
-	"k8s.io/apimachinery/pkg/util/cache"
 
 	"github.com/kueuebot/kueuebot/bot/blocks"
 	"github.com/kueuebot/kueuebot/bot/event"
 	"github.com/kueuebot/kueuebot/bot/parse"
+	"github.com/kueuebot/kueuebot/bot/triage"
 	"github.com/kueuebot/kueuebot/diagnose"
 	"github.com/kueuebot/kueuebot/explain"
 	"github.com/kueuebot/kueuebot/rbac"
-)
-
-// Triage detail modes (config triage.detail).
-const (
-	// TriageSummary: the verdict code and headline in the thread, the full
-	// answer ephemerally to the poster.
-	TriageSummary = "summary"
-	// TriageFull: the full answer in the thread.
-	TriageFull = "full"
 )
 
 // Reactions of a triaged message.
@@ -34,98 +25,8 @@ const (
 	reactionAnswered = "white_check_mark"
 )
 
-// maxTriageMemory bounds the answers Triage remembers for linking.
-const maxTriageMemory = 10000
-
-// Triage answers stuck-job questions posted in support channels: it
-// decides which channel messages are such questions (Detect), and
-// remembers recent answers so that the same job asked about again in the
-// same channel within Window, with the same verdict, gets a link to the
-// earlier answer instead of a new one.
-//
-// The memory is the process's (an LRU cache of at most maxTriageMemory
-// answers, each expiring after Window), keyed by channel and job with the
-// earlier answer's ts. One replica answers at a time (the Lease holder), so
-// it is exact while that replica leads; a restart or a failover forgets
-// it, which only costs a fresh full answer.
-type Triage struct {
-	// Channels are the channel IDs triaged.
-	Channels map[string]bool
-	// Patterns are the lower-case, normalized intent phrases.
-	Patterns []string
-	// Detail is TriageSummary (default) or TriageFull.
-	Detail string
-	// Window is how long answers are linked to; 0: never.
-	Window time.Duration
-	// UserGroup is the on-call Slack user group ID mentioned by the
-	// escalation summary; empty: no escalation button.
-	UserGroup string
-
-	// now is the clock (tests).
-	now func() time.Time
-
-	memory *cache.LRUExpireCache
-}
-
-// triageMemo is one remembered answer.
-type triageMemo struct {
-	ts      string
-	verdict string
-}
-
-// clockFunc is a cache.Clock.
-type clockFunc func() time.Time
-
-func (f clockFunc) Now() time.Time { return f() }
-
-// NewTriage builds a Triage from the configuration values.
-func NewTriage(channels, patterns []string, detail string, window time.Duration, userGroup string) *Triage {
-	t := &Triage{Channels: map[string]bool{}, Detail: detail, Window: window, UserGroup: userGroup, now: time.Now}
-	t.memory = cache.NewLRUExpireCacheWithClock(maxTriageMemory, clockFunc(func() time.Time { return t.now() }))
-	for _, c := range channels {
-		t.Channels[c] = true
-	}
-	for _, p := range patterns {
-		if p = parse.NormalizePhrase(p); p != "" {
-			t.Patterns = append(t.Patterns, p)
-		}
-	}
-	return t
-}
-
-// Watches reports whether channel is triaged.
-func (t *Triage) Watches(channel string) bool { return t != nil && t.Channels[channel] }
-
-// Detect reports whether text signals a stuck job
-// (parse.SignalsStuckJob with the configured patterns).
-func (t *Triage) Detect(text string) bool {
-	return parse.SignalsStuckJob(text, t.Patterns)
-}
-
 // key is the memory key of a job in a channel.
 func triageKey(channel string, ref blocks.JobRef) string { return channel + "|" + ref.String() }
-
-// recall returns the answer remembered for key within the window.
-func (t *Triage) recall(key string) (triageMemo, bool) {
-	if t.Window <= 0 {
-		return triageMemo{}, false
-	}
-	v, ok := t.memory.Get(key)
-	if !ok {
-		return triageMemo{}, false
-	}
-	m, ok := v.(triageMemo)
-	return m, ok
-}
-
-// remember records an answer for Window; when the memory is full the
-// least recently used answer is forgotten.
-func (t *Triage) remember(key string, m triageMemo) {
-	if t.Window <= 0 {
-		return
-	}
-	t.memory.Add(key, m, t.Window)
-}
 
 // verdictKey is what "the verdict did not change" compares.
 func verdictKey(v diagnose.Verdict) string { return string(v.Code) + "/" + string(v.Cause) }
@@ -178,7 +79,7 @@ type triageReply struct {
 	// key and verdict are remembered with the posted answer's ts.
 	key, verdict string
 	// repeat is the earlier answer to link to instead of a new one.
-	repeat *triageMemo
+	repeat *triage.Memo
 	// report is the diagnosis, for the repeat message.
 	report *diagnose.Report
 	// escalation: the message is an escalation summary, to be completed
@@ -242,7 +143,7 @@ func (b *Bot) answerTriage(ctx context.Context, ev *event.Event) Reply {
 	case o.jobs != nil:
 		tr.answered = true
 		m := jobListMessage(*o.jobs)
-		if t.Detail == TriageFull {
+		if t.Detail == triage.Full {
 			r.Message = m
 		} else {
 			r.Message = blocks.Notice("", "I sent <@"+ev.User.ID+"> the list of their jobs that are not running, privately: pick one to see why it waits.")
@@ -257,13 +158,13 @@ func (b *Bot) answerTriage(ctx context.Context, ev *event.Event) Reply {
 	if hasRef {
 		full = b.withEscalate(full, ref)
 		tr.key, tr.verdict = triageKey(ev.Channel, ref), verdictKey(rep.Verdict)
-		if m, ok := t.recall(tr.key); ok && m.verdict == tr.verdict {
+		if m, ok := t.Recall(tr.key); ok && m.Verdict == tr.verdict {
 			tr.repeat = &m
-			r.Message = blocks.TriageRepeat(rep, "", b.triageActions(ref, t.Detail != TriageFull))
+			r.Message = blocks.TriageRepeat(rep, "", b.triageActions(ref, t.Detail != triage.Full))
 			return r
 		}
 	}
-	if t.Detail == TriageFull {
+	if t.Detail == triage.Full {
 		r.Message = full
 		return r
 	}
@@ -312,7 +213,7 @@ func (b *Bot) deliverTriage(ctx context.Context, ev *event.Event, r Reply) error
 		m = blocks.Escalation(*tr.escalation, blocks.EscalationOptions{UserGroup: b.Triage.UserGroup, By: ev.User.ID, ThreadLink: b.permalink(ctx, ev.Channel, thread)})
 	case tr != nil && tr.repeat != nil:
 		ref, _ := blocks.ReportRef(*tr.report)
-		m = blocks.TriageRepeat(*tr.report, b.permalink(ctx, ev.Channel, tr.repeat.ts), b.triageActions(ref, b.Triage.Detail != TriageFull))
+		m = blocks.TriageRepeat(*tr.report, b.permalink(ctx, ev.Channel, tr.repeat.TS), b.triageActions(ref, b.Triage.Detail != triage.Full))
 	}
 	ts, err := rp.Post(ctx, ev.Channel, thread, m)
 	if err != nil {
@@ -329,7 +230,7 @@ func (b *Bot) deliverTriage(ctx context.Context, ev *event.Event, r Reply) error
 		}
 	}
 	if tr.key != "" && tr.repeat == nil {
-		b.Triage.remember(tr.key, triageMemo{ts: ts, verdict: tr.verdict})
+		b.Triage.Remember(tr.key, triage.Memo{TS: ts, Verdict: tr.verdict})
 	}
 	if err := rp.RemoveReaction(ctx, ev.Channel, ev.MessageTS, reactionSeen); err != nil {
 		b.log().InfoContext(ctx, "could not remove the eyes reaction", slog.Any("error", err))

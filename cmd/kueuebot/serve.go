@@ -20,6 +20,7 @@ import (
 	"github.com/kueuebot/kueuebot/bot/leader"
 	"github.com/kueuebot/kueuebot/bot/metrics"
 	"github.com/kueuebot/kueuebot/bot/ops"
+	"github.com/kueuebot/kueuebot/bot/triage"
 	"github.com/kueuebot/kueuebot/config"
 	"github.com/kueuebot/kueuebot/rbac"
 )
@@ -105,10 +106,10 @@ func (o *serveOptions) run(cmd *cobra.Command) error {
 	asker := &bot.Asker{Resolve: resolver, Explain: ex, Log: log}
 	asker.Jobs, asker.Queues = ex, ex
 	handler := &bot.Bot{Asker: asker, Replier: &delivery.SlackReplier{API: api}, Replies: bot.ReplyMode(cfg.Slack.Replies), Log: log}
-	var triage *bot.Triage
+	var tri *triage.Triage
 	if t := cfg.Triage; len(t.Channels) > 0 {
-		triage = bot.NewTriage(t.Channels, t.Patterns, t.Detail, t.Window, t.Escalation.UserGroup)
-		handler.Triage = triage
+		tri = triage.New(t.Channels, t.Patterns, t.Detail, t.Window, t.Escalation.UserGroup)
+		handler.Triage = tri
 	}
 
 	ready := &ops.Readiness{}
@@ -120,7 +121,7 @@ func (o *serveOptions) run(cmd *cobra.Command) error {
 		Workers: cfg.Ops.Workers, QueueSize: cfg.Ops.QueueSize, Timeout: cfg.Ops.AnswerTimeout,
 		Metrics: botMetrics, Log: log,
 	})
-	decoder := &bot.Decoder{Invalidate: resolver, Triage: triage}
+	decoder := &bot.Decoder{Invalidate: resolver, Triage: tri}
 
 	// The components. Answering Slack (and posting digests) is the
 	// leader's: with an election, only the holder of the Lease holds the
