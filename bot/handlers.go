@@ -69,11 +69,16 @@ type Reply struct {
 	triage *triageReply
 }
 
+// Outcome is the reply's Verdict: it labels the metrics
+// (dispatch.Reply).
+func (r Reply) Outcome() string { return r.Verdict }
+
 // Bot turns Slack events into answers (Answer) and delivers them (Deliver)
 // with the privacy rules: answers in channels are private to the asker
 // unless ReplyMode is thread or the asker shares them; DMs are normal
 // messages; slash commands and shortcuts answer through response_url,
-// with a DM as the fallback. It implements Handler for the Dispatcher.
+// with a DM as the fallback. It is the dispatch.Handler serve gives the
+// Dispatcher.
 type Bot struct {
 	// Asker answers the questions. Required.
 	Asker *Asker
@@ -87,8 +92,6 @@ type Bot struct {
 	Triage *triage.Triage
 }
 
-var _ Handler = (*Bot)(nil)
-
 func (b *Bot) log() *slog.Logger {
 	if b.Log == nil {
 		return slog.New(slog.DiscardHandler)
@@ -98,7 +101,8 @@ func (b *Bot) log() *slog.Logger {
 
 func (b *Bot) threadMode() bool { return b.Replies == RepliesThread }
 
-// Answer implements Handler.
+// Answer answers ev (dispatch.Handler): the App Home tab, a button, a
+// triaged message or a question, read as the user who asked.
 func (b *Bot) Answer(ctx context.Context, ev *event.Event) Reply {
 	a := b.Asker
 	switch ev.Entry {
@@ -203,8 +207,14 @@ func (b *Bot) render(o outcome, ev *event.Event, to Destination, detailed bool) 
 	return renderAnswer(*o.report, opts)
 }
 
-// Deliver implements Handler: it writes r where it belongs, falling back
-// to the asker's DM when the first way fails (a response_url that expired,
+// Notice is the reply that says m instead of an answer, where ev's answer
+// goes by default (dispatch.Handler: busy, timeout, restarting, ...).
+func (b *Bot) Notice(verdict string, m Message) Reply {
+	return Reply{Verdict: verdict, Message: m}
+}
+
+// Deliver delivers r (dispatch.Handler): it writes r where it belongs,
+// falling back to the asker's DM when the first way fails (a response_url that expired,
 // a conversation the bot is not in).
 func (b *Bot) Deliver(ctx context.Context, ev *event.Event, r Reply) error {
 	rp := b.Replier

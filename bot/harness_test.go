@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/kueuebot/kueuebot/bot/delivery"
+	"github.com/kueuebot/kueuebot/bot/dispatch"
 	"github.com/kueuebot/kueuebot/bot/metrics"
 	"github.com/kueuebot/kueuebot/bot/ops"
 	"github.com/kueuebot/kueuebot/diagnose"
@@ -52,12 +53,15 @@ func detailedReport() diagnose.Report {
 	return r
 }
 
+// The Bot is the dispatcher's handler.
+var _ dispatch.Handler[Reply] = (*Bot)(nil)
+
 // socketHarness runs the Socket Mode transport and a Dispatcher against the
 // fake Slack, with the real socketmode client and the real Web API client.
 type socketHarness struct {
 	fs     *slackfake.Server
 	conn   *websocket.Conn
-	disp   *Dispatcher
+	disp   *dispatch.Dispatcher[Reply]
 	diag   *fakeDiagnoser
 	res    *fakeResolver
 	ready  *ops.Readiness
@@ -67,7 +71,7 @@ type socketHarness struct {
 
 type harnessOptions struct {
 	mode    ReplyMode
-	disp    DispatcherOptions
+	disp    dispatch.Options
 	diag    *fakeDiagnoser
 	jobs    JobLister
 	queues  QueueLister
@@ -85,7 +89,7 @@ func startSocket(t *testing.T, o harnessOptions) *socketHarness {
 	api := delivery.NewSlackClient(delivery.SlackClientOptions{BotToken: "xoxb-test", AppToken: "xapp-test", APIURL: fs.APIURL(), Metrics: o.metrics})
 	b := &Bot{Asker: &Asker{Resolve: res, Explain: diag, Jobs: o.jobs, Queues: o.queues}, Replier: &delivery.SlackReplier{API: api}, Replies: o.mode}
 	o.disp.Metrics = o.metrics
-	disp := NewDispatcher(b, o.disp)
+	disp := dispatch.New(b, o.disp)
 	ready := &ops.Readiness{}
 	sm := &SocketMode{Client: socketmode.New(api), Dispatcher: disp, Decoder: &Decoder{}, Ready: ready, Metrics: o.metrics}
 	ctx, cancel := context.WithCancel(context.Background())

@@ -17,6 +17,7 @@ import (
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/slackevents"
 
+	"github.com/kueuebot/kueuebot/bot/dispatch"
 	"github.com/kueuebot/kueuebot/bot/event"
 	"github.com/kueuebot/kueuebot/bot/metrics"
 	"github.com/kueuebot/kueuebot/bot/ops"
@@ -49,7 +50,7 @@ type HTTPMode struct {
 	// SigningSecret verifies the requests. Required.
 	SigningSecret string
 	// Dispatcher answers the questions. Required.
-	Dispatcher *Dispatcher
+	Dispatcher Submitter
 	// Decoder decodes the payloads; its BotUserID is learned with
 	// auth.test (API) when empty.
 	Decoder *Decoder
@@ -169,12 +170,12 @@ func verify(header http.Header, body []byte, secret string) error {
 
 func (h *HTTPMode) submit(w http.ResponseWriter, ev event.Event, transportKey string) {
 	switch h.Dispatcher.Submit(ev) {
-	case Closed:
+	case dispatch.Closed:
 		// Stopping: Slack retries events elsewhere; a command's user sees
 		// Slack's error and can ask again.
 		http.Error(w, "shutting down", http.StatusServiceUnavailable)
 		return
-	case Duplicate:
+	case dispatch.Duplicate:
 		h.log().Info("duplicate event", slog.String("key", transportKey))
 	}
 	w.WriteHeader(http.StatusOK)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/kueuebot/kueuebot/bot/blocks"
 	"github.com/kueuebot/kueuebot/bot/delivery"
+	"github.com/kueuebot/kueuebot/bot/dispatch"
 	"github.com/kueuebot/kueuebot/bot/ops"
 	"github.com/kueuebot/kueuebot/diagnose"
 	"github.com/kueuebot/kueuebot/internal/slackfake"
@@ -33,7 +34,7 @@ func startHTTP(t *testing.T) *httpHarness {
 	diag := &fakeDiagnoser{reports: map[string]diagnose.Report{"train-7": detailedReport()}}
 	api := delivery.NewSlackClient(delivery.SlackClientOptions{BotToken: "xoxb-test", APIURL: fs.APIURL()})
 	b := &Bot{Asker: &Asker{Resolve: testResolver(), Explain: diag}, Replier: &delivery.SlackReplier{API: api}}
-	disp := NewDispatcher(b, DispatcherOptions{})
+	disp := dispatch.New(b, dispatch.Options{})
 	ready := &ops.Readiness{}
 	hm := &HTTPMode{Addr: "127.0.0.1:0", SigningSecret: signingSecret, Dispatcher: disp, API: api, Ready: ready}
 	if err := hm.Listen(); err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kueuebot/kueuebot/bot/blocks"
 	"github.com/kueuebot/kueuebot/bot/delivery"
+	"github.com/kueuebot/kueuebot/bot/dispatch"
 	"github.com/kueuebot/kueuebot/bot/ops"
 	"github.com/kueuebot/kueuebot/bot/triage"
 	"github.com/kueuebot/kueuebot/diagnose"
@@ -152,7 +153,7 @@ func TestHTTPReplayAfterRestart(t *testing.T) {
 // questions queued, a "busy" notice is either sent before the answer it
 // announces or not at all.
 func TestBusyNoticeNeverAfterAnswer(t *testing.T) {
-	h := startSocket(t, harnessOptions{disp: DispatcherOptions{Workers: 2, PerUser: 100, BusyAfter: 10 * time.Millisecond}})
+	h := startSocket(t, harnessOptions{disp: dispatch.Options{Workers: 2, PerUser: 100, BusyAfter: 10 * time.Millisecond}})
 	h.fs.SetDelay(200 * time.Millisecond)
 	const n = 24
 	for i := range n {
@@ -197,7 +198,7 @@ func TestLongRetryAfterFallsBackToDM(t *testing.T) {
 // of ten others sent afterwards are all answered, none "too busy".
 func TestOneUserCannotLockOthersOut(t *testing.T) {
 	diag := &fakeDiagnoser{reports: map[string]diagnose.Report{"train-7": waitingReport()}, delay: 20 * time.Millisecond}
-	h := startSocket(t, harnessOptions{diag: diag, disp: DispatcherOptions{Workers: 2, QueueSize: 30, BusyAfter: time.Minute}})
+	h := startSocket(t, harnessOptions{diag: diag, disp: dispatch.Options{Workers: 2, QueueSize: 30, BusyAfter: time.Minute}})
 	const flood, others = 60, 10
 	for i := range flood {
 		h.send(t, slackfake.EventsEnvelope(fmt.Sprintf("f%d", i), fmt.Sprintf("EvF%d", i), 0, slackfake.Mention(alice.ID, "C1", fmt.Sprintf("%d.0", i), "", "<@UBOT> train-7")))
@@ -244,7 +245,7 @@ func TestHTTPStandbyRefuses(t *testing.T) {
 	fs := slackfake.New(t)
 	api := delivery.NewSlackClient(delivery.SlackClientOptions{BotToken: "xoxb-test", APIURL: fs.APIURL()})
 	diag := &fakeDiagnoser{reports: map[string]diagnose.Report{"train-7": detailedReport()}}
-	disp := NewDispatcher(&Bot{Asker: &Asker{Resolve: testResolver(), Explain: diag}, Replier: &delivery.SlackReplier{API: api}}, DispatcherOptions{})
+	disp := dispatch.New(&Bot{Asker: &Asker{Resolve: testResolver(), Explain: diag}, Replier: &delivery.SlackReplier{API: api}}, dispatch.Options{})
 	t.Cleanup(func() { _ = disp.Shutdown(context.Background()) })
 	ready := &ops.Readiness{}
 	hm := &HTTPMode{Addr: "127.0.0.1:0", SigningSecret: signingSecret, Dispatcher: disp, API: api, Ready: ready, Standby: true}

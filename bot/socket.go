@@ -11,6 +11,7 @@ import (
 	"github.com/slack-go/slack/slackevents"
 	"github.com/slack-go/slack/socketmode"
 
+	"github.com/kueuebot/kueuebot/bot/dispatch"
 	"github.com/kueuebot/kueuebot/bot/event"
 	"github.com/kueuebot/kueuebot/bot/metrics"
 	"github.com/kueuebot/kueuebot/bot/ops"
@@ -24,6 +25,12 @@ var ErrInvalidAuth = errors.New("slack: invalid_auth (check the app-level token)
 // already queued to reach the socket before closing it.
 const ackFlush = 100 * time.Millisecond
 
+// Submitter takes the decoded events: *dispatch.Dispatcher. Submit must
+// not block.
+type Submitter interface {
+	Submit(ev event.Event) dispatch.Admission
+}
+
 // SocketMode is the Socket Mode transport. Its loop only decodes and acks:
 // each envelope is acknowledged at once, decoded into an Event and handed
 // to the Dispatcher, which never blocks. The client reconnects on its own
@@ -33,7 +40,7 @@ type SocketMode struct {
 	// token and the app-level token.
 	Client *socketmode.Client
 	// Dispatcher answers the questions. Required.
-	Dispatcher *Dispatcher
+	Dispatcher Submitter
 	// Decoder decodes the payloads; its BotUserID is learned with
 	// auth.test when empty.
 	Decoder *Decoder
@@ -157,7 +164,7 @@ func (s *SocketMode) handle(ctx context.Context, log *slog.Logger, evt socketmod
 	if !ok {
 		return nil
 	}
-	if adm := s.Dispatcher.Submit(ev); adm == Duplicate {
+	if adm := s.Dispatcher.Submit(ev); adm == dispatch.Duplicate {
 		log.InfoContext(ctx, "duplicate event", slog.String("key", ev.Key), slog.Int("retry_attempt", evt.Request.RetryAttempt))
 	}
 	return nil

@@ -9,6 +9,7 @@ import (
 
 	"github.com/kueuebot/kueuebot/bot/blocks"
 	"github.com/kueuebot/kueuebot/bot/delivery"
+	"github.com/kueuebot/kueuebot/bot/dispatch"
 	"github.com/kueuebot/kueuebot/diagnose"
 	"github.com/kueuebot/kueuebot/internal/slackfake"
 )
@@ -189,7 +190,7 @@ func TestResponseURLFailureFallsBackToDM(t *testing.T) {
 // is answered.
 func TestSocketModeShutdownDeliversInFlight(t *testing.T) {
 	diag := &fakeDiagnoser{reports: map[string]diagnose.Report{}, delay: 300 * time.Millisecond}
-	h := startSocket(t, harnessOptions{diag: diag, disp: DispatcherOptions{Workers: 4}})
+	h := startSocket(t, harnessOptions{diag: diag, disp: dispatch.Options{Workers: 4}})
 	for i := range 10 {
 		id := fmt.Sprintf("e%d", i)
 		h.send(t, slackfake.EventsEnvelope(id, "Ev"+id, 0, slackfake.Mention(alice.ID, "C1", id, "", fmt.Sprintf("<@UBOT> job-%d", i))))
@@ -217,7 +218,7 @@ func TestSocketModeShutdownDeliversInFlight(t *testing.T) {
 func TestSocketModeInvalidAuth(t *testing.T) {
 	fs := slackfake.New(t)
 	fs.InvalidAuth = true
-	d := NewDispatcher(&Bot{Asker: &Asker{Resolve: &fakeResolver{}, Explain: &fakeDiagnoser{}}}, DispatcherOptions{})
+	d := dispatch.New(&Bot{Asker: &Asker{Resolve: &fakeResolver{}, Explain: &fakeDiagnoser{}}}, dispatch.Options{})
 	defer d.Shutdown(t.Context()) //nolint:errcheck // nothing in flight
 	sm := &SocketMode{Client: fs.Client(), Dispatcher: d}
 	errc := make(chan error, 1)

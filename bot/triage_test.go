@@ -12,6 +12,7 @@ import (
 
 	"github.com/kueuebot/kueuebot/bot/blocks"
 	"github.com/kueuebot/kueuebot/bot/delivery"
+	"github.com/kueuebot/kueuebot/bot/dispatch"
 	"github.com/kueuebot/kueuebot/bot/ops"
 	"github.com/kueuebot/kueuebot/bot/triage"
 	"github.com/kueuebot/kueuebot/config"
@@ -46,7 +47,7 @@ func startTriage(t *testing.T, detail string) *triageHarness {
 	th := &triageHarness{triage: tr, jobs: jobs, clock: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}
 	tr.Now = func() time.Time { th.mu.Lock(); defer th.mu.Unlock(); return th.clock }
 	b := &Bot{Asker: &Asker{Resolve: res, Explain: diag, Jobs: jobs}, Replier: &delivery.SlackReplier{API: api}, Triage: tr}
-	disp := NewDispatcher(b, DispatcherOptions{})
+	disp := dispatch.New(b, dispatch.Options{})
 	sm := &SocketMode{Client: socketmode.New(api), Dispatcher: disp, Decoder: &Decoder{Triage: tr}, Ready: &ops.Readiness{}}
 	ctx, cancel := context.WithCancel(context.Background())
 	h := &socketHarness{fs: fs, disp: disp, diag: diag, res: res, cancel: cancel, errc: make(chan error, 1)}

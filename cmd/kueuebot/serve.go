@@ -17,6 +17,7 @@ import (
 	"github.com/kueuebot/kueuebot/bot"
 	"github.com/kueuebot/kueuebot/bot/delivery"
 	"github.com/kueuebot/kueuebot/bot/digests"
+	"github.com/kueuebot/kueuebot/bot/dispatch"
 	"github.com/kueuebot/kueuebot/bot/leader"
 	"github.com/kueuebot/kueuebot/bot/metrics"
 	"github.com/kueuebot/kueuebot/bot/ops"
@@ -117,7 +118,7 @@ func (o *serveOptions) run(cmd *cobra.Command) error {
 	if err := opsServer.Listen(); err != nil {
 		return fmt.Errorf("ops.listenAddr: %w", err)
 	}
-	disp := bot.NewDispatcher(handler, bot.DispatcherOptions{
+	disp := dispatch.New(handler, dispatch.Options{
 		Workers: cfg.Ops.Workers, QueueSize: cfg.Ops.QueueSize, Timeout: cfg.Ops.AnswerTimeout,
 		Metrics: botMetrics, Log: log,
 	})

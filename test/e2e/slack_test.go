@@ -14,6 +14,7 @@ import (
 	"github.com/kueuebot/kueuebot/bot"
 	"github.com/kueuebot/kueuebot/bot/blocks"
 	"github.com/kueuebot/kueuebot/bot/delivery"
+	"github.com/kueuebot/kueuebot/bot/dispatch"
 	"github.com/kueuebot/kueuebot/explain"
 	"github.com/kueuebot/kueuebot/internal/slackfake"
 	"github.com/kueuebot/kueuebot/rbac"
@@ -38,7 +39,7 @@ func startSlackBot(t *testing.T, sb string) *slackBot {
 	asker.Jobs, asker.Queues = ex, ex
 	fs := slackfake.New(t)
 	api := delivery.NewSlackClient(delivery.SlackClientOptions{BotToken: "xoxb-e2e", AppToken: "xapp-e2e", APIURL: fs.APIURL()})
-	disp := bot.NewDispatcher(&bot.Bot{Asker: asker, Replier: &delivery.SlackReplier{API: api}}, bot.DispatcherOptions{})
+	disp := dispatch.New(&bot.Bot{Asker: asker, Replier: &delivery.SlackReplier{API: api}}, dispatch.Options{})
 	sm := &bot.SocketMode{Client: socketmode.New(api), Dispatcher: disp, Decoder: &bot.Decoder{}}
 	ctx, cancel := context.WithCancel(context.Background())
 	errc := make(chan error, 1)
