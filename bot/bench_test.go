@@ -16,6 +16,7 @@ import (
 	"github.com/kueuebot/kueuebot/bot/delivery"
 	"github.com/kueuebot/kueuebot/bot/dispatch"
 	"github.com/kueuebot/kueuebot/bot/metrics"
+	"github.com/kueuebot/kueuebot/bot/transport"
 	"github.com/kueuebot/kueuebot/config"
 	"github.com/kueuebot/kueuebot/deploy/examples"
 	"github.com/kueuebot/kueuebot/diagnose/fetch"
@@ -79,7 +80,7 @@ func burst(tb testing.TB, dump *fetch.Dump, users, perUser, flood int, o dispatc
 	}
 	b := &Bot{Asker: &Asker{Resolve: resolver, Explain: &explain.Explainer{Reader: &explain.DumpReader{Dump: dump}}}, Replier: &delivery.SlackReplier{API: api}}
 	disp := dispatch.New(b, o)
-	sm := &SocketMode{Client: socketmode.New(api), Dispatcher: disp, Decoder: &Decoder{Invalidate: resolver}, Metrics: m}
+	sm := &transport.SocketMode{Client: socketmode.New(api), Dispatcher: disp, Decoder: &transport.Decoder{Invalidate: resolver}, Metrics: m}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	runErr := make(chan error, 1)

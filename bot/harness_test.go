@@ -15,6 +15,7 @@ import (
 	"github.com/kueuebot/kueuebot/bot/dispatch"
 	"github.com/kueuebot/kueuebot/bot/metrics"
 	"github.com/kueuebot/kueuebot/bot/ops"
+	"github.com/kueuebot/kueuebot/bot/transport"
 	"github.com/kueuebot/kueuebot/diagnose"
 	"github.com/kueuebot/kueuebot/internal/slackfake"
 	"github.com/kueuebot/kueuebot/rbac"
@@ -91,7 +92,7 @@ func startSocket(t *testing.T, o harnessOptions) *socketHarness {
 	o.disp.Metrics = o.metrics
 	disp := dispatch.New(b, o.disp)
 	ready := &ops.Readiness{}
-	sm := &SocketMode{Client: socketmode.New(api), Dispatcher: disp, Decoder: &Decoder{}, Ready: ready, Metrics: o.metrics}
+	sm := &transport.SocketMode{Client: socketmode.New(api), Dispatcher: disp, Decoder: &transport.Decoder{}, Ready: ready, Metrics: o.metrics}
 	ctx, cancel := context.WithCancel(context.Background())
 	h := &socketHarness{fs: fs, disp: disp, diag: diag, res: res, ready: ready, cancel: cancel, errc: make(chan error, 1)}
 	go func() { h.errc <- sm.Run(ctx) }()

@@ -12,6 +12,7 @@ import (
 	"github.com/kueuebot/kueuebot/bot/delivery"
 	"github.com/kueuebot/kueuebot/bot/dispatch"
 	"github.com/kueuebot/kueuebot/bot/ops"
+	"github.com/kueuebot/kueuebot/bot/transport"
 	"github.com/kueuebot/kueuebot/bot/triage"
 	"github.com/kueuebot/kueuebot/diagnose"
 	"github.com/kueuebot/kueuebot/internal/slackfake"
@@ -121,7 +122,7 @@ func TestHTTPReplayAfterRestart(t *testing.T) {
 	first := startHTTP(t)
 	captured := time.Now()
 	slash := formBody(slackfake.SlashCommand(alice.ID, "C1", "why train-7", first.fs.ResponseURL("r1"), "trig-r1"))
-	if code, _ := first.do(t, PathEvents, js, mention, captured, false, false); code != 200 {
+	if code, _ := first.do(t, transport.PathEvents, js, mention, captured, false, false); code != 200 {
 		t.Fatalf("mention: %d", code)
 	}
 	slackfake.Receive(t, first.fs.Posts, "the first answer")
@@ -135,7 +136,7 @@ func TestHTTPReplayAfterRestart(t *testing.T) {
 	for _, r := range []struct {
 		path, ct string
 		body     []byte
-	}{{PathEvents, js, mention}, {PathCommands, form, slash}} {
+	}{{transport.PathEvents, js, mention}, {transport.PathCommands, form, slash}} {
 		if code, _ := second.do(t, r.path, r.ct, r.body, captured, false, false); code == 200 {
 			t.Errorf("a replayed %s signed before this process started was accepted", r.path)
 		}
@@ -143,7 +144,7 @@ func TestHTTPReplayAfterRestart(t *testing.T) {
 	slackfake.Quiet(t, second.fs.Posts, 200*time.Millisecond, "answer to a replayed request")
 	// A fresh request is answered as usual.
 	fresh := jsonBody(t, slackfake.EventCallback("EvR2", slackfake.Mention(alice.ID, "C1", "2.0", "", "<@UBOT> why is train-7 waiting?")))
-	if code, _ := second.do(t, PathEvents, js, fresh, time.Now(), false, false); code != 200 {
+	if code, _ := second.do(t, transport.PathEvents, js, fresh, time.Now(), false, false); code != 200 {
 		t.Errorf("fresh mention: %d", code)
 	}
 	slackfake.Receive(t, second.fs.Posts, "the fresh answer")
@@ -227,7 +228,7 @@ func TestOneUserCannotLockOthersOut(t *testing.T) {
 // names no job says so, instead of looking up a plain word.
 func TestShortcutWithoutJobName(t *testing.T) {
 	h := startSocket(t, harnessOptions{})
-	h.send(t, slackfake.InteractiveEnvelope("sc1", slackfake.MessageShortcut(alice.ID, "C1", ShortcutWhy, "5.0", "lunch at noon?", h.fs.ResponseURL("sc1"), "trig-sc1")))
+	h.send(t, slackfake.InteractiveEnvelope("sc1", slackfake.MessageShortcut(alice.ID, "C1", transport.ShortcutWhy, "5.0", "lunch at noon?", h.fs.ResponseURL("sc1"), "trig-sc1")))
 	p := h.post(t)
 	if txt := textOf(t, p.Blocks); !strings.Contains(txt, "could not find a job name") {
 		t.Errorf("shortcut on chatter answered:\n%s", txt)
@@ -248,7 +249,7 @@ func TestHTTPStandbyRefuses(t *testing.T) {
 	disp := dispatch.New(&Bot{Asker: &Asker{Resolve: testResolver(), Explain: diag}, Replier: &delivery.SlackReplier{API: api}}, dispatch.Options{})
 	t.Cleanup(func() { _ = disp.Shutdown(context.Background()) })
 	ready := &ops.Readiness{}
-	hm := &HTTPMode{Addr: "127.0.0.1:0", SigningSecret: signingSecret, Dispatcher: disp, API: api, Ready: ready, Standby: true}
+	hm := &transport.HTTPMode{Addr: "127.0.0.1:0", SigningSecret: signingSecret, Dispatcher: disp, API: api, Ready: ready, Standby: true}
 	if err := hm.Listen(); err != nil {
 		t.Fatal(err)
 	}
@@ -269,7 +270,7 @@ func TestHTTPStandbyRefuses(t *testing.T) {
 	}
 	var code int
 	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		if code, _ = h.do(t, PathEvents, js, body("EvS1"), time.Now(), false, false); code == http.StatusServiceUnavailable || time.Now().After(deadline) {
+		if code, _ = h.do(t, transport.PathEvents, js, body("EvS1"), time.Now(), false, false); code == http.StatusServiceUnavailable || time.Now().After(deadline) {
 			break
 		}
 	}
@@ -286,15 +287,15 @@ func TestHTTPStandbyRefuses(t *testing.T) {
 	if ok, _ := ready.Ready(); !ok {
 		t.Error("the leader is not ready")
 	}
-	if code, _ := h.do(t, PathEvents, js, body("EvS2"), signedEarlier, false, false); code != http.StatusUnauthorized {
+	if code, _ := h.do(t, transport.PathEvents, js, body("EvS2"), signedEarlier, false, false); code != http.StatusUnauthorized {
 		t.Errorf("a request signed before this replica led: %d, want 401", code)
 	}
-	if code, _ := h.do(t, PathEvents, js, body("EvS3"), time.Now(), false, false); code != http.StatusOK {
+	if code, _ := h.do(t, transport.PathEvents, js, body("EvS3"), time.Now(), false, false); code != http.StatusOK {
 		t.Fatalf("leader: %d", code)
 	}
 	slackfake.Receive(t, fs.Posts, "the leader's answer")
 	hm.SetActive(false)
-	if code, _ := h.do(t, PathEvents, js, body("EvS4"), time.Now(), false, false); code != http.StatusServiceUnavailable {
+	if code, _ := h.do(t, transport.PathEvents, js, body("EvS4"), time.Now(), false, false); code != http.StatusServiceUnavailable {
 		t.Errorf("after losing the lead: %d, want 503", code)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/kueuebot/kueuebot/bot/blocks"
 	"github.com/kueuebot/kueuebot/bot/delivery"
 	"github.com/kueuebot/kueuebot/bot/dispatch"
+	"github.com/kueuebot/kueuebot/bot/transport"
 	"github.com/kueuebot/kueuebot/diagnose"
 	"github.com/kueuebot/kueuebot/internal/slackfake"
 )
@@ -53,7 +54,7 @@ func TestSocketModeEntryPoints(t *testing.T) {
 		},
 		{
 			name:     "message shortcut: response_url, private",
-			envelope: slackfake.InteractiveEnvelope("sc1", slackfake.MessageShortcut(alice.ID, "C1", ShortcutWhy, "4.0", "hey, why is train-7 still pending?", fs.ResponseURL("sc1"), "trig-sc1")),
+			envelope: slackfake.InteractiveEnvelope("sc1", slackfake.MessageShortcut(alice.ID, "C1", transport.ShortcutWhy, "4.0", "hey, why is train-7 still pending?", fs.ResponseURL("sc1"), "trig-sc1")),
 			want:     slackfake.Post{Method: slackfake.MethodResponseURL, ResponseURL: "sc1", ResponseType: "ephemeral"},
 		},
 	}
@@ -220,11 +221,11 @@ func TestSocketModeInvalidAuth(t *testing.T) {
 	fs.InvalidAuth = true
 	d := dispatch.New(&Bot{Asker: &Asker{Resolve: &fakeResolver{}, Explain: &fakeDiagnoser{}}}, dispatch.Options{})
 	defer d.Shutdown(t.Context()) //nolint:errcheck // nothing in flight
-	sm := &SocketMode{Client: fs.Client(), Dispatcher: d}
+	sm := &transport.SocketMode{Client: fs.Client(), Dispatcher: d}
 	errc := make(chan error, 1)
 	go func() { errc <- sm.Run(t.Context()) }()
-	if err := slackfake.Receive(t, errc, "Run to fail"); !errors.Is(err, ErrInvalidAuth) {
-		t.Errorf("Run = %v, want ErrInvalidAuth", err)
+	if err := slackfake.Receive(t, errc, "Run to fail"); !errors.Is(err, transport.ErrInvalidAuth) {
+		t.Errorf("Run = %v, want transport.ErrInvalidAuth", err)
 	}
 }
 

@@ -4,11 +4,8 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"strings"
-	"time"
 
 	"github.com/slack-go/slack"
-	"github.com/slack-go/slack/slackevents"
 
 	"github.com/kueuebot/kueuebot/bot/blocks"
 	"github.com/kueuebot/kueuebot/bot/event"
@@ -30,25 +27,6 @@ func triageKey(channel string, ref blocks.JobRef) string { return channel + "|" 
 
 // verdictKey is what "the verdict did not change" compares.
 func verdictKey(v diagnose.Verdict) string { return string(v.Code) + "/" + string(v.Cause) }
-
-// triageMessage decodes a channel message: a triage question when the
-// channel is triaged and a human wrote it at the top level, new (not an
-// edit or another subtype), without mentioning the bot (app_mention
-// answers those), and it signals a stuck job.
-func (d *Decoder) triageMessage(e *slackevents.MessageEvent, key string, user rbac.SlackUser, received time.Time) (event.Event, bool) {
-	t := d.Triage
-	if !t.Watches(e.Channel) || e.SubType != "" || e.BotID != "" || e.User == "" || e.User == d.BotUserID ||
-		e.ThreadTimeStamp != "" || e.TimeStamp == "" {
-		return event.Event{}, false
-	}
-	if d.BotUserID != "" && strings.Contains(e.Text, "<@"+d.BotUserID) {
-		return event.Event{}, false
-	}
-	if !t.Detect(e.Text) {
-		return event.Event{}, false
-	}
-	return event.Event{Entry: event.EntryTriage, Key: key, User: user, Channel: e.Channel, MessageTS: e.TimeStamp, Text: e.Text, Received: received}, true
-}
 
 // triage answers a triage question as its poster: the job it names, or
 // the poster's jobs that are not running (with the picker) when it names

@@ -14,6 +14,7 @@ import (
 	"github.com/kueuebot/kueuebot/bot/delivery"
 	"github.com/kueuebot/kueuebot/bot/dispatch"
 	"github.com/kueuebot/kueuebot/bot/ops"
+	"github.com/kueuebot/kueuebot/bot/transport"
 	"github.com/kueuebot/kueuebot/bot/triage"
 	"github.com/kueuebot/kueuebot/config"
 	"github.com/kueuebot/kueuebot/diagnose"
@@ -48,7 +49,7 @@ func startTriage(t *testing.T, detail string) *triageHarness {
 	tr.Now = func() time.Time { th.mu.Lock(); defer th.mu.Unlock(); return th.clock }
 	b := &Bot{Asker: &Asker{Resolve: res, Explain: diag, Jobs: jobs}, Replier: &delivery.SlackReplier{API: api}, Triage: tr}
 	disp := dispatch.New(b, dispatch.Options{})
-	sm := &SocketMode{Client: socketmode.New(api), Dispatcher: disp, Decoder: &Decoder{Triage: tr}, Ready: &ops.Readiness{}}
+	sm := &transport.SocketMode{Client: socketmode.New(api), Dispatcher: disp, Decoder: &transport.Decoder{Triage: tr}, Ready: &ops.Readiness{}}
 	ctx, cancel := context.WithCancel(context.Background())
 	h := &socketHarness{fs: fs, disp: disp, diag: diag, res: res, cancel: cancel, errc: make(chan error, 1)}
 	go func() { h.errc <- sm.Run(ctx) }()

@@ -21,6 +21,7 @@ import (
 	"github.com/kueuebot/kueuebot/bot/leader"
 	"github.com/kueuebot/kueuebot/bot/metrics"
 	"github.com/kueuebot/kueuebot/bot/ops"
+	"github.com/kueuebot/kueuebot/bot/transport"
 	"github.com/kueuebot/kueuebot/bot/triage"
 	"github.com/kueuebot/kueuebot/config"
 	"github.com/kueuebot/kueuebot/rbac"
@@ -122,7 +123,7 @@ func (o *serveOptions) run(cmd *cobra.Command) error {
 		Workers: cfg.Ops.Workers, QueueSize: cfg.Ops.QueueSize, Timeout: cfg.Ops.AnswerTimeout,
 		Metrics: botMetrics, Log: log,
 	})
-	decoder := &bot.Decoder{Invalidate: resolver, Triage: tri}
+	decoder := &transport.Decoder{Invalidate: resolver, Triage: tri}
 
 	// The components. Answering Slack (and posting digests) is the
 	// leader's: with an election, only the holder of the Lease holds the
@@ -132,7 +133,7 @@ func (o *serveOptions) run(cmd *cobra.Command) error {
 	listen := ""
 	switch cfg.Slack.Mode {
 	case config.ModeHTTP:
-		hm := &bot.HTTPMode{
+		hm := &transport.HTTPMode{
 			Addr: cfg.Slack.ListenAddr, SigningSecret: cfg.Slack.SigningSecret.Reveal(), Dispatcher: disp, Decoder: decoder,
 			API: api, Ready: ready, Metrics: botMetrics, Log: log, Standby: election != nil,
 		}
@@ -151,7 +152,7 @@ func (o *serveOptions) run(cmd *cobra.Command) error {
 		answer = func(ctx context.Context) error {
 			// A fresh client per term: a standby that takes over opens
 			// its own connection.
-			sm := &bot.SocketMode{Client: socketmode.New(api), Dispatcher: disp, Decoder: decoder, Ready: ready, Metrics: botMetrics, Log: log}
+			sm := &transport.SocketMode{Client: socketmode.New(api), Dispatcher: disp, Decoder: decoder, Ready: ready, Metrics: botMetrics, Log: log}
 			err := sm.Run(ctx)
 			if election != nil {
 				ready.Set(true, "standby: another replica holds the Slack connection")

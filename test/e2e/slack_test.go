@@ -15,6 +15,7 @@ import (
 	"github.com/kueuebot/kueuebot/bot/blocks"
 	"github.com/kueuebot/kueuebot/bot/delivery"
 	"github.com/kueuebot/kueuebot/bot/dispatch"
+	"github.com/kueuebot/kueuebot/bot/transport"
 	"github.com/kueuebot/kueuebot/explain"
 	"github.com/kueuebot/kueuebot/internal/slackfake"
 	"github.com/kueuebot/kueuebot/rbac"
@@ -40,7 +41,7 @@ func startSlackBot(t *testing.T, sb string) *slackBot {
 	fs := slackfake.New(t)
 	api := delivery.NewSlackClient(delivery.SlackClientOptions{BotToken: "xoxb-e2e", AppToken: "xapp-e2e", APIURL: fs.APIURL()})
 	disp := dispatch.New(&bot.Bot{Asker: asker, Replier: &delivery.SlackReplier{API: api}}, dispatch.Options{})
-	sm := &bot.SocketMode{Client: socketmode.New(api), Dispatcher: disp, Decoder: &bot.Decoder{}}
+	sm := &transport.SocketMode{Client: socketmode.New(api), Dispatcher: disp, Decoder: &transport.Decoder{}}
 	ctx, cancel := context.WithCancel(context.Background())
 	errc := make(chan error, 1)
 	go func() { errc <- sm.Run(ctx) }()

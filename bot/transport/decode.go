@@ -1,4 +1,4 @@
-package bot
+package transport
 
 import (
 	"strings"
@@ -18,6 +18,10 @@ var HandledEvents = []string{"app_home_opened", "app_mention", "message.channels
 
 // RequiredScopes are the bot token scopes the handlers need.
 var RequiredScopes = []string{"app_mentions:read", "channels:history", "chat:write", "commands", "im:history", "reactions:write", "users:read", "users:read.email", "usergroups:read"}
+
+// ShortcutWhy is the callback_id of the message shortcut "Why is this job
+// waiting?" (deploy/slack/manifest.yaml).
+const ShortcutWhy = "kueuebot_why"
 
 // Invalidator drops cached identity resolutions. *rbac.Resolver
 // satisfies it.
@@ -169,4 +173,23 @@ func (d *Decoder) Interaction(cb slack.InteractionCallback, key string, received
 		return ev, true
 	}
 	return event.Event{}, false
+}
+
+// triageMessage decodes a channel message: a triage question when the
+// channel is triaged and a human wrote it at the top level, new (not an
+// edit or another subtype), without mentioning the bot (app_mention
+// answers those), and it signals a stuck job.
+func (d *Decoder) triageMessage(e *slackevents.MessageEvent, key string, user rbac.SlackUser, received time.Time) (event.Event, bool) {
+	t := d.Triage
+	if !t.Watches(e.Channel) || e.SubType != "" || e.BotID != "" || e.User == "" || e.User == d.BotUserID ||
+		e.ThreadTimeStamp != "" || e.TimeStamp == "" {
+		return event.Event{}, false
+	}
+	if d.BotUserID != "" && strings.Contains(e.Text, "<@"+d.BotUserID) {
+		return event.Event{}, false
+	}
+	if !t.Detect(e.Text) {
+		return event.Event{}, false
+	}
+	return event.Event{Entry: event.EntryTriage, Key: key, User: user, Channel: e.Channel, MessageTS: e.TimeStamp, Text: e.Text, Received: received}, true
 }
