@@ -38,10 +38,10 @@ type Handler[R Reply] interface {
 
 // Dispatcher defaults.
 const (
-	DefaultWorkers = 8
-	// DefaultTimeout bounds one question when Options.Timeout is zero.
-	DefaultTimeout   = 30 * time.Second
+	DefaultWorkers   = 8
 	DefaultQueueSize = 256
+	// DefaultTimeout bounds one question when Options.Timeout is zero.
+	DefaultTimeout = 30 * time.Second
 	// DefaultPerUser bounds the questions of one Slack user in flight or
 	// queued: beyond it, that user (and only they) is asked to wait for
 	// their answers before asking more.
@@ -160,7 +160,7 @@ type Dispatcher[R Reply] struct {
 	finished chan struct{}
 
 	// work is the parent of every question's context; it ends (with
-	// ErrShuttingDown) when the shutdown grace is over.
+	// event.ErrShuttingDown) when the shutdown grace is over.
 	work       context.Context
 	cancelWork context.CancelCauseFunc
 	// hard is the parent of every delivery's context; it ends FinalGrace
@@ -414,9 +414,9 @@ func (d *Dispatcher[R]) deliver(ctx context.Context, t *task[R], r R) {
 // Shutdown stops taking events and waits for the accepted ones: every
 // question in flight or queued is answered and delivered until ctx ends
 // (the shutdown grace). Then the questions still running are interrupted
-// (their context ends with ErrShuttingDown) and get FinalGrace to deliver
-// "I am restarting, ask again in a minute". It returns when every worker
-// has finished, and ctx.Err() if the grace ended first.
+// (their context ends with event.ErrShuttingDown) and get FinalGrace to
+// deliver "I am restarting, ask again in a minute". It returns when every
+// worker has finished, and ctx.Err() if the grace ended first.
 func (d *Dispatcher[R]) Shutdown(ctx context.Context) error {
 	d.stopOnce.Do(func() {
 		d.mu.Lock()
