@@ -203,9 +203,9 @@ func (a *Asker) ask(ctx context.Context, entry event.Entry, user rbac.SlackUser,
 	q := a.begin(ctx, entry, user)
 	req, err := parseFor(entry, text)
 	if err != nil {
-		var pe *parse.ParseError
+		var pe *parse.Error
 		if errors.As(err, &pe) {
-			// ParseError messages are written as safe mrkdwn.
+			// parse.Error messages are written as safe mrkdwn.
 			return q.done(noticeOutcome("unparsable", blocks.Notice("", pe.UserMessage())), nil)
 		}
 		return q.done(noticeOutcome("unparsable", blocks.Notice("", "I could not understand that. Type `help` to see what I can do.")), nil)

@@ -9,18 +9,18 @@ import (
 )
 
 // parseFor parses a question the way its entry point is typed: the slash
-// command's verbs (parse.ParseCommand), a message a shortcut was used on
-// (parse.ParseShortcut), or free text from a mention, a DM or the terminal
-// (parse.ParseRequest). Errors are *parse.ParseError values whose message
+// command's verbs (parse.Command), a message a shortcut was used on
+// (parse.Shortcut), or free text from a mention, a DM or the terminal
+// (parse.Text). Errors are *parse.Error values whose message
 // says what to type.
 func parseFor(entry event.Entry, text string) (parse.Request, error) {
 	switch entry {
 	case event.EntrySlash:
-		return parse.ParseCommand(text)
+		return parse.Command(text)
 	case event.EntryShortcut:
-		return parse.ParseShortcut(text)
+		return parse.Shortcut(text)
 	default:
-		return parse.ParseRequest(text)
+		return parse.Text(text)
 	}
 }
 

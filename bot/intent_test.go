@@ -12,7 +12,7 @@ import (
 )
 
 func TestRequestQuestionCarriesCandidates(t *testing.T) {
-	r, err := parse.ParseRequest("为什么 sample-job 和 train-7 在等待？ -n team-a")
+	r, err := parse.Text("为什么 sample-job 和 train-7 在等待？ -n team-a")
 	if err != nil {
 		t.Fatal(err)
 	}

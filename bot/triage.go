@@ -33,9 +33,9 @@ func verdictKey(v diagnose.Verdict) string { return string(v.Code) + "/" + strin
 // none.
 func (a *Asker) triage(ctx context.Context, user rbac.SlackUser, text string) outcome {
 	q := a.begin(ctx, event.EntryTriage, user)
-	req, err := parse.ParseTriage(text)
+	req, err := parse.Triage(text)
 	if err != nil {
-		var pe *parse.ParseError
+		var pe *parse.Error
 		if errors.As(err, &pe) {
 			return q.done(noticeOutcome("unparsable", blocks.Notice("", pe.UserMessage())), nil)
 		}

@@ -83,10 +83,10 @@ func namesJob(s string) bool {
 	return false
 }
 
-// ParseTriage reads a message posted in a support channel the bot
+// Triage reads a message posted in a support channel the bot
 // triages: any length up to MaxShortcutLen, since people describe their
-// problem at length. Errors are *ParseError values.
-func ParseTriage(text string) (Request, error) {
+// problem at length. Errors are *Error values.
+func Triage(text string) (Request, error) {
 	if utf8.RuneCountInString(text) > MaxShortcutLen || !utf8.ValidString(text) {
 		return Request{}, parseErrorf("That message is too long for me. Ask me about the job instead, e.g. %s.", Example)
 	}

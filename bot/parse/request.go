@@ -89,20 +89,20 @@ func (r Request) String() string {
 	return b.String()
 }
 
-// ParseError is a question the bot could not understand. Its message is
+// Error is a question the bot could not understand. Its message is
 // meant for the user: it says what was wrong and what to type instead.
-type ParseError struct {
+type Error struct {
 	msg string
 }
 
 // Error implements error.
-func (e *ParseError) Error() string { return e.msg }
+func (e *Error) Error() string { return e.msg }
 
 // UserMessage is the text to show the user (mrkdwn, already escaped).
-func (e *ParseError) UserMessage() string { return e.msg }
+func (e *Error) UserMessage() string { return e.msg }
 
-func parseErrorf(format string, args ...any) *ParseError {
-	return &ParseError{msg: fmt.Sprintf(format, args...)}
+func parseErrorf(format string, args ...any) *Error {
+	return &Error{msg: fmt.Sprintf(format, args...)}
 }
 
 // MaxQuestionLen caps the length of a question, in characters.
@@ -111,7 +111,7 @@ const MaxQuestionLen = 500
 // Example is the question every error message suggests (mrkdwn).
 const Example = "`why is train-7 waiting?` or `diagnose jobset/train-7 -n team-a`"
 
-// ParseRequest turns free text from a mention, a DM or a message shortcut
+// Text turns free text from a mention, a DM or a message shortcut
 // into a Request, whatever language surrounds the job's name. It accepts
 // sentences ("why is my job train-7 waiting?", "pourquoi mon job
 // sample-job est en attente ?", "sample-job はなぜ待っているの？",
@@ -122,10 +122,10 @@ const Example = "`why is train-7 waiting?` or `diagnose jobset/train-7 -n team-a
 // A question that names no job asks for the caller's jobs ("my jobs",
 // "私のジョブ", "我的作业"), queues ("my queues", "キュー", "队列") or help
 // ("help", "aide", "ヘルプ", "帮助"). Text starting with "/kueue" is read as
-// the slash command (ParseCommand). Slack markup (mentions, links,
+// the slash command (Command). Slack markup (mentions, links,
 // backticks) is stripped and full-width characters folded first. Errors
-// are *ParseError values whose message says what to type.
-func ParseRequest(text string) (Request, error) {
+// are *Error values whose message says what to type.
+func Text(text string) (Request, error) {
 	toks, err := words0(text)
 	if err != nil {
 		return Request{}, err
@@ -137,12 +137,12 @@ func ParseRequest(text string) (Request, error) {
 	return p.parse()
 }
 
-// ParseCommand parses the text of a /kueue slash command (what follows the
+// Command parses the text of a /kueue slash command (what follows the
 // command): "why JOB" (why is the default verb: "/kueue train-7" asks why),
 // "jobs [-n NS]", "queues [QUEUE] [-n NS]" and "help"; empty text is help.
-// Anything else is read as a question (ParseRequest), so "/kueue pourquoi
+// Anything else is read as a question (Text), so "/kueue pourquoi
 // sample-job ?" works too.
-func ParseCommand(text string) (Request, error) {
+func Command(text string) (Request, error) {
 	toks, err := words0(text)
 	if err != nil {
 		return Request{}, err
@@ -153,15 +153,15 @@ func ParseCommand(text string) (Request, error) {
 // MaxShortcutLen caps the message a shortcut reads, in characters.
 const MaxShortcutLen = 4000
 
-// ParseShortcut finds the job a message names, for the message shortcut
+// Shortcut finds the job a message names, for the message shortcut
 // "Why is this job waiting?": any message, in any language, up to
 // MaxShortcutLen characters (a CI notice, a colleague's question). The
 // result is always IntentDiagnose; a message that names no job is a
-// *ParseError. Since the message was not written for the bot, a plain
+// *Error. Since the message was not written for the bot, a plain
 // word is not taken for a job's name ("lunch at noon?"): the name must be
 // shaped like one (a digit, '-' or '.'), follow a job or kind word, or be
 // written kind/name or namespace/name.
-func ParseShortcut(text string) (Request, error) {
+func Shortcut(text string) (Request, error) {
 	if utf8.RuneCountInString(text) > MaxShortcutLen {
 		return Request{}, parseErrorf("That message is too long for me (over %d characters). Ask me about the job instead, e.g. %s.", MaxShortcutLen, Example)
 	}
@@ -505,7 +505,7 @@ func (p *parser) addRef(tk token, tier, pos int) error {
 }
 
 // unsupportedError answers a question about a kind kueuebot does not read.
-func unsupportedError(kind string) *ParseError {
+func unsupportedError(kind string) *Error {
 	hint := "Ask about one of its Pods, e.g. `pod/NAME`: Kueue manages a " + kind + " through its Pods."
 	switch kind {
 	case "CronJob":
