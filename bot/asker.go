@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/kueuebot/kueuebot/bot/blocks"
+	"github.com/kueuebot/kueuebot/bot/event"
+	"github.com/kueuebot/kueuebot/bot/parse"
 	"github.com/kueuebot/kueuebot/diagnose"
 	"github.com/kueuebot/kueuebot/explain"
 	"github.com/kueuebot/kueuebot/rbac"
@@ -49,10 +51,6 @@ type UserMessager interface {
 
 // DefaultTimeout bounds one answer when Asker.Timeout is zero.
 const DefaultTimeout = 30 * time.Second
-
-// ErrShuttingDown is the cause of a question's context when the bot stops
-// before the question was answered (the grace period after SIGTERM ended).
-var ErrShuttingDown = errors.New("kueuebot is shutting down")
 
 // Asker is the one place that turns a question from one user into an
 // answer, whatever the entry point (Slack's mentions, DMs, slash
@@ -115,7 +113,7 @@ func (a *Asker) Ask(ctx context.Context, user rbac.SlackUser, text string) Messa
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	o := a.ask(ctx, EntryChat, user, text)
+	o := a.ask(ctx, event.EntryChat, user, text)
 	switch {
 	case o.notice != nil:
 		return *o.notice
@@ -140,7 +138,7 @@ type question struct {
 	stage string
 }
 
-func (a *Asker) begin(ctx context.Context, entry Entry, user rbac.SlackUser) *question {
+func (a *Asker) begin(ctx context.Context, entry event.Entry, user rbac.SlackUser) *question {
 	log := a.Log
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -191,7 +189,7 @@ func (q *question) identity() (rbac.Identity, *outcome) {
 // interrupted is the answer when the question's context ended: it says
 // what took too long, or that the bot is restarting.
 func (q *question) interrupted() outcome {
-	if errors.Is(context.Cause(q.ctx), ErrShuttingDown) {
+	if errors.Is(context.Cause(q.ctx), event.ErrShuttingDown) {
 		return noticeOutcome("shutdown", blocks.Notice("", "I am restarting and could not finish "+q.stage+". Please ask again in a minute."))
 	}
 	if errors.Is(q.ctx.Err(), context.DeadlineExceeded) {
@@ -201,35 +199,35 @@ func (q *question) interrupted() outcome {
 }
 
 // ask answers free text from any entry point.
-func (a *Asker) ask(ctx context.Context, entry Entry, user rbac.SlackUser, text string) outcome {
+func (a *Asker) ask(ctx context.Context, entry event.Entry, user rbac.SlackUser, text string) outcome {
 	q := a.begin(ctx, entry, user)
 	req, err := parseFor(entry, text)
 	if err != nil {
-		var pe *ParseError
+		var pe *parse.Error
 		if errors.As(err, &pe) {
-			// ParseError messages are written as safe mrkdwn.
+			// parse.Error messages are written as safe mrkdwn.
 			return q.done(noticeOutcome("unparsable", blocks.Notice("", pe.UserMessage())), nil)
 		}
 		return q.done(noticeOutcome("unparsable", blocks.Notice("", "I could not understand that. Type `help` to see what I can do.")), nil)
 	}
 	switch req.Intent {
-	case IntentHelp:
+	case parse.IntentHelp:
 		return q.done(noticeOutcome("help", HelpMessage()), nil)
-	case IntentJobs:
-		return a.listJobs(q, req.JobsQuery())
-	case IntentQueues:
+	case parse.IntentJobs:
+		return a.listJobs(q, explain.JobsQuery{Namespace: req.Namespace})
+	case parse.IntentQueues:
 		return a.listQueues(q, req)
 	}
-	return a.explain(q, req.Question())
+	return a.explain(q, questionOf(req))
 }
 
 // job answers a question about one job (buttons, the picker).
-func (a *Asker) job(ctx context.Context, entry Entry, user rbac.SlackUser, eq explain.Question) outcome {
+func (a *Asker) job(ctx context.Context, entry event.Entry, user rbac.SlackUser, eq explain.Question) outcome {
 	return a.explain(a.begin(ctx, entry, user), eq)
 }
 
 // jobs lists the caller's jobs (App Home, "my jobs").
-func (a *Asker) jobs(ctx context.Context, entry Entry, user rbac.SlackUser) outcome {
+func (a *Asker) jobs(ctx context.Context, entry event.Entry, user rbac.SlackUser) outcome {
 	return a.listJobs(a.begin(ctx, entry, user), explain.JobsQuery{})
 }
 
@@ -270,7 +268,7 @@ func (a *Asker) listJobs(q *question, jq explain.JobsQuery) outcome {
 	return q.done(outcome{verdict: "jobs", jobs: &res}, nil)
 }
 
-func (a *Asker) listQueues(q *question, req Request) outcome {
+func (a *Asker) listQueues(q *question, req parse.Request) outcome {
 	q.rec.Target = req.String()
 	id, o := q.identity()
 	if o != nil {

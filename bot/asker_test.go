@@ -10,6 +10,7 @@ import (
 	"github.com/slack-go/slack"
 
 	"github.com/kueuebot/kueuebot/bot/blocks"
+	"github.com/kueuebot/kueuebot/bot/parse"
 	"github.com/kueuebot/kueuebot/diagnose"
 	"github.com/kueuebot/kueuebot/kinds"
 	"github.com/kueuebot/kueuebot/rbac"
@@ -77,7 +78,7 @@ func TestAsk(t *testing.T) {
 			user: alice, text: "<@U0BOT> why is jobset train-7 waiting in ns team-a?",
 			want:         blocks.Text(blocks.Report(waitingReport(), blocks.Options{}).Blocks),
 			wantResolve:  true,
-			wantDiagnose: []diagnoseCall{{ID: aliceID, Req: Request{Intent: IntentDiagnose, Kind: "JobSet", Name: "train-7", Namespace: "team-a"}}},
+			wantDiagnose: []diagnoseCall{{ID: aliceID, Req: parse.Request{Intent: parse.IntentDiagnose, Kind: "JobSet", Name: "train-7", Namespace: "team-a"}}},
 		},
 		{
 			name: "diagnoser internal error does not leak",
@@ -85,7 +86,7 @@ func TestAsk(t *testing.T) {
 			diag:         &fakeDiagnoser{err: errInternal},
 			want:         "Something went wrong while I looked at `train-7`. Please try again later; if it keeps happening, tell your platform team.\n",
 			wantResolve:  true,
-			wantDiagnose: []diagnoseCall{{ID: aliceID, Req: Request{Intent: IntentDiagnose, Name: "train-7"}}},
+			wantDiagnose: []diagnoseCall{{ID: aliceID, Req: parse.Request{Intent: parse.IntentDiagnose, Name: "train-7"}}},
 		},
 		{
 			name: "diagnoser user message",
@@ -93,7 +94,7 @@ func TestAsk(t *testing.T) {
 			diag:         &fakeDiagnoser{err: fmt.Errorf("fetch: %w", &userError{msg: "Cluster prod is in maintenance.", internal: "x"})},
 			want:         "Cluster prod is in maintenance.\n",
 			wantResolve:  true,
-			wantDiagnose: []diagnoseCall{{ID: aliceID, Req: Request{Intent: IntentDiagnose, Name: "train-7", Namespace: "team-b"}}},
+			wantDiagnose: []diagnoseCall{{ID: aliceID, Req: parse.Request{Intent: parse.IntentDiagnose, Name: "train-7", Namespace: "team-b"}}},
 		},
 		{
 			name: "diagnoser timeout",
@@ -102,7 +103,7 @@ func TestAsk(t *testing.T) {
 			timeout:      10 * time.Millisecond,
 			want:         "I gave up looking at `train-7` in the cluster: it took too long. The cluster or Slack may be busy; please try again in a minute.\n",
 			wantResolve:  true,
-			wantDiagnose: []diagnoseCall{{ID: aliceID, Req: Request{Intent: IntentDiagnose, Name: "train-7"}}},
+			wantDiagnose: []diagnoseCall{{ID: aliceID, Req: parse.Request{Intent: parse.IntentDiagnose, Name: "train-7"}}},
 		},
 		{
 			name: "queues without a lister",

@@ -13,6 +13,10 @@ import (
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/socketmode"
 
+	"github.com/kueuebot/kueuebot/bot/delivery"
+	"github.com/kueuebot/kueuebot/bot/dispatch"
+	"github.com/kueuebot/kueuebot/bot/metrics"
+	"github.com/kueuebot/kueuebot/bot/transport"
 	"github.com/kueuebot/kueuebot/config"
 	"github.com/kueuebot/kueuebot/deploy/examples"
 	"github.com/kueuebot/kueuebot/diagnose/fetch"
@@ -53,7 +57,7 @@ type burstResult struct {
 // the dump backend), and waits for every question's final answer. When
 // flood > 0, one more user first sends flood questions alone, then the
 // others ask.
-func burst(tb testing.TB, dump *fetch.Dump, users, perUser, flood int, o DispatcherOptions) burstResult {
+func burst(tb testing.TB, dump *fetch.Dump, users, perUser, flood int, o dispatch.Options) burstResult {
 	fs := slackfake.New(tb)
 	idCfg := config.Default().Identity
 	const flooder = "UBENCHFLD"
@@ -67,16 +71,16 @@ func burst(tb testing.TB, dump *fetch.Dump, users, perUser, flood int, o Dispatc
 		idCfg.Users = append(idCfg.Users, config.UserMapping{SlackUserID: id, TeamID: slackfake.TeamID, User: fmt.Sprintf("user-%d", i), Namespaces: []string{benchJobs[i%len(benchJobs)][0]}})
 	}
 	reg := prometheus.NewRegistry()
-	metrics := NewMetrics(reg)
-	o.Metrics = metrics
-	api := NewSlackClient(SlackClientOptions{BotToken: "xoxb-test", AppToken: "xapp-test", APIURL: fs.APIURL()})
+	m := metrics.New(reg)
+	o.Metrics = m
+	api := delivery.NewSlackClient(delivery.SlackClientOptions{BotToken: "xoxb-test", AppToken: "xapp-test", APIURL: fs.APIURL()})
 	resolver, err := rbac.NewResolver(idCfg, api)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	b := &Bot{Asker: &Asker{Resolve: resolver, Explain: &explain.Explainer{Reader: &explain.DumpReader{Dump: dump}}}, Replier: &SlackReplier{API: api}}
-	disp := NewDispatcher(b, o)
-	sm := &SocketMode{Client: socketmode.New(api), Dispatcher: disp, Decoder: &Decoder{Invalidate: resolver}, Metrics: metrics}
+	b := &Bot{Asker: &Asker{Resolve: resolver, Explain: &explain.Explainer{Reader: &explain.DumpReader{Dump: dump}}}, Replier: &delivery.SlackReplier{API: api}}
+	disp := dispatch.New(b, o)
+	sm := &transport.SocketMode{Client: socketmode.New(api), Dispatcher: disp, Decoder: &transport.Decoder{Invalidate: resolver}, Metrics: m}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	runErr := make(chan error, 1)
@@ -217,10 +221,10 @@ func BenchmarkBurst(b *testing.B) {
 	}
 	for _, tc := range []struct {
 		name string
-		o    DispatcherOptions
+		o    dispatch.Options
 	}{
-		{"default", DispatcherOptions{Workers: config.DefaultWorkers, QueueSize: config.DefaultQueueSize}},
-		{"small-queue", DispatcherOptions{Workers: 2, QueueSize: 16}},
+		{"default", dispatch.Options{Workers: config.DefaultWorkers, QueueSize: config.DefaultQueueSize}},
+		{"small-queue", dispatch.Options{Workers: 2, QueueSize: 16}},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			var all burstResult
@@ -261,7 +265,7 @@ func TestBurstLosesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := burst(t, dump, 20, 10, 0, DispatcherOptions{Workers: 2, QueueSize: 16})
+	r := burst(t, dump, 20, 10, 0, dispatch.Options{Workers: 2, QueueSize: 16})
 	if r.lost != 0 || r.answered+r.refused != 200 || r.answered == 0 {
 		t.Errorf("answered %d, refused %d, lost %d", r.answered, r.refused, r.lost)
 	}
@@ -279,7 +283,7 @@ func BenchmarkFairness(b *testing.B) {
 	}
 	var all burstResult
 	for range b.N {
-		r := burst(b, dump, 10, 2, 300, DispatcherOptions{Workers: config.DefaultWorkers, QueueSize: config.DefaultQueueSize})
+		r := burst(b, dump, 10, 2, 300, dispatch.Options{Workers: config.DefaultWorkers, QueueSize: config.DefaultQueueSize})
 		all.answered += r.answered
 		all.refused += r.refused
 		all.othersRefused += r.othersRefused

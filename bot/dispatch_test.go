@@ -1,15 +1,12 @@
 package bot
 
 import (
-	"context"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
-
+	"github.com/kueuebot/kueuebot/bot/dispatch"
 	"github.com/kueuebot/kueuebot/diagnose"
 	"github.com/kueuebot/kueuebot/internal/slackfake"
 )
@@ -25,7 +22,7 @@ func mention(id, text string) map[string]any {
 func TestBusyAnswered(t *testing.T) {
 	gate := make(chan struct{})
 	diag := &fakeDiagnoser{reports: map[string]diagnose.Report{"train-7": waitingReport()}, gate: gate}
-	h := startSocket(t, harnessOptions{diag: diag, disp: DispatcherOptions{Workers: 1, QueueSize: 1, BusyAfter: 50 * time.Millisecond}})
+	h := startSocket(t, harnessOptions{diag: diag, disp: dispatch.Options{Workers: 1, QueueSize: 1, BusyAfter: 50 * time.Millisecond}})
 	h.send(t, mention("q1", "train-7"))
 	for len(diag.Calls()) == 0 { // q1 holds the worker
 		time.Sleep(time.Millisecond)
@@ -55,7 +52,7 @@ func TestBusyAnswered(t *testing.T) {
 // keeps answering.
 func TestPanicRecovered(t *testing.T) {
 	diag := &fakeDiagnoser{reports: map[string]diagnose.Report{"train-7": waitingReport()}, panicOn: "boom"}
-	h := startSocket(t, harnessOptions{diag: diag, disp: DispatcherOptions{Workers: 1}})
+	h := startSocket(t, harnessOptions{diag: diag, disp: dispatch.Options{Workers: 1}})
 	h.send(t, mention("p1", "boom"))
 	if got := textOf(t, h.post(t).Blocks); !strings.Contains(got, "Sorry, something broke") || strings.Contains(got, "goroutine") {
 		t.Errorf("panic answered with:\n%s", got)
@@ -70,61 +67,10 @@ func TestPanicRecovered(t *testing.T) {
 // with what timed out.
 func TestTimeoutSaysWhat(t *testing.T) {
 	diag := &fakeDiagnoser{block: true}
-	h := startSocket(t, harnessOptions{diag: diag, disp: DispatcherOptions{Timeout: 100 * time.Millisecond}})
+	h := startSocket(t, harnessOptions{diag: diag, disp: dispatch.Options{Timeout: 100 * time.Millisecond}})
 	h.send(t, mention("t1", "train-7"))
 	if got := textOf(t, h.post(t).Blocks); !strings.Contains(got, "I gave up looking at `train-7` in the cluster: it took too long") {
 		t.Errorf("timeout answered with:\n%s", got)
-	}
-}
-
-// stuckHandler ignores its context: the dispatcher must answer for it.
-type stuckHandler struct {
-	mu        sync.Mutex
-	delivered []Reply
-	release   chan struct{}
-}
-
-func (s *stuckHandler) Answer(context.Context, *Event) Reply {
-	<-s.release
-	return Reply{Verdict: "late", Message: Message{Text: "late"}}
-}
-
-func (s *stuckHandler) Deliver(_ context.Context, _ *Event, r Reply) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.delivered = append(s.delivered, r)
-	return nil
-}
-
-func (s *stuckHandler) replies() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var out []string
-	for _, r := range s.delivered {
-		out = append(out, r.Verdict)
-	}
-	return out
-}
-
-// TestOverrunAnswered: a handler that ignores its deadline does not leave
-// the user in silence; its late answer is dropped.
-func TestOverrunAnswered(t *testing.T) {
-	h := &stuckHandler{release: make(chan struct{})}
-	d := NewDispatcher(h, DispatcherOptions{Workers: 1, Timeout: 20 * time.Millisecond})
-	d.overrun = 20 * time.Millisecond
-	if adm := d.Submit(Event{Entry: EntryMention, Key: "k1"}); adm != Accepted {
-		t.Fatalf("Submit = %s", adm)
-	}
-	deadline := time.Now().Add(5 * time.Second)
-	for len(h.replies()) == 0 && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
-	}
-	close(h.release)
-	if err := d.Shutdown(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff([]string{"timeout"}, h.replies()); diff != "" {
-		t.Errorf("replies (-want +got):\n%s", diff)
 	}
 }
 
@@ -132,7 +78,7 @@ func TestOverrunAnswered(t *testing.T) {
 // interrupted and told the bot is restarting.
 func TestShutdownGraceOver(t *testing.T) {
 	diag := &fakeDiagnoser{block: true}
-	h := startSocket(t, harnessOptions{diag: diag, disp: DispatcherOptions{Workers: 2}})
+	h := startSocket(t, harnessOptions{diag: diag, disp: dispatch.Options{Workers: 2}})
 	for i := range 3 {
 		h.send(t, mention(fmt.Sprint("g", i), "train-7"))
 	}
@@ -150,37 +96,5 @@ func TestShutdownGraceOver(t *testing.T) {
 		if got := textOf(t, h.post(t).Blocks); !strings.Contains(got, "I am restarting") {
 			t.Errorf("interrupted question answered with:\n%s", got)
 		}
-	}
-}
-
-// TestSubmitDeduplicates: a Slack retry (same key) is dropped; after the
-// dispatcher closes, Submit says so.
-func TestSubmitDeduplicates(t *testing.T) {
-	h := &stuckHandler{release: make(chan struct{})}
-	close(h.release)
-	d := NewDispatcher(h, DispatcherOptions{Workers: 1})
-	var got []string
-	for _, k := range []string{"a", "a", "b", "a"} {
-		got = append(got, d.Submit(Event{Key: k}).String())
-	}
-	if err := d.Shutdown(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	got = append(got, d.Submit(Event{Key: "c"}).String())
-	if diff := cmp.Diff([]string{"accepted", "duplicate", "accepted", "duplicate", "closed"}, got); diff != "" {
-		t.Errorf("(-want +got):\n%s", diff)
-	}
-}
-
-func TestDedupeForgetsOldest(t *testing.T) {
-	d := newDedupe(2)
-	var got []string
-	for _, k := range []string{"a", "a", "b", "c", "a", "c"} {
-		got = append(got, fmt.Sprint(k, "=", d.add(k)))
-	}
-	// "a" is forgotten once two newer keys arrived.
-	want := []string{"a=true", "a=false", "b=true", "c=true", "a=true", "c=false"}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("(-want +got):\n%s", diff)
 	}
 }

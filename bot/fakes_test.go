@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kueuebot/kueuebot/bot/parse"
 	"github.com/kueuebot/kueuebot/diagnose"
 	"github.com/kueuebot/kueuebot/explain"
 	"github.com/kueuebot/kueuebot/internal/slackfake"
@@ -44,7 +45,7 @@ func (f *fakeResolver) Resolve(_ context.Context, u rbac.SlackUser) (rbac.Identi
 
 type diagnoseCall struct {
 	ID  rbac.Identity
-	Req Request
+	Req parse.Request
 }
 
 // fakeDiagnoser answers from reports by request name, or fails with err.
@@ -68,7 +69,7 @@ type fakeDiagnoser struct {
 
 func (f *fakeDiagnoser) Explain(ctx context.Context, id rbac.Identity, q explain.Question) (explain.Result, error) {
 	f.mu.Lock()
-	f.calls = append(f.calls, diagnoseCall{ID: id, Req: Request{Intent: IntentDiagnose, Kind: q.Kind, Name: q.Name, Namespace: q.Namespace}})
+	f.calls = append(f.calls, diagnoseCall{ID: id, Req: parse.Request{Intent: parse.IntentDiagnose, Kind: q.Kind, Name: q.Name, Namespace: q.Namespace}})
 	f.mu.Unlock()
 	if f.block {
 		<-ctx.Done()

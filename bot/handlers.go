@@ -9,6 +9,9 @@ import (
 	"github.com/slack-go/slack"
 
 	"github.com/kueuebot/kueuebot/bot/blocks"
+	"github.com/kueuebot/kueuebot/bot/delivery"
+	"github.com/kueuebot/kueuebot/bot/event"
+	"github.com/kueuebot/kueuebot/bot/triage"
 	"github.com/kueuebot/kueuebot/explain"
 )
 
@@ -66,25 +69,28 @@ type Reply struct {
 	triage *triageReply
 }
 
+// Outcome is the reply's Verdict: it labels the metrics
+// (dispatch.Reply).
+func (r Reply) Outcome() string { return r.Verdict }
+
 // Bot turns Slack events into answers (Answer) and delivers them (Deliver)
 // with the privacy rules: answers in channels are private to the asker
 // unless ReplyMode is thread or the asker shares them; DMs are normal
 // messages; slash commands and shortcuts answer through response_url,
-// with a DM as the fallback. It implements Handler for the Dispatcher.
+// with a DM as the fallback. It is the dispatch.Handler serve gives the
+// Dispatcher.
 type Bot struct {
 	// Asker answers the questions. Required.
 	Asker *Asker
 	// Replier writes to Slack. Required.
-	Replier Replier
+	Replier delivery.Replier
 	// Replies is the privacy default for channels; empty: ephemeral.
 	Replies ReplyMode
 	// Log receives delivery problems; nil discards.
 	Log *slog.Logger
 	// Triage answers stuck-job questions in support channels; nil: off.
-	Triage *Triage
+	Triage *triage.Triage
 }
-
-var _ Handler = (*Bot)(nil)
 
 func (b *Bot) log() *slog.Logger {
 	if b.Log == nil {
@@ -95,22 +101,23 @@ func (b *Bot) log() *slog.Logger {
 
 func (b *Bot) threadMode() bool { return b.Replies == RepliesThread }
 
-// Answer implements Handler.
-func (b *Bot) Answer(ctx context.Context, ev *Event) Reply {
+// Answer answers ev (dispatch.Handler): the App Home tab, a button, a
+// triaged message or a question, read as the user who asked.
+func (b *Bot) Answer(ctx context.Context, ev *event.Event) Reply {
 	a := b.Asker
 	switch ev.Entry {
-	case EntryHome:
+	case event.EntryHome:
 		return b.home(a.jobs(ctx, ev.Entry, ev.User))
-	case EntryButton:
+	case event.EntryButton:
 		return b.button(ctx, ev)
-	case EntryTriage:
+	case event.EntryTriage:
 		if b.Triage != nil {
 			return b.answerTriage(ctx, ev)
 		}
 		return Reply{To: ToNone, Verdict: "ignored"}
 	}
 	o := a.ask(ctx, ev.Entry, ev.User, ev.Text)
-	if o.notice != nil && ev.Entry == EntryShortcut && o.verdict == "unparsable" {
+	if o.notice != nil && ev.Entry == event.EntryShortcut && o.verdict == "unparsable" {
 		o.notice = ptr(blocks.Notice("", "I could not find a job name in that message. Use the shortcut on a message that names one job, e.g. `train-7` or `jobset/train-7 -n team-a`."))
 	}
 	return Reply{Message: b.render(o, ev, ToDefault, false), Verdict: o.verdict}
@@ -121,7 +128,7 @@ func ptr[T any](v T) *T { return &v }
 // button answers a button press or a pick as the presser: the value
 // carries only the job reference, the presser is resolved and the job is
 // read again as them.
-func (b *Bot) button(ctx context.Context, ev *Event) Reply {
+func (b *Bot) button(ctx context.Context, ev *event.Event) Reply {
 	a := b.Asker
 	if ev.ActionID == blocks.ActionRefresh && ev.InHome {
 		return b.home(a.jobs(ctx, ev.Entry, ev.User))
@@ -165,26 +172,26 @@ func (b *Bot) home(o outcome) Reply {
 
 // private reports whether an answer delivered to `to` for ev is seen only
 // by the asker in a conversation others read, so it can be shared.
-func (b *Bot) ephemeralIn(ev *Event, to Destination) bool {
+func (b *Bot) ephemeralIn(ev *event.Event, to Destination) bool {
 	switch to {
 	case ToChannel, ToDM, ToNone:
 		return false
 	case ToPrivate:
 		return true
 	case ToReplace:
-		return ev.Ephemeral || !ev.inDM()
+		return ev.Ephemeral || !ev.InDM()
 	}
 	switch ev.Entry {
-	case EntryMention:
-		return !ev.inDM() && !b.threadMode()
-	case EntrySlash, EntryShortcut, EntryButton:
+	case event.EntryMention:
+		return !ev.InDM() && !b.threadMode()
+	case event.EntrySlash, event.EntryShortcut, event.EntryButton:
 		return true
 	}
 	return false
 }
 
 // render renders an outcome for its destination.
-func (b *Bot) render(o outcome, ev *Event, to Destination, detailed bool) Message {
+func (b *Bot) render(o outcome, ev *event.Event, to Destination, detailed bool) Message {
 	switch {
 	case o.notice != nil:
 		return *o.notice
@@ -200,20 +207,26 @@ func (b *Bot) render(o outcome, ev *Event, to Destination, detailed bool) Messag
 	return renderAnswer(*o.report, opts)
 }
 
-// Deliver implements Handler: it writes r where it belongs, falling back
-// to the asker's DM when the first way fails (a response_url that expired,
+// Notice is the reply that says m instead of an answer, where ev's answer
+// goes by default (dispatch.Handler: busy, timeout, restarting, ...).
+func (b *Bot) Notice(verdict string, m Message) Reply {
+	return Reply{Verdict: verdict, Message: m}
+}
+
+// Deliver delivers r (dispatch.Handler): it writes r where it belongs,
+// falling back to the asker's DM when the first way fails (a response_url that expired,
 // a conversation the bot is not in).
-func (b *Bot) Deliver(ctx context.Context, ev *Event, r Reply) error {
+func (b *Bot) Deliver(ctx context.Context, ev *event.Event, r Reply) error {
 	rp := b.Replier
 	m := r.Message
-	if ev.Entry == EntryHome || r.Home != nil {
+	if ev.Entry == event.EntryHome || r.Home != nil {
 		v := r.Home
 		if v == nil {
 			v = &slack.HomeTabViewRequest{Type: slack.VTHomeTab, Blocks: slack.Blocks{BlockSet: m.Blocks}}
 		}
 		return rp.PublishHome(ctx, ev.User.ID, *v)
 	}
-	if (ev.Entry == EntryTriage && r.To != ToNone) || r.triage != nil {
+	if (ev.Entry == event.EntryTriage && r.To != ToNone) || r.triage != nil {
 		return b.deliverTriage(ctx, ev, r)
 	}
 	switch r.To {
@@ -228,12 +241,12 @@ func (b *Bot) Deliver(ctx context.Context, ev *Event, r Reply) error {
 	case ToReplace:
 		switch {
 		case ev.Ephemeral:
-			err := rp.Respond(ctx, ev.ResponseURL, m, RespondOptions{ReplaceOriginal: true})
+			err := rp.Respond(ctx, ev.ResponseURL, m, delivery.RespondOptions{ReplaceOriginal: true})
 			if err == nil {
 				return nil
 			}
 			return b.dm(ctx, ev, m, err)
-		case ev.inDM():
+		case ev.InDM():
 			err := rp.Update(ctx, ev.Channel, ev.MessageTS, m)
 			if err == nil {
 				return nil
@@ -246,9 +259,9 @@ func (b *Bot) Deliver(ctx context.Context, ev *Event, r Reply) error {
 		return b.private(ctx, ev, m)
 	}
 	switch ev.Entry {
-	case EntryMention:
+	case event.EntryMention:
 		switch {
-		case ev.inDM():
+		case ev.InDM():
 			_, err := rp.Post(ctx, ev.Channel, ev.ThreadTS, m)
 			return err
 		case b.threadMode():
@@ -264,7 +277,7 @@ func (b *Bot) Deliver(ctx context.Context, ev *Event, r Reply) error {
 			return nil
 		}
 		return b.dm(ctx, ev, m, err)
-	case EntryDM:
+	case event.EntryDM:
 		_, err := rp.Post(ctx, ev.Channel, ev.ThreadTS, m)
 		return err
 	default: // slash commands, shortcuts, buttons: privately
@@ -274,11 +287,11 @@ func (b *Bot) Deliver(ctx context.Context, ev *Event, r Reply) error {
 
 // private shows m to the presser only: through response_url, else in
 // their DM with the bot.
-func (b *Bot) private(ctx context.Context, ev *Event, m Message) error {
+func (b *Bot) private(ctx context.Context, ev *event.Event, m Message) error {
 	if ev.ResponseURL == "" {
 		return b.dm(ctx, ev, m, nil)
 	}
-	err := b.Replier.Respond(ctx, ev.ResponseURL, m, RespondOptions{})
+	err := b.Replier.Respond(ctx, ev.ResponseURL, m, delivery.RespondOptions{})
 	if err == nil {
 		return nil
 	}
@@ -288,7 +301,7 @@ func (b *Bot) private(ctx context.Context, ev *Event, m Message) error {
 // dm posts m in the user's DM with the bot (chat.postMessage to the user
 // ID), the fallback of every private answer. cause is why the first way
 // failed, for the log.
-func (b *Bot) dm(ctx context.Context, ev *Event, m Message, cause error) error {
+func (b *Bot) dm(ctx context.Context, ev *event.Event, m Message, cause error) error {
 	if cause != nil {
 		b.log().InfoContext(ctx, "answering in a DM instead", slog.String("entry", string(ev.Entry)), slog.String("slack_user", ev.User.ID), slog.Any("cause", cause))
 	}
@@ -304,19 +317,19 @@ func (b *Bot) dm(ctx context.Context, ev *Event, m Message, cause error) error {
 // share posts the answer for everyone in the conversation (in its thread),
 // then removes the ephemeral original. Where the bot is not a member (a DM
 // between two people), the response_url posts it instead.
-func (b *Bot) share(ctx context.Context, ev *Event, m Message) error {
+func (b *Bot) share(ctx context.Context, ev *event.Event, m Message) error {
 	rp := b.Replier
 	_, err := rp.Post(ctx, ev.Channel, ev.ThreadTS, m)
 	if err != nil {
 		if ev.ResponseURL == "" {
 			return err
 		}
-		if err2 := rp.Respond(ctx, ev.ResponseURL, m, RespondOptions{InChannel: true}); err2 != nil {
+		if err2 := rp.Respond(ctx, ev.ResponseURL, m, delivery.RespondOptions{InChannel: true}); err2 != nil {
 			return errors.Join(err, err2)
 		}
 	}
 	if ev.Ephemeral && ev.ResponseURL != "" {
-		if err := rp.Respond(ctx, ev.ResponseURL, Message{}, RespondOptions{DeleteOriginal: true}); err != nil {
+		if err := rp.Respond(ctx, ev.ResponseURL, Message{}, delivery.RespondOptions{DeleteOriginal: true}); err != nil {
 			b.log().InfoContext(ctx, "could not remove the shared ephemeral answer", slog.Any("error", err))
 		}
 	}

@@ -11,6 +11,11 @@ import (
 	"github.com/slack-go/slack/socketmode"
 	"k8s.io/apimachinery/pkg/api/resource"
 
+	"github.com/kueuebot/kueuebot/bot/delivery"
+	"github.com/kueuebot/kueuebot/bot/dispatch"
+	"github.com/kueuebot/kueuebot/bot/metrics"
+	"github.com/kueuebot/kueuebot/bot/ops"
+	"github.com/kueuebot/kueuebot/bot/transport"
 	"github.com/kueuebot/kueuebot/diagnose"
 	"github.com/kueuebot/kueuebot/internal/slackfake"
 	"github.com/kueuebot/kueuebot/rbac"
@@ -49,26 +54,29 @@ func detailedReport() diagnose.Report {
 	return r
 }
 
+// The Bot is the dispatcher's handler.
+var _ dispatch.Handler[Reply] = (*Bot)(nil)
+
 // socketHarness runs the Socket Mode transport and a Dispatcher against the
 // fake Slack, with the real socketmode client and the real Web API client.
 type socketHarness struct {
 	fs     *slackfake.Server
 	conn   *websocket.Conn
-	disp   *Dispatcher
+	disp   *dispatch.Dispatcher[Reply]
 	diag   *fakeDiagnoser
 	res    *fakeResolver
-	ready  *Readiness
+	ready  *ops.Readiness
 	cancel context.CancelFunc
 	errc   chan error
 }
 
 type harnessOptions struct {
 	mode    ReplyMode
-	disp    DispatcherOptions
+	disp    dispatch.Options
 	diag    *fakeDiagnoser
 	jobs    JobLister
 	queues  QueueLister
-	metrics *Metrics
+	metrics *metrics.Metrics
 }
 
 func startSocket(t *testing.T, o harnessOptions) *socketHarness {
@@ -79,12 +87,12 @@ func startSocket(t *testing.T, o harnessOptions) *socketHarness {
 		diag = &fakeDiagnoser{reports: map[string]diagnose.Report{"train-7": detailedReport()}}
 	}
 	res := testResolver()
-	api := NewSlackClient(SlackClientOptions{BotToken: "xoxb-test", AppToken: "xapp-test", APIURL: fs.APIURL(), Metrics: o.metrics})
-	b := &Bot{Asker: &Asker{Resolve: res, Explain: diag, Jobs: o.jobs, Queues: o.queues}, Replier: &SlackReplier{API: api}, Replies: o.mode}
+	api := delivery.NewSlackClient(delivery.SlackClientOptions{BotToken: "xoxb-test", AppToken: "xapp-test", APIURL: fs.APIURL(), Metrics: o.metrics})
+	b := &Bot{Asker: &Asker{Resolve: res, Explain: diag, Jobs: o.jobs, Queues: o.queues}, Replier: &delivery.SlackReplier{API: api}, Replies: o.mode}
 	o.disp.Metrics = o.metrics
-	disp := NewDispatcher(b, o.disp)
-	ready := &Readiness{}
-	sm := &SocketMode{Client: socketmode.New(api), Dispatcher: disp, Decoder: &Decoder{}, Ready: ready, Metrics: o.metrics}
+	disp := dispatch.New(b, o.disp)
+	ready := &ops.Readiness{}
+	sm := &transport.SocketMode{Client: socketmode.New(api), Dispatcher: disp, Decoder: &transport.Decoder{}, Ready: ready, Metrics: o.metrics}
 	ctx, cancel := context.WithCancel(context.Background())
 	h := &socketHarness{fs: fs, disp: disp, diag: diag, res: res, ready: ready, cancel: cancel, errc: make(chan error, 1)}
 	go func() { h.errc <- sm.Run(ctx) }()

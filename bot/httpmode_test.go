@@ -12,6 +12,10 @@ import (
 	"time"
 
 	"github.com/kueuebot/kueuebot/bot/blocks"
+	"github.com/kueuebot/kueuebot/bot/delivery"
+	"github.com/kueuebot/kueuebot/bot/dispatch"
+	"github.com/kueuebot/kueuebot/bot/ops"
+	"github.com/kueuebot/kueuebot/bot/transport"
 	"github.com/kueuebot/kueuebot/diagnose"
 	"github.com/kueuebot/kueuebot/internal/slackfake"
 )
@@ -29,11 +33,11 @@ func startHTTP(t *testing.T) *httpHarness {
 	t.Helper()
 	fs := slackfake.New(t)
 	diag := &fakeDiagnoser{reports: map[string]diagnose.Report{"train-7": detailedReport()}}
-	api := NewSlackClient(SlackClientOptions{BotToken: "xoxb-test", APIURL: fs.APIURL()})
-	b := &Bot{Asker: &Asker{Resolve: testResolver(), Explain: diag}, Replier: &SlackReplier{API: api}}
-	disp := NewDispatcher(b, DispatcherOptions{})
-	ready := &Readiness{}
-	hm := &HTTPMode{Addr: "127.0.0.1:0", SigningSecret: signingSecret, Dispatcher: disp, API: api, Ready: ready}
+	api := delivery.NewSlackClient(delivery.SlackClientOptions{BotToken: "xoxb-test", APIURL: fs.APIURL()})
+	b := &Bot{Asker: &Asker{Resolve: testResolver(), Explain: diag}, Replier: &delivery.SlackReplier{API: api}}
+	disp := dispatch.New(b, dispatch.Options{})
+	ready := &ops.Readiness{}
+	hm := &transport.HTTPMode{Addr: "127.0.0.1:0", SigningSecret: signingSecret, Dispatcher: disp, API: api, Ready: ready}
 	if err := hm.Listen(); err != nil {
 		t.Fatal(err)
 	}
@@ -119,24 +123,24 @@ func TestHTTPMode(t *testing.T) {
 	const js, form = "application/json", "application/x-www-form-urlencoded"
 	now := time.Now()
 
-	if code, body := h.do(t, PathEvents, js, []byte(`{"token":"x","challenge":"3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P","type":"url_verification"}`), now, false, false); code != 200 || body != "3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P" {
+	if code, body := h.do(t, transport.PathEvents, js, []byte(`{"token":"x","challenge":"3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P","type":"url_verification"}`), now, false, false); code != 200 || body != "3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P" {
 		t.Errorf("url_verification: %d %q", code, body)
 	}
 
 	mention := jsonBody(t, slackfake.EventCallback("EvH1", slackfake.Mention(alice.ID, "C1", "1.0", "", "<@UBOT> why is train-7 waiting?")))
-	if code, _ := h.do(t, PathEvents, js, mention, now, false, false); code != 200 {
+	if code, _ := h.do(t, transport.PathEvents, js, mention, now, false, false); code != 200 {
 		t.Fatalf("mention: %d", code)
 	}
 	if got := slackfake.Receive(t, h.fs.Posts, "the mention's answer"); got.Method != "chat.postEphemeral" || got.User != alice.ID || !strings.Contains(textOf(t, got.Blocks), answerHeadline) {
 		t.Errorf("mention answered as %+v", got)
 	}
 	// Slack's retry (same event_id) is acked, not answered again.
-	if code, _ := h.do(t, PathEvents, js, mention, now, false, false); code != 200 {
+	if code, _ := h.do(t, transport.PathEvents, js, mention, now, false, false); code != 200 {
 		t.Errorf("retry: %d", code)
 	}
 
 	cmd := formBody(slackfake.SlashCommand(alice.ID, "D0PEOPLE", "why train-7", h.fs.ResponseURL("cmd1"), "trig-cmd1"))
-	if code, _ := h.do(t, PathCommands, form, cmd, now, false, false); code != 200 {
+	if code, _ := h.do(t, transport.PathCommands, form, cmd, now, false, false); code != 200 {
 		t.Fatalf("command: %d", code)
 	}
 	if got := slackfake.Receive(t, h.fs.Posts, "the command's answer"); got.Method != slackfake.MethodResponseURL || got.ResponseURL != "cmd1" || got.ResponseType != "ephemeral" {
@@ -148,7 +152,7 @@ func TestHTTPMode(t *testing.T) {
 		Value: "team-a/JobSet/train-7", ResponseURL: h.fs.ResponseURL("btn1"), TriggerID: "trig-btn1",
 	}
 	payload := formBody(map[string]string{"payload": string(jsonBody(t, press.Payload()))})
-	if code, _ := h.do(t, PathInteractivity, form, payload, now, false, false); code != 200 {
+	if code, _ := h.do(t, transport.PathInteractivity, form, payload, now, false, false); code != 200 {
 		t.Fatalf("interaction: %d", code)
 	}
 	if got := slackfake.Receive(t, h.fs.Posts, "the button's answer"); got.Method != slackfake.MethodResponseURL || !got.ReplaceOriginal || got.ResponseURL != "btn1" {
@@ -161,20 +165,20 @@ func TestHTTPMode(t *testing.T) {
 		at               time.Time
 		unsigned, tamper bool
 	}{
-		{"unsigned event", PathEvents, now, true, false},
-		{"stale event", PathEvents, now.Add(-6 * time.Minute), false, false},
-		{"future event", PathEvents, now.Add(6 * time.Minute), false, false},
-		{"tampered event", PathEvents, now, false, true},
-		{"unsigned command", PathCommands, now, true, false},
-		{"tampered interaction", PathInteractivity, now, false, true},
+		{"unsigned event", transport.PathEvents, now, true, false},
+		{"stale event", transport.PathEvents, now.Add(-6 * time.Minute), false, false},
+		{"future event", transport.PathEvents, now.Add(6 * time.Minute), false, false},
+		{"tampered event", transport.PathEvents, now, false, true},
+		{"unsigned command", transport.PathCommands, now, true, false},
+		{"tampered interaction", transport.PathInteractivity, now, false, true},
 	} {
 		t.Run(bad.name, func(t *testing.T) {
 			body := jsonBody(t, slackfake.EventCallback("EvBad"+bad.name, slackfake.Mention(alice.ID, "C1", "2.0", "", "<@UBOT> train-7")))
 			ct := js
 			switch bad.path {
-			case PathCommands:
+			case transport.PathCommands:
 				body, ct = formBody(slackfake.SlashCommand(alice.ID, "C1", "train-7", h.fs.ResponseURL("bad"), "trig-bad")), form
-			case PathInteractivity:
+			case transport.PathInteractivity:
 				body, ct = payload, form
 			}
 			if code, _ := h.do(t, bad.path, ct, body, bad.at, bad.unsigned, bad.tamper); code != http.StatusUnauthorized {
@@ -182,10 +186,10 @@ func TestHTTPMode(t *testing.T) {
 			}
 		})
 	}
-	if code, _ := h.do(t, PathEvents, js, bytes.Repeat([]byte("x"), DefaultMaxBody+1), now, false, false); code != http.StatusRequestEntityTooLarge {
+	if code, _ := h.do(t, transport.PathEvents, js, bytes.Repeat([]byte("x"), transport.DefaultMaxBody+1), now, false, false); code != http.StatusRequestEntityTooLarge {
 		t.Errorf("oversized body: %d, want 413", code)
 	}
-	resp, err := http.Get(h.base + PathEvents) //nolint:noctx // loopback test
+	resp, err := http.Get(h.base + transport.PathEvents) //nolint:noctx // loopback test
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,17 +1,30 @@
 package bot
 
+import (
+	"slices"
+
+	"github.com/kueuebot/kueuebot/bot/event"
+	"github.com/kueuebot/kueuebot/bot/parse"
+	"github.com/kueuebot/kueuebot/explain"
+)
+
 // parseFor parses a question the way its entry point is typed: the slash
-// command's verbs (ParseCommand), a message a shortcut was used on
-// (ParseShortcut), or free text from a mention, a DM or the terminal
-// (ParseRequest). Errors are *ParseError values whose message says what
-// to type.
-func parseFor(entry Entry, text string) (Request, error) {
+// command's verbs (parse.Command), a message a shortcut was used on
+// (parse.Shortcut), or free text from a mention, a DM or the terminal
+// (parse.Text). Errors are *parse.Error values whose message
+// says what to type.
+func parseFor(entry event.Entry, text string) (parse.Request, error) {
 	switch entry {
-	case EntrySlash:
-		return ParseCommand(text)
-	case EntryShortcut:
-		return ParseShortcut(text)
+	case event.EntrySlash:
+		return parse.Command(text)
+	case event.EntryShortcut:
+		return parse.Shortcut(text)
 	default:
-		return ParseRequest(text)
+		return parse.Text(text)
 	}
+}
+
+// questionOf is the explain.Question an IntentDiagnose request asks.
+func questionOf(r parse.Request) explain.Question {
+	return explain.Question{Kind: r.Kind, Name: r.Name, Namespace: r.Namespace, Candidates: slices.Clone(r.Candidates)}
 }

@@ -10,10 +10,6 @@ import (
 	"github.com/kueuebot/kueuebot/explain"
 )
 
-// ShortcutWhy is the callback_id of the message shortcut "Why is this job
-// waiting?" (deploy/slack/manifest.yaml).
-const ShortcutWhy = "kueuebot_why"
-
 // answerOptions tunes renderAnswer.
 type answerOptions struct {
 	// Detailed shows the quota comparison and the evidence.

@@ -9,6 +9,11 @@ import (
 	"time"
 
 	"github.com/kueuebot/kueuebot/bot/blocks"
+	"github.com/kueuebot/kueuebot/bot/delivery"
+	"github.com/kueuebot/kueuebot/bot/dispatch"
+	"github.com/kueuebot/kueuebot/bot/ops"
+	"github.com/kueuebot/kueuebot/bot/transport"
+	"github.com/kueuebot/kueuebot/bot/triage"
 	"github.com/kueuebot/kueuebot/diagnose"
 	"github.com/kueuebot/kueuebot/internal/slackfake"
 )
@@ -62,7 +67,7 @@ func (th *triageHarness) escalate(t *testing.T, user, root string) slackfake.Pos
 // pressing Escalate in a triage thread is told privately why not; nothing
 // is posted and on-call is not paged.
 func TestEscalateNeedsPosterOrReader(t *testing.T) {
-	th := startTriage(t, TriageSummary)
+	th := startTriage(t, triage.Summary)
 	th.diag.setViews(map[string]diagnose.Report{bobID.User + "/train-7": {
 		Verdict: diagnose.Verdict{Stage: diagnose.StageResolve, Code: diagnose.CodeNotFound, Headline: "I cannot find train-7, or you may not see it"},
 		Target:  diagnose.TargetInfo{Kind: "JobSet", Namespace: "team-a", Name: "train-7"},
@@ -83,7 +88,7 @@ func TestEscalateNeedsPosterOrReader(t *testing.T) {
 // poster's thread posts what the poster may see (what the thread already
 // shows), never the colleague's wider view.
 func TestEscalateReadsAsPoster(t *testing.T) {
-	th := startTriage(t, TriageSummary)
+	th := startTriage(t, triage.Summary)
 	wide := detailedReport()
 	wide.Verdict.Detail = "Only bob sees this: cq-secret borrows from the research cohort."
 	th.diag.setViews(map[string]diagnose.Report{bobID.User + "/train-7": wide})
@@ -117,7 +122,7 @@ func TestHTTPReplayAfterRestart(t *testing.T) {
 	first := startHTTP(t)
 	captured := time.Now()
 	slash := formBody(slackfake.SlashCommand(alice.ID, "C1", "why train-7", first.fs.ResponseURL("r1"), "trig-r1"))
-	if code, _ := first.do(t, PathEvents, js, mention, captured, false, false); code != 200 {
+	if code, _ := first.do(t, transport.PathEvents, js, mention, captured, false, false); code != 200 {
 		t.Fatalf("mention: %d", code)
 	}
 	slackfake.Receive(t, first.fs.Posts, "the first answer")
@@ -131,7 +136,7 @@ func TestHTTPReplayAfterRestart(t *testing.T) {
 	for _, r := range []struct {
 		path, ct string
 		body     []byte
-	}{{PathEvents, js, mention}, {PathCommands, form, slash}} {
+	}{{transport.PathEvents, js, mention}, {transport.PathCommands, form, slash}} {
 		if code, _ := second.do(t, r.path, r.ct, r.body, captured, false, false); code == 200 {
 			t.Errorf("a replayed %s signed before this process started was accepted", r.path)
 		}
@@ -139,7 +144,7 @@ func TestHTTPReplayAfterRestart(t *testing.T) {
 	slackfake.Quiet(t, second.fs.Posts, 200*time.Millisecond, "answer to a replayed request")
 	// A fresh request is answered as usual.
 	fresh := jsonBody(t, slackfake.EventCallback("EvR2", slackfake.Mention(alice.ID, "C1", "2.0", "", "<@UBOT> why is train-7 waiting?")))
-	if code, _ := second.do(t, PathEvents, js, fresh, time.Now(), false, false); code != 200 {
+	if code, _ := second.do(t, transport.PathEvents, js, fresh, time.Now(), false, false); code != 200 {
 		t.Errorf("fresh mention: %d", code)
 	}
 	slackfake.Receive(t, second.fs.Posts, "the fresh answer")
@@ -149,7 +154,7 @@ func TestHTTPReplayAfterRestart(t *testing.T) {
 // questions queued, a "busy" notice is either sent before the answer it
 // announces or not at all.
 func TestBusyNoticeNeverAfterAnswer(t *testing.T) {
-	h := startSocket(t, harnessOptions{disp: DispatcherOptions{Workers: 2, PerUser: 100, BusyAfter: 10 * time.Millisecond}})
+	h := startSocket(t, harnessOptions{disp: dispatch.Options{Workers: 2, PerUser: 100, BusyAfter: 10 * time.Millisecond}})
 	h.fs.SetDelay(200 * time.Millisecond)
 	const n = 24
 	for i := range n {
@@ -194,7 +199,12 @@ func TestLongRetryAfterFallsBackToDM(t *testing.T) {
 // of ten others sent afterwards are all answered, none "too busy".
 func TestOneUserCannotLockOthersOut(t *testing.T) {
 	diag := &fakeDiagnoser{reports: map[string]diagnose.Report{"train-7": waitingReport()}, delay: 20 * time.Millisecond}
-	h := startSocket(t, harnessOptions{diag: diag, disp: DispatcherOptions{Workers: 2, QueueSize: 30, BusyAfter: time.Minute}})
+	// Room for the flooder's DefaultPerUser questions and all 20 of the
+	// others' at once (2 + 34 = 16 + 20): then the others are refused only
+	// if the flooder holds more than its share, whatever the timing. With
+	// less room the test depended on how fast the flood drained (on a busy
+	// machine 4 of the others' 20 could meet a full queue).
+	h := startSocket(t, harnessOptions{diag: diag, disp: dispatch.Options{Workers: 2, QueueSize: 34, BusyAfter: time.Minute}})
 	const flood, others = 60, 10
 	for i := range flood {
 		h.send(t, slackfake.EventsEnvelope(fmt.Sprintf("f%d", i), fmt.Sprintf("EvF%d", i), 0, slackfake.Mention(alice.ID, "C1", fmt.Sprintf("%d.0", i), "", "<@UBOT> train-7")))
@@ -223,7 +233,7 @@ func TestOneUserCannotLockOthersOut(t *testing.T) {
 // names no job says so, instead of looking up a plain word.
 func TestShortcutWithoutJobName(t *testing.T) {
 	h := startSocket(t, harnessOptions{})
-	h.send(t, slackfake.InteractiveEnvelope("sc1", slackfake.MessageShortcut(alice.ID, "C1", ShortcutWhy, "5.0", "lunch at noon?", h.fs.ResponseURL("sc1"), "trig-sc1")))
+	h.send(t, slackfake.InteractiveEnvelope("sc1", slackfake.MessageShortcut(alice.ID, "C1", transport.ShortcutWhy, "5.0", "lunch at noon?", h.fs.ResponseURL("sc1"), "trig-sc1")))
 	p := h.post(t)
 	if txt := textOf(t, p.Blocks); !strings.Contains(txt, "could not find a job name") {
 		t.Errorf("shortcut on chatter answered:\n%s", txt)
@@ -239,12 +249,12 @@ func TestShortcutWithoutJobName(t *testing.T) {
 // refuses requests signed before it began to.
 func TestHTTPStandbyRefuses(t *testing.T) {
 	fs := slackfake.New(t)
-	api := NewSlackClient(SlackClientOptions{BotToken: "xoxb-test", APIURL: fs.APIURL()})
+	api := delivery.NewSlackClient(delivery.SlackClientOptions{BotToken: "xoxb-test", APIURL: fs.APIURL()})
 	diag := &fakeDiagnoser{reports: map[string]diagnose.Report{"train-7": detailedReport()}}
-	disp := NewDispatcher(&Bot{Asker: &Asker{Resolve: testResolver(), Explain: diag}, Replier: &SlackReplier{API: api}}, DispatcherOptions{})
+	disp := dispatch.New(&Bot{Asker: &Asker{Resolve: testResolver(), Explain: diag}, Replier: &delivery.SlackReplier{API: api}}, dispatch.Options{})
 	t.Cleanup(func() { _ = disp.Shutdown(context.Background()) })
-	ready := &Readiness{}
-	hm := &HTTPMode{Addr: "127.0.0.1:0", SigningSecret: signingSecret, Dispatcher: disp, API: api, Ready: ready, Standby: true}
+	ready := &ops.Readiness{}
+	hm := &transport.HTTPMode{Addr: "127.0.0.1:0", SigningSecret: signingSecret, Dispatcher: disp, API: api, Ready: ready, Standby: true}
 	if err := hm.Listen(); err != nil {
 		t.Fatal(err)
 	}
@@ -265,7 +275,7 @@ func TestHTTPStandbyRefuses(t *testing.T) {
 	}
 	var code int
 	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		if code, _ = h.do(t, PathEvents, js, body("EvS1"), time.Now(), false, false); code == http.StatusServiceUnavailable || time.Now().After(deadline) {
+		if code, _ = h.do(t, transport.PathEvents, js, body("EvS1"), time.Now(), false, false); code == http.StatusServiceUnavailable || time.Now().After(deadline) {
 			break
 		}
 	}
@@ -282,15 +292,15 @@ func TestHTTPStandbyRefuses(t *testing.T) {
 	if ok, _ := ready.Ready(); !ok {
 		t.Error("the leader is not ready")
 	}
-	if code, _ := h.do(t, PathEvents, js, body("EvS2"), signedEarlier, false, false); code != http.StatusUnauthorized {
+	if code, _ := h.do(t, transport.PathEvents, js, body("EvS2"), signedEarlier, false, false); code != http.StatusUnauthorized {
 		t.Errorf("a request signed before this replica led: %d, want 401", code)
 	}
-	if code, _ := h.do(t, PathEvents, js, body("EvS3"), time.Now(), false, false); code != http.StatusOK {
+	if code, _ := h.do(t, transport.PathEvents, js, body("EvS3"), time.Now(), false, false); code != http.StatusOK {
 		t.Fatalf("leader: %d", code)
 	}
 	slackfake.Receive(t, fs.Posts, "the leader's answer")
 	hm.SetActive(false)
-	if code, _ := h.do(t, PathEvents, js, body("EvS4"), time.Now(), false, false); code != http.StatusServiceUnavailable {
+	if code, _ := h.do(t, transport.PathEvents, js, body("EvS4"), time.Now(), false, false); code != http.StatusServiceUnavailable {
 		t.Errorf("after losing the lead: %d, want 503", code)
 	}
 }

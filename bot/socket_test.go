@@ -8,6 +8,9 @@ import (
 	"time"
 
 	"github.com/kueuebot/kueuebot/bot/blocks"
+	"github.com/kueuebot/kueuebot/bot/delivery"
+	"github.com/kueuebot/kueuebot/bot/dispatch"
+	"github.com/kueuebot/kueuebot/bot/transport"
 	"github.com/kueuebot/kueuebot/diagnose"
 	"github.com/kueuebot/kueuebot/internal/slackfake"
 )
@@ -51,7 +54,7 @@ func TestSocketModeEntryPoints(t *testing.T) {
 		},
 		{
 			name:     "message shortcut: response_url, private",
-			envelope: slackfake.InteractiveEnvelope("sc1", slackfake.MessageShortcut(alice.ID, "C1", ShortcutWhy, "4.0", "hey, why is train-7 still pending?", fs.ResponseURL("sc1"), "trig-sc1")),
+			envelope: slackfake.InteractiveEnvelope("sc1", slackfake.MessageShortcut(alice.ID, "C1", transport.ShortcutWhy, "4.0", "hey, why is train-7 still pending?", fs.ResponseURL("sc1"), "trig-sc1")),
 			want:     slackfake.Post{Method: slackfake.MethodResponseURL, ResponseURL: "sc1", ResponseType: "ephemeral"},
 		},
 	}
@@ -188,7 +191,7 @@ func TestResponseURLFailureFallsBackToDM(t *testing.T) {
 // is answered.
 func TestSocketModeShutdownDeliversInFlight(t *testing.T) {
 	diag := &fakeDiagnoser{reports: map[string]diagnose.Report{}, delay: 300 * time.Millisecond}
-	h := startSocket(t, harnessOptions{diag: diag, disp: DispatcherOptions{Workers: 4}})
+	h := startSocket(t, harnessOptions{diag: diag, disp: dispatch.Options{Workers: 4}})
 	for i := range 10 {
 		id := fmt.Sprintf("e%d", i)
 		h.send(t, slackfake.EventsEnvelope(id, "Ev"+id, 0, slackfake.Mention(alice.ID, "C1", id, "", fmt.Sprintf("<@UBOT> job-%d", i))))
@@ -216,13 +219,13 @@ func TestSocketModeShutdownDeliversInFlight(t *testing.T) {
 func TestSocketModeInvalidAuth(t *testing.T) {
 	fs := slackfake.New(t)
 	fs.InvalidAuth = true
-	d := NewDispatcher(&Bot{Asker: &Asker{Resolve: &fakeResolver{}, Explain: &fakeDiagnoser{}}}, DispatcherOptions{})
+	d := dispatch.New(&Bot{Asker: &Asker{Resolve: &fakeResolver{}, Explain: &fakeDiagnoser{}}}, dispatch.Options{})
 	defer d.Shutdown(t.Context()) //nolint:errcheck // nothing in flight
-	sm := &SocketMode{Client: fs.Client(), Dispatcher: d}
+	sm := &transport.SocketMode{Client: fs.Client(), Dispatcher: d}
 	errc := make(chan error, 1)
 	go func() { errc <- sm.Run(t.Context()) }()
-	if err := slackfake.Receive(t, errc, "Run to fail"); !errors.Is(err, ErrInvalidAuth) {
-		t.Errorf("Run = %v, want ErrInvalidAuth", err)
+	if err := slackfake.Receive(t, errc, "Run to fail"); !errors.Is(err, transport.ErrInvalidAuth) {
+		t.Errorf("Run = %v, want transport.ErrInvalidAuth", err)
 	}
 }
 
@@ -269,7 +272,7 @@ func TestSocketModeReconnects(t *testing.T) {
 // marks messages with them).
 func TestReactions(t *testing.T) {
 	fs := slackfake.New(t)
-	r := &SlackReplier{API: NewSlackClient(SlackClientOptions{BotToken: "xoxb-test", APIURL: fs.APIURL()})}
+	r := &delivery.SlackReplier{API: delivery.NewSlackClient(delivery.SlackClientOptions{BotToken: "xoxb-test", APIURL: fs.APIURL()})}
 	if err := r.AddReaction(t.Context(), "C1", "1.0", "eyes"); err != nil {
 		t.Fatal(err)
 	}

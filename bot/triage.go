@@ -4,33 +4,16 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"slices"
-	"strings"
-	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/slack-go/slack"
-	"github.com/slack-go/slack/slackevents"
-	"k8s.io/apimachinery/pkg/util/cache"
 
 	"github.com/kueuebot/kueuebot/bot/blocks"
+	"github.com/kueuebot/kueuebot/bot/event"
+	"github.com/kueuebot/kueuebot/bot/parse"
+	"github.com/kueuebot/kueuebot/bot/triage"
 	"github.com/kueuebot/kueuebot/diagnose"
 	"github.com/kueuebot/kueuebot/explain"
 	"github.com/kueuebot/kueuebot/rbac"
-)
-
-// EntryTriage: a top-level message in a support channel the bot triages
-// (config triage.channels) that signals a stuck job.
-const EntryTriage Entry = "triage"
-
-// Triage detail modes (config triage.detail).
-const (
-	// TriageSummary: the verdict code and headline in the thread, the full
-	// answer ephemerally to the poster.
-	TriageSummary = "summary"
-	// TriageFull: the full answer in the thread.
-	TriageFull = "full"
 )
 
 // Reactions of a triaged message.
@@ -39,207 +22,27 @@ const (
 	reactionAnswered = "white_check_mark"
 )
 
-// maxTriageMemory bounds the answers Triage remembers for linking.
-const maxTriageMemory = 10000
-
-// Triage answers stuck-job questions posted in support channels: it
-// decides which channel messages are such questions (Detect), and
-// remembers recent answers so that the same job asked about again in the
-// same channel within Window, with the same verdict, gets a link to the
-// earlier answer instead of a new one.
-//
-// The memory is the process's (an LRU cache of at most maxTriageMemory
-// answers, each expiring after Window), keyed by channel and job with the
-// earlier answer's ts. One replica answers at a time (the Lease holder), so
-// it is exact while that replica leads; a restart or a failover forgets
-// it, which only costs a fresh full answer.
-type Triage struct {
-	// Channels are the channel IDs triaged.
-	Channels map[string]bool
-	// Patterns are the lower-case, normalized intent phrases.
-	Patterns []string
-	// Detail is TriageSummary (default) or TriageFull.
-	Detail string
-	// Window is how long answers are linked to; 0: never.
-	Window time.Duration
-	// UserGroup is the on-call Slack user group ID mentioned by the
-	// escalation summary; empty: no escalation button.
-	UserGroup string
-
-	// now is the clock (tests).
-	now func() time.Time
-
-	memory *cache.LRUExpireCache
-}
-
-// triageMemo is one remembered answer.
-type triageMemo struct {
-	ts      string
-	verdict string
-}
-
-// clockFunc is a cache.Clock.
-type clockFunc func() time.Time
-
-func (f clockFunc) Now() time.Time { return f() }
-
-// NewTriage builds a Triage from the configuration values.
-func NewTriage(channels, patterns []string, detail string, window time.Duration, userGroup string) *Triage {
-	t := &Triage{Channels: map[string]bool{}, Detail: detail, Window: window, UserGroup: userGroup, now: time.Now}
-	t.memory = cache.NewLRUExpireCacheWithClock(maxTriageMemory, clockFunc(func() time.Time { return t.now() }))
-	for _, c := range channels {
-		t.Channels[c] = true
-	}
-	for _, p := range patterns {
-		if p = strings.ToLower(strings.TrimSpace(normalize(p))); p != "" {
-			t.Patterns = append(t.Patterns, p)
-		}
-	}
-	return t
-}
-
-// Watches reports whether channel is triaged.
-func (t *Triage) Watches(channel string) bool { return t != nil && t.Channels[channel] }
-
-// Detect reports whether text signals a stuck job: it contains one of the
-// patterns, or it names a job unmistakably (kind/name, namespace/name, or
-// a job word or kind before a name shaped like one, e.g. "job train-7").
-// Plain words that happen to follow "job" ("the job fair") or talk of
-// queues ("the queue for lunch is long") are not job questions.
-func (t *Triage) Detect(text string) bool {
-	if !utf8.ValidString(text) || utf8.RuneCountInString(text) > MaxShortcutLen {
-		return false
-	}
-	s := strings.ToLower(normalize(StripSlackMarkup(text)))
-	// A link's address never says anything about a job.
-	words := strings.Fields(s)
-	words = slices.DeleteFunc(words, func(w string) bool { return strings.Contains(w, "://") })
-	s = strings.Join(words, " ")
-	for _, p := range t.Patterns {
-		if containsPhrase(s, p) {
-			return true
-		}
-	}
-	return namesJob(s)
-}
-
-// containsPhrase finds p in s; an end of p that is a letter or digit of a
-// spaced script must be a word boundary in s.
-func containsPhrase(s, p string) bool {
-	first, _ := utf8.DecodeRuneInString(p)
-	last, _ := utf8.DecodeLastRuneInString(p)
-	for off := 0; off <= len(s)-len(p); {
-		i := strings.Index(s[off:], p)
-		if i < 0 {
-			return false
-		}
-		i += off
-		before, _ := utf8.DecodeLastRuneInString(s[:i])
-		after, _ := utf8.DecodeRuneInString(s[i+len(p):])
-		if (!wordRune(first) || i == 0 || !wordRune(before)) && (!wordRune(last) || i+len(p) == len(s) || !wordRune(after)) {
-			return true
-		}
-		_, n := utf8.DecodeRuneInString(s[i:])
-		off = i + n
-	}
-	return false
-}
-
-// wordRune: a letter or digit of a script that separates words by spaces.
-func wordRune(r rune) bool {
-	return (unicode.IsLetter(r) || unicode.IsDigit(r)) && !isCJK(r)
-}
-
-// namesJob reports whether the message names a job unmistakably.
-func namesJob(s string) bool {
-	p := parser{toks: tokenize(s)}
-	if _, err := p.parse(); err != nil {
-		return false
-	}
-	for _, c := range p.cands {
-		if !c.valid || c.tier < tierAfterJob {
-			continue
-		}
-		shaped := shapeTier(c.name) == tierShaped && strings.ContainsFunc(c.name, unicode.IsLetter)
-		if shaped || (p.kindSet && c.tier == tierAfterJob) {
-			return true
-		}
-	}
-	return false
-}
-
 // key is the memory key of a job in a channel.
 func triageKey(channel string, ref blocks.JobRef) string { return channel + "|" + ref.String() }
 
-// recall returns the answer remembered for key within the window.
-func (t *Triage) recall(key string) (triageMemo, bool) {
-	if t.Window <= 0 {
-		return triageMemo{}, false
-	}
-	v, ok := t.memory.Get(key)
-	if !ok {
-		return triageMemo{}, false
-	}
-	m, ok := v.(triageMemo)
-	return m, ok
-}
-
-// remember records an answer for Window; when the memory is full the
-// least recently used answer is forgotten.
-func (t *Triage) remember(key string, m triageMemo) {
-	if t.Window <= 0 {
-		return
-	}
-	t.memory.Add(key, m, t.Window)
-}
-
 // verdictKey is what "the verdict did not change" compares.
 func verdictKey(v diagnose.Verdict) string { return string(v.Code) + "/" + string(v.Cause) }
-
-// triageMessage decodes a channel message: a triage question when the
-// channel is triaged and a human wrote it at the top level, new (not an
-// edit or another subtype), without mentioning the bot (app_mention
-// answers those), and it signals a stuck job.
-func (d *Decoder) triageMessage(e *slackevents.MessageEvent, key string, user rbac.SlackUser, received time.Time) (Event, bool) {
-	t := d.Triage
-	if !t.Watches(e.Channel) || e.SubType != "" || e.BotID != "" || e.User == "" || e.User == d.BotUserID ||
-		e.ThreadTimeStamp != "" || e.TimeStamp == "" {
-		return Event{}, false
-	}
-	if d.BotUserID != "" && strings.Contains(e.Text, "<@"+d.BotUserID) {
-		return Event{}, false
-	}
-	if !t.Detect(e.Text) {
-		return Event{}, false
-	}
-	return Event{Entry: EntryTriage, Key: key, User: user, Channel: e.Channel, MessageTS: e.TimeStamp, Text: e.Text, Received: received}, true
-}
-
-// parseTriage reads a support-channel message: any length up to
-// MaxShortcutLen, since people describe their problem at length.
-func parseTriage(text string) (Request, error) {
-	if utf8.RuneCountInString(text) > MaxShortcutLen || !utf8.ValidString(text) {
-		return Request{}, parseErrorf("That message is too long for me. Ask me about the job instead, e.g. %s.", example)
-	}
-	p := parser{toks: tokenize(normalize(StripSlackMarkup(text)))}
-	return p.parse()
-}
 
 // triage answers a triage question as its poster: the job it names, or
 // the poster's jobs that are not running (with the picker) when it names
 // none.
 func (a *Asker) triage(ctx context.Context, user rbac.SlackUser, text string) outcome {
-	q := a.begin(ctx, EntryTriage, user)
-	req, err := parseTriage(text)
+	q := a.begin(ctx, event.EntryTriage, user)
+	req, err := parse.Triage(text)
 	if err != nil {
-		var pe *ParseError
+		var pe *parse.Error
 		if errors.As(err, &pe) {
 			return q.done(noticeOutcome("unparsable", blocks.Notice("", pe.UserMessage())), nil)
 		}
-		return q.done(noticeOutcome("unparsable", blocks.Notice("", "I could not understand that. Name the job, e.g. "+example+".")), nil)
+		return q.done(noticeOutcome("unparsable", blocks.Notice("", "I could not understand that. Name the job, e.g. "+parse.Example+".")), nil)
 	}
-	if req.Intent == IntentDiagnose {
-		return a.explain(q, req.Question())
+	if req.Intent == parse.IntentDiagnose {
+		return a.explain(q, questionOf(req))
 	}
 	return a.listJobs(q, explain.JobsQuery{Namespace: req.Namespace})
 }
@@ -254,7 +57,7 @@ type triageReply struct {
 	// key and verdict are remembered with the posted answer's ts.
 	key, verdict string
 	// repeat is the earlier answer to link to instead of a new one.
-	repeat *triageMemo
+	repeat *triage.Memo
 	// report is the diagnosis, for the repeat message.
 	report *diagnose.Report
 	// escalation: the message is an escalation summary, to be completed
@@ -303,7 +106,7 @@ func (b *Bot) withEscalate(m Message, ref blocks.JobRef) Message {
 // answerTriage marks the message as seen at once, answers it as the
 // poster, and prepares the thread answer (a link when the same job had
 // the same verdict a moment ago).
-func (b *Bot) answerTriage(ctx context.Context, ev *Event) Reply {
+func (b *Bot) answerTriage(ctx context.Context, ev *event.Event) Reply {
 	if err := b.Replier.AddReaction(ctx, ev.Channel, ev.MessageTS, reactionSeen); err != nil {
 		b.log().WarnContext(ctx, "could not react to a triage question", slog.Any("error", err))
 	}
@@ -318,7 +121,7 @@ func (b *Bot) answerTriage(ctx context.Context, ev *Event) Reply {
 	case o.jobs != nil:
 		tr.answered = true
 		m := jobListMessage(*o.jobs)
-		if t.Detail == TriageFull {
+		if t.Detail == triage.Full {
 			r.Message = m
 		} else {
 			r.Message = blocks.Notice("", "I sent <@"+ev.User.ID+"> the list of their jobs that are not running, privately: pick one to see why it waits.")
@@ -333,13 +136,13 @@ func (b *Bot) answerTriage(ctx context.Context, ev *Event) Reply {
 	if hasRef {
 		full = b.withEscalate(full, ref)
 		tr.key, tr.verdict = triageKey(ev.Channel, ref), verdictKey(rep.Verdict)
-		if m, ok := t.recall(tr.key); ok && m.verdict == tr.verdict {
+		if m, ok := t.Recall(tr.key); ok && m.Verdict == tr.verdict {
 			tr.repeat = &m
-			r.Message = blocks.TriageRepeat(rep, "", b.triageActions(ref, t.Detail != TriageFull))
+			r.Message = blocks.TriageRepeat(rep, "", b.triageActions(ref, t.Detail != triage.Full))
 			return r
 		}
 	}
-	if t.Detail == TriageFull {
+	if t.Detail == triage.Full {
 		r.Message = full
 		return r
 	}
@@ -355,11 +158,6 @@ func (b *Bot) answerTriage(ctx context.Context, ev *Event) Reply {
 // permalinker gets a message's permalink (chat.getPermalink).
 type permalinker interface {
 	Permalink(ctx context.Context, channel, ts string) (string, error)
-}
-
-// Permalink returns the permalink of message ts in channel.
-func (s *SlackReplier) Permalink(ctx context.Context, channel, ts string) (string, error) {
-	return s.API.GetPermalinkContext(ctx, &slack.PermalinkParameters{Channel: channel, Ts: ts})
 }
 
 func (b *Bot) permalink(ctx context.Context, channel, ts string) string {
@@ -380,7 +178,7 @@ func (b *Bot) permalink(ctx context.Context, channel, ts string) string {
 // and swaps the :eyes: for a :white_check_mark: once answered. Notices
 // without a triage part (busy, refused by the dispatcher) go to the
 // thread too.
-func (b *Bot) deliverTriage(ctx context.Context, ev *Event, r Reply) error {
+func (b *Bot) deliverTriage(ctx context.Context, ev *event.Event, r Reply) error {
 	rp := b.Replier
 	tr := r.triage
 	thread := ev.ThreadTS
@@ -393,7 +191,7 @@ func (b *Bot) deliverTriage(ctx context.Context, ev *Event, r Reply) error {
 		m = blocks.Escalation(*tr.escalation, blocks.EscalationOptions{UserGroup: b.Triage.UserGroup, By: ev.User.ID, ThreadLink: b.permalink(ctx, ev.Channel, thread)})
 	case tr != nil && tr.repeat != nil:
 		ref, _ := blocks.ReportRef(*tr.report)
-		m = blocks.TriageRepeat(*tr.report, b.permalink(ctx, ev.Channel, tr.repeat.ts), b.triageActions(ref, b.Triage.Detail != TriageFull))
+		m = blocks.TriageRepeat(*tr.report, b.permalink(ctx, ev.Channel, tr.repeat.TS), b.triageActions(ref, b.Triage.Detail != triage.Full))
 	}
 	ts, err := rp.Post(ctx, ev.Channel, thread, m)
 	if err != nil {
@@ -410,7 +208,7 @@ func (b *Bot) deliverTriage(ctx context.Context, ev *Event, r Reply) error {
 		}
 	}
 	if tr.key != "" && tr.repeat == nil {
-		b.Triage.remember(tr.key, triageMemo{ts: ts, verdict: tr.verdict})
+		b.Triage.Remember(tr.key, triage.Memo{TS: ts, Verdict: tr.verdict})
 	}
 	if err := rp.RemoveReaction(ctx, ev.Channel, ev.MessageTS, reactionSeen); err != nil {
 		b.log().InfoContext(ctx, "could not remove the eyes reaction", slog.Any("error", err))
@@ -429,7 +227,7 @@ func (b *Bot) deliverTriage(ctx context.Context, ev *Event, r Reply) error {
 // on-call group is read as the poster: it shows what the thread already
 // shows, never a presser's wider view. Refusals and failures are the
 // presser's only.
-func (b *Bot) escalate(ctx context.Context, ev *Event) Reply {
+func (b *Bot) escalate(ctx context.Context, ev *event.Event) Reply {
 	if b.Triage == nil || b.Triage.UserGroup == "" || !b.Triage.Watches(ev.Channel) {
 		return Reply{To: ToPrivate, Verdict: "ignored", Message: blocks.Notice("", "Escalation is not set up in this channel. Ask your platform team directly.")}
 	}

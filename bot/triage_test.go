@@ -11,6 +11,11 @@ import (
 	"github.com/slack-go/slack/socketmode"
 
 	"github.com/kueuebot/kueuebot/bot/blocks"
+	"github.com/kueuebot/kueuebot/bot/delivery"
+	"github.com/kueuebot/kueuebot/bot/dispatch"
+	"github.com/kueuebot/kueuebot/bot/ops"
+	"github.com/kueuebot/kueuebot/bot/transport"
+	"github.com/kueuebot/kueuebot/bot/triage"
 	"github.com/kueuebot/kueuebot/config"
 	"github.com/kueuebot/kueuebot/diagnose"
 	"github.com/kueuebot/kueuebot/internal/slackfake"
@@ -21,59 +26,9 @@ const (
 	onCallGroup    = "S0ONCALL"
 )
 
-// TestTriageDetect: the default patterns in English, French, Japanese and
-// Chinese, and unmistakable job references, mark a message as a stuck-job
-// question; everyday chatter does not.
-func TestTriageDetect(t *testing.T) {
-	tr := NewTriage([]string{supportChannel}, config.DefaultTriagePatterns(), TriageSummary, time.Minute, "")
-	for _, text := range []string{
-		"my job is stuck",
-		"train-7 has been PENDING for an hour",
-		"why is it still waiting?",
-		"the training is not starting",
-		"mon job est en attente depuis ce matin",
-		"Ma tâche est BLOQUÉE",
-		"ジョブがずっと待っています",                       // 待って
-		"sample-jobが動かない",                     // 動かない
-		"我的作业一直在等待",                           // 等待
-		"sample-job 卡住了",                      // 卡住
-		"can someone look at jobset/train-7?", // kind/name
-		"team-a/train-7 please",               // namespace/name
-		"what about job train-7",              // job word and a shaped name
-		"rayjob my-ray-run is weird",          // kind word and a name
-		"ｓｔｕｃｋ again",                         // full-width folded
-	} {
-		if !tr.Detect(text) {
-			t.Errorf("Detect(%q) = false, want a stuck-job question", text)
-		}
-	}
-	for _, text := range []string{
-		"the queue for lunch is long",
-		"spending is over budget",
-		"the job fair is on Friday",
-		"lunch/dinner options?",
-		"see you 12/25",
-		"bonjour à tous",
-		"今日はいい天気ですね",
-		"大家好",
-		"https://example.com/stuck/pending is a link",
-		"see <https://wiki.example.com/pending-items|the wiki>", // the label counts, not the address
-		"<@U0ALICE> <#C0SUPPORT|waiting-room>",                  // mentions and channel names are not words
-		"",
-	} {
-		if tr.Detect(text) {
-			t.Errorf("Detect(%q) = true, want no job question", text)
-		}
-	}
-	custom := NewTriage([]string{supportChannel}, []string{"Ça coince"}, TriageSummary, 0, "")
-	if !custom.Detect("ça coince encore") || custom.Detect("my job is stuck") {
-		t.Error("configured patterns replace the defaults")
-	}
-}
-
 type triageHarness struct {
 	*socketHarness
-	triage *Triage
+	triage *triage.Triage
 	jobs   *fakeJobs
 	mu     sync.Mutex
 	clock  time.Time
@@ -88,13 +43,13 @@ func startTriage(t *testing.T, detail string) *triageHarness {
 	diag := &fakeDiagnoser{reports: map[string]diagnose.Report{"train-7": detailedReport()}}
 	res := testResolver()
 	jobs := &fakeJobs{}
-	api := NewSlackClient(SlackClientOptions{BotToken: "xoxb-test", AppToken: "xapp-test", APIURL: fs.APIURL()})
-	tr := NewTriage([]string{supportChannel}, config.DefaultTriagePatterns(), detail, 10*time.Minute, onCallGroup)
+	api := delivery.NewSlackClient(delivery.SlackClientOptions{BotToken: "xoxb-test", AppToken: "xapp-test", APIURL: fs.APIURL()})
+	tr := triage.New([]string{supportChannel}, config.DefaultTriagePatterns(), detail, 10*time.Minute, onCallGroup)
 	th := &triageHarness{triage: tr, jobs: jobs, clock: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}
-	tr.now = func() time.Time { th.mu.Lock(); defer th.mu.Unlock(); return th.clock }
-	b := &Bot{Asker: &Asker{Resolve: res, Explain: diag, Jobs: jobs}, Replier: &SlackReplier{API: api}, Triage: tr}
-	disp := NewDispatcher(b, DispatcherOptions{})
-	sm := &SocketMode{Client: socketmode.New(api), Dispatcher: disp, Decoder: &Decoder{Triage: tr}, Ready: &Readiness{}}
+	tr.Now = func() time.Time { th.mu.Lock(); defer th.mu.Unlock(); return th.clock }
+	b := &Bot{Asker: &Asker{Resolve: res, Explain: diag, Jobs: jobs}, Replier: &delivery.SlackReplier{API: api}, Triage: tr}
+	disp := dispatch.New(b, dispatch.Options{})
+	sm := &transport.SocketMode{Client: socketmode.New(api), Dispatcher: disp, Decoder: &transport.Decoder{Triage: tr}, Ready: &ops.Readiness{}}
 	ctx, cancel := context.WithCancel(context.Background())
 	h := &socketHarness{fs: fs, disp: disp, diag: diag, res: res, cancel: cancel, errc: make(chan error, 1)}
 	go func() { h.errc <- sm.Run(ctx) }()
@@ -163,7 +118,7 @@ func (th *triageHarness) answer(t *testing.T, ts string, private bool) (thread, 
 // the poster (read as them), then the check mark; buttons carry the job
 // only.
 func TestTriageSummary(t *testing.T) {
-	th := startTriage(t, TriageSummary)
+	th := startTriage(t, triage.Summary)
 	ts := th.message(t, alice.ID, supportChannel, "", "hi, train-7 has been stuck since this morning", nil)
 	thread, eph := th.answer(t, ts, true)
 	tt := textOf(t, thread.Blocks)
@@ -191,7 +146,7 @@ func TestTriageSummary(t *testing.T) {
 
 // TestTriageFull: detail full posts the whole answer in the thread.
 func TestTriageFull(t *testing.T) {
-	th := startTriage(t, TriageFull)
+	th := startTriage(t, triage.Full)
 	ts := th.message(t, alice.ID, supportChannel, "", "pourquoi train-7 est en attente ?", nil)
 	thread, _ := th.answer(t, ts, false)
 	tt := textOf(t, thread.Blocks)
@@ -210,7 +165,7 @@ func TestTriageFull(t *testing.T) {
 // poster's jobs that are not running, with the picker, privately in
 // summary mode.
 func TestTriageNoJobNamed(t *testing.T) {
-	th := startTriage(t, TriageSummary)
+	th := startTriage(t, triage.Summary)
 	ts := th.message(t, alice.ID, supportChannel, "", "我的作业一直在等待", nil)
 	thread, eph := th.answer(t, ts, true)
 	if tt := textOf(t, thread.Blocks); !strings.Contains(tt, "privately") || strings.Contains(tt, "train-8") {
@@ -228,7 +183,7 @@ func TestTriageNoJobNamed(t *testing.T) {
 // TestTriageUnmapped: a poster the resolver does not know is told how to
 // get access; the cluster is never read and no check mark is given.
 func TestTriageUnmapped(t *testing.T) {
-	th := startTriage(t, TriageSummary)
+	th := startTriage(t, triage.Summary)
 	ts := th.message(t, carol.ID, supportChannel, "", "train-7 is stuck", nil)
 	expect(t, th.post(t), "reactions.add", "eyes")
 	p := th.post(t)
@@ -246,7 +201,7 @@ func TestTriageUnmapped(t *testing.T) {
 // thread replies, mentions (app_mention answers those), other channels
 // and messages that are no job question get nothing.
 func TestTriageIgnores(t *testing.T) {
-	th := startTriage(t, TriageSummary)
+	th := startTriage(t, triage.Summary)
 	th.message(t, "U0BOTUSER", supportChannel, "", "train-7 is stuck", map[string]any{"bot_id": "B99"})
 	th.message(t, slackfake.BotUserID, supportChannel, "", "train-7 is stuck", nil)
 	th.message(t, alice.ID, supportChannel, "", "train-7 is stuck", map[string]any{"subtype": "message_changed"})
@@ -265,7 +220,7 @@ func TestTriageIgnores(t *testing.T) {
 // the same verdict gets a link to the earlier answer; a changed verdict
 // or an expired window gets a fresh answer.
 func TestTriageRepeat(t *testing.T) {
-	th := startTriage(t, TriageFull)
+	th := startTriage(t, triage.Full)
 	first := th.message(t, alice.ID, supportChannel, "", "train-7 is stuck", nil)
 	a1, _ := th.answer(t, first, false)
 	// The fake's ts of the first answer is what chat.postMessage returned;
@@ -313,7 +268,7 @@ func TestTriageRepeat(t *testing.T) {
 // as the poster; a presser who may not read it gets a private refusal and
 // nothing is posted.
 func TestTriageEscalate(t *testing.T) {
-	th := startTriage(t, TriageSummary)
+	th := startTriage(t, triage.Summary)
 	root := th.message(t, alice.ID, supportChannel, "", "train-7 is stuck", nil)
 	th.answer(t, root, true)
 	before := len(th.diag.Calls())

@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/client-go/rest"
 
-	"github.com/kueuebot/kueuebot/bot"
+	"github.com/kueuebot/kueuebot/bot/delivery"
 	"github.com/kueuebot/kueuebot/bot/digests"
 	"github.com/kueuebot/kueuebot/config"
 	"github.com/kueuebot/kueuebot/diagnose/digest"
@@ -237,7 +237,7 @@ func (o *digestOptions) run(ctx context.Context, cmd *cobra.Command) error {
 	if !o.post {
 		return nil
 	}
-	api := bot.NewSlackClient(bot.SlackClientOptions{BotToken: cfg.Slack.BotToken.Reveal(), APIURL: cfg.Slack.APIURL})
+	api := delivery.NewSlackClient(delivery.SlackClientOptions{BotToken: cfg.Slack.BotToken.Reveal(), APIURL: cfg.Slack.APIURL})
 	ts, err := digests.Post(ctx, &digests.SlackPoster{API: api}, spec.channel, d, "", o.cliHint())
 	if err != nil {
 		return err

@@ -15,8 +15,14 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/kueuebot/kueuebot/bot"
+	"github.com/kueuebot/kueuebot/bot/delivery"
 	"github.com/kueuebot/kueuebot/bot/digests"
+	"github.com/kueuebot/kueuebot/bot/dispatch"
 	"github.com/kueuebot/kueuebot/bot/leader"
+	"github.com/kueuebot/kueuebot/bot/metrics"
+	"github.com/kueuebot/kueuebot/bot/ops"
+	"github.com/kueuebot/kueuebot/bot/transport"
+	"github.com/kueuebot/kueuebot/bot/triage"
 	"github.com/kueuebot/kueuebot/config"
 	"github.com/kueuebot/kueuebot/rbac"
 )
@@ -77,17 +83,17 @@ func (o *serveOptions) run(cmd *cobra.Command) error {
 
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	metrics := bot.NewMetrics(reg)
+	botMetrics := metrics.New(reg)
 
-	api := bot.NewSlackClient(bot.SlackClientOptions{
+	api := delivery.NewSlackClient(delivery.SlackClientOptions{
 		BotToken: cfg.Slack.BotToken.Reveal(), AppToken: cfg.Slack.AppToken.Reveal(),
-		APIURL: cfg.Slack.APIURL, Metrics: metrics,
+		APIURL: cfg.Slack.APIURL, Metrics: botMetrics,
 	})
 	resolver, err := rbac.NewResolver(cfg.Identity, api)
 	if err != nil {
 		return err
 	}
-	ex, base, err := newExplainer(cfg, !fromFiles, kubeFlagsFor(cfg.Kube.Kubeconfig, cfg.Kube.Context), o.fromFiles, metrics.WrapKubeTransport)
+	ex, base, err := newExplainer(cfg, !fromFiles, kubeFlagsFor(cfg.Kube.Kubeconfig, cfg.Kube.Context), o.fromFiles, botMetrics.WrapKubeTransport)
 	if err != nil {
 		return err
 	}
@@ -101,23 +107,23 @@ func (o *serveOptions) run(cmd *cobra.Command) error {
 	}
 	asker := &bot.Asker{Resolve: resolver, Explain: ex, Log: log}
 	asker.Jobs, asker.Queues = ex, ex
-	handler := &bot.Bot{Asker: asker, Replier: &bot.SlackReplier{API: api}, Replies: bot.ReplyMode(cfg.Slack.Replies), Log: log}
-	var triage *bot.Triage
+	handler := &bot.Bot{Asker: asker, Replier: &delivery.SlackReplier{API: api}, Replies: bot.ReplyMode(cfg.Slack.Replies), Log: log}
+	var tri *triage.Triage
 	if t := cfg.Triage; len(t.Channels) > 0 {
-		triage = bot.NewTriage(t.Channels, t.Patterns, t.Detail, t.Window, t.Escalation.UserGroup)
-		handler.Triage = triage
+		tri = triage.New(t.Channels, t.Patterns, t.Detail, t.Window, t.Escalation.UserGroup)
+		handler.Triage = tri
 	}
 
-	ready := &bot.Readiness{}
-	ops := &bot.OpsServer{Addr: cfg.Ops.ListenAddr, Gatherer: reg, Ready: ready, Log: log}
-	if err := ops.Listen(); err != nil {
+	ready := &ops.Readiness{}
+	opsServer := &ops.Server{Addr: cfg.Ops.ListenAddr, Gatherer: reg, Ready: ready, Log: log}
+	if err := opsServer.Listen(); err != nil {
 		return fmt.Errorf("ops.listenAddr: %w", err)
 	}
-	disp := bot.NewDispatcher(handler, bot.DispatcherOptions{
+	disp := dispatch.New(handler, dispatch.Options{
 		Workers: cfg.Ops.Workers, QueueSize: cfg.Ops.QueueSize, Timeout: cfg.Ops.AnswerTimeout,
-		Metrics: metrics, Log: log,
+		Metrics: botMetrics, Log: log,
 	})
-	decoder := &bot.Decoder{Invalidate: resolver, Triage: triage}
+	decoder := &transport.Decoder{Invalidate: resolver, Triage: tri}
 
 	// The components. Answering Slack (and posting digests) is the
 	// leader's: with an election, only the holder of the Lease holds the
@@ -127,12 +133,12 @@ func (o *serveOptions) run(cmd *cobra.Command) error {
 	listen := ""
 	switch cfg.Slack.Mode {
 	case config.ModeHTTP:
-		hm := &bot.HTTPMode{
+		hm := &transport.HTTPMode{
 			Addr: cfg.Slack.ListenAddr, SigningSecret: cfg.Slack.SigningSecret.Reveal(), Dispatcher: disp, Decoder: decoder,
-			API: api, Ready: ready, Metrics: metrics, Log: log, Standby: election != nil,
+			API: api, Ready: ready, Metrics: botMetrics, Log: log, Standby: election != nil,
 		}
 		if err := hm.Listen(); err != nil {
-			return errors.Join(err, closeOps(ops), disp.Shutdown(ctx))
+			return errors.Join(err, closeOps(opsServer), disp.Shutdown(ctx))
 		}
 		listen = hm.ListenAddr()
 		components = append(components, component{"slack-http", hm.Run})
@@ -146,7 +152,7 @@ func (o *serveOptions) run(cmd *cobra.Command) error {
 		answer = func(ctx context.Context) error {
 			// A fresh client per term: a standby that takes over opens
 			// its own connection.
-			sm := &bot.SocketMode{Client: socketmode.New(api), Dispatcher: disp, Decoder: decoder, Ready: ready, Metrics: metrics, Log: log}
+			sm := &transport.SocketMode{Client: socketmode.New(api), Dispatcher: disp, Decoder: decoder, Ready: ready, Metrics: botMetrics, Log: log}
 			err := sm.Run(ctx)
 			if election != nil {
 				ready.Set(true, "standby: another replica holds the Slack connection")
@@ -162,7 +168,7 @@ func (o *serveOptions) run(cmd *cobra.Command) error {
 	}})
 
 	log.InfoContext(ctx, "kueuebot serving", slog.String("version", version), slog.String("mode", cfg.Slack.Mode),
-		slog.String("listen", listen), slog.String("replies", cfg.Slack.Replies), slog.String("ops", ops.ListenAddr()),
+		slog.String("listen", listen), slog.String("replies", cfg.Slack.Replies), slog.String("ops", opsServer.ListenAddr()),
 		slog.Bool("fromFiles", fromFiles), slog.String("clusterScopedReads", string(cfg.Kube.ClusterScopedReads)),
 		slog.Bool("leaderElection", election != nil))
 
@@ -181,14 +187,14 @@ func (o *serveOptions) run(cmd *cobra.Command) error {
 	} else {
 		log.Info("every accepted question was answered")
 	}
-	return errors.Join(runErr, shutErr, closeOps(ops))
+	return errors.Join(runErr, shutErr, closeOps(opsServer))
 }
 
 // closeOps stops the ops listener (metrics, probes), last.
-func closeOps(ops *bot.OpsServer) error {
+func closeOps(s *ops.Server) error {
 	c, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	if err := ops.Close(c); err != nil {
+	if err := s.Close(c); err != nil {
 		return fmt.Errorf("ops server: %w", err)
 	}
 	return nil

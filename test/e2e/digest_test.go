@@ -26,7 +26,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clocktesting "k8s.io/utils/clock/testing"
 
-	"github.com/kueuebot/kueuebot/bot"
+	"github.com/kueuebot/kueuebot/bot/delivery"
 	"github.com/kueuebot/kueuebot/bot/digests"
 	"github.com/kueuebot/kueuebot/bot/leader"
 	"github.com/kueuebot/kueuebot/config"
@@ -418,7 +418,7 @@ func startReplica(t *testing.T, sb, name, ns string, d config.Digest, clock *clo
 	if err != nil {
 		t.Fatal(err)
 	}
-	api := bot.NewSlackClient(bot.SlackClientOptions{BotToken: "xoxb-e2e", APIURL: fs.APIURL()})
+	api := delivery.NewSlackClient(delivery.SlackClientOptions{BotToken: "xoxb-e2e", APIURL: fs.APIURL()})
 	runner, err := digests.NewRunner([]config.Digest{d}, digests.Runner{
 		Digester: &gatedReader{r: r, next: &explain.Explainer{Reader: &explain.KubeReader{Base: cfg, Timeout: 10 * time.Second}}},
 		Poster:   &digests.SlackPoster{API: api},

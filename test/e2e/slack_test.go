@@ -13,6 +13,9 @@ import (
 
 	"github.com/kueuebot/kueuebot/bot"
 	"github.com/kueuebot/kueuebot/bot/blocks"
+	"github.com/kueuebot/kueuebot/bot/delivery"
+	"github.com/kueuebot/kueuebot/bot/dispatch"
+	"github.com/kueuebot/kueuebot/bot/transport"
 	"github.com/kueuebot/kueuebot/explain"
 	"github.com/kueuebot/kueuebot/internal/slackfake"
 	"github.com/kueuebot/kueuebot/rbac"
@@ -36,9 +39,9 @@ func startSlackBot(t *testing.T, sb string) *slackBot {
 	}
 	asker.Jobs, asker.Queues = ex, ex
 	fs := slackfake.New(t)
-	api := bot.NewSlackClient(bot.SlackClientOptions{BotToken: "xoxb-e2e", AppToken: "xapp-e2e", APIURL: fs.APIURL()})
-	disp := bot.NewDispatcher(&bot.Bot{Asker: asker, Replier: &bot.SlackReplier{API: api}}, bot.DispatcherOptions{})
-	sm := &bot.SocketMode{Client: socketmode.New(api), Dispatcher: disp, Decoder: &bot.Decoder{}}
+	api := delivery.NewSlackClient(delivery.SlackClientOptions{BotToken: "xoxb-e2e", AppToken: "xapp-e2e", APIURL: fs.APIURL()})
+	disp := dispatch.New(&bot.Bot{Asker: asker, Replier: &delivery.SlackReplier{API: api}}, dispatch.Options{})
+	sm := &transport.SocketMode{Client: socketmode.New(api), Dispatcher: disp, Decoder: &transport.Decoder{}}
 	ctx, cancel := context.WithCancel(context.Background())
 	errc := make(chan error, 1)
 	go func() { errc <- sm.Run(ctx) }()

@@ -1,4 +1,4 @@
-package bot
+package ops
 
 import (
 	"context"
@@ -39,10 +39,10 @@ func (r *Readiness) Ready() (bool, string) {
 	return r.ready.Load(), reason
 }
 
-// OpsServer serves /metrics (from its own registry), /healthz (the process
+// Server serves /metrics (from its own registry), /healthz (the process
 // is alive) and /readyz (Readiness) on an address of its own, apart from
 // Slack traffic.
-type OpsServer struct {
+type Server struct {
 	// Addr is the listen address, e.g. ":9090".
 	Addr string
 	// Gatherer provides /metrics.
@@ -57,7 +57,7 @@ type OpsServer struct {
 }
 
 // Handler returns the ops endpoints.
-func (o *OpsServer) Handler() http.Handler {
+func (o *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", promhttp.HandlerFor(o.Gatherer, promhttp.HandlerOpts{}))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
@@ -78,7 +78,7 @@ func (o *OpsServer) Handler() http.Handler {
 }
 
 // Listen opens the listener (so a bad address fails at start).
-func (o *OpsServer) Listen() error {
+func (o *Server) Listen() error {
 	ln, err := net.Listen("tcp", o.Addr)
 	if err != nil {
 		return err
@@ -94,7 +94,7 @@ func (o *OpsServer) Listen() error {
 }
 
 // ListenAddr is the address listened on (after Listen).
-func (o *OpsServer) ListenAddr() string {
+func (o *Server) ListenAddr() string {
 	if o.ln == nil {
 		return ""
 	}
@@ -102,7 +102,7 @@ func (o *OpsServer) ListenAddr() string {
 }
 
 // Close stops the listener.
-func (o *OpsServer) Close(ctx context.Context) error {
+func (o *Server) Close(ctx context.Context) error {
 	if o.srv == nil {
 		return nil
 	}

@@ -1,4 +1,4 @@
-package bot
+package parse
 
 import (
 	"errors"
@@ -10,7 +10,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/kueuebot/kueuebot/explain"
 	"github.com/kueuebot/kueuebot/kinds"
 )
 
@@ -48,7 +47,7 @@ func runParseCases(t *testing.T, parse func(string) (Request, error), tests []pa
 }
 
 func TestParseRequest(t *testing.T) {
-	runParseCases(t, ParseRequest, []parseCase{
+	runParseCases(t, Text, []parseCase{
 		{"sentence", "why is my job train-7 waiting?", diag("", "train-7", "")},
 		{"mention", "<@U0123ABC> train-7", diag("", "train-7", "")},
 		{"mention with label", "<@U0123ABC|kueuebot> why is train-7 stuck", diag("", "train-7", "")},
@@ -140,7 +139,7 @@ func TestParseRequest(t *testing.T) {
 // TestParseRequestLanguages asks the same things in English, French,
 // Japanese and Chinese (and a little Korean, German and Spanish).
 func TestParseRequestLanguages(t *testing.T) {
-	runParseCases(t, ParseRequest, []parseCase{
+	runParseCases(t, Text, []parseCase{
 		// French
 		{"fr issue example", "pourquoi mon job sample-job est en attente ?", diag("", "sample-job", "")},
 		{"fr no job word", "pourquoi sample-job attend-il ?", diag("", "sample-job", "", "sample-job", "attend-il")},
@@ -202,7 +201,7 @@ func TestParseRequestLanguages(t *testing.T) {
 }
 
 func TestParseCommand(t *testing.T) {
-	runParseCases(t, ParseCommand, []parseCase{
+	runParseCases(t, Command, []parseCase{
 		{"default verb", "train-7", diag("", "train-7", "")},
 		{"why", "why train-7", diag("", "train-7", "")},
 		{"why sentence", "why is jobset train-7 waiting -n team-a", diag("JobSet", "train-7", "team-a")},
@@ -245,7 +244,7 @@ func TestParseCommandErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := ParseCommand(tt.in)
+			got, err := Command(tt.in)
 			checkParseError(t, tt.in, got, err, tt.wantMsg)
 		})
 	}
@@ -256,9 +255,9 @@ func checkParseError(t *testing.T, in string, got Request, err error, wantMsg []
 	if err == nil {
 		t.Fatalf("parse(%q) = %+v, want an error", in, got)
 	}
-	var pe *ParseError
+	var pe *Error
 	if !errors.As(err, &pe) {
-		t.Fatalf("parse(%q) error %T, want *ParseError", in, err)
+		t.Fatalf("parse(%q) error %T, want *Error", in, err)
 	}
 	msg := pe.UserMessage()
 	for _, w := range wantMsg {
@@ -314,7 +313,7 @@ func TestParseRequestErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := ParseRequest(tt.in)
+			got, err := Text(tt.in)
 			checkParseError(t, tt.in, got, err, tt.wantMsg)
 		})
 	}
@@ -331,12 +330,12 @@ func TestParseRequestNamesNothing(t *testing.T) {
 		"<@U1> <!here>", "「」（）！？", "\u3000\u3000",
 	} {
 		t.Run(in, func(t *testing.T) {
-			r, err := ParseRequest(in)
+			r, err := Text(in)
 			if err != nil {
-				t.Fatalf("ParseRequest(%q): %v", in, err)
+				t.Fatalf("Text(%q): %v", in, err)
 			}
 			if r.Intent == IntentDiagnose || r.Name != "" || len(r.Candidates) > 0 {
-				t.Errorf("ParseRequest(%q) = %+v, want no job named", in, r)
+				t.Errorf("Text(%q) = %+v, want no job named", in, r)
 			}
 		})
 	}
@@ -410,28 +409,12 @@ func TestRequestString(t *testing.T) {
 	}
 }
 
-func TestRequestQuestionCarriesCandidates(t *testing.T) {
-	r, err := ParseRequest("为什么 sample-job 和 train-7 在等待？ -n team-a")
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := explain.Question{Name: "sample-job", Namespace: "team-a", Candidates: []string{"sample-job", "train-7"}}
-	if diff := cmp.Diff(want, r.Question()); diff != "" {
-		t.Errorf("Question() (-want +got):\n%s", diff)
-	}
-	q := r.Question()
-	q.Candidates[0] = "changed"
-	if r.Candidates[0] != "sample-job" {
-		t.Error("Question() shares its Candidates with the Request")
-	}
-}
-
 // TestKindsFromFetch: every kind diagnose/fetch reads is understood, in
 // each of its spellings, and nothing else is.
 func TestKindsFromFetch(t *testing.T) {
 	for _, k := range kinds.All() {
 		for _, w := range append([]string{k.Kind, strings.ToLower(k.Kind)}, k.Names...) {
-			r, err := ParseRequest(w + "/x-1")
+			r, err := Text(w + "/x-1")
 			if err != nil || r.Kind != k.Kind || r.Name != "x-1" {
 				t.Errorf("%s/x-1 = %+v, %v; want kind %s", w, r, err, k.Kind)
 			}
@@ -451,7 +434,7 @@ func TestKindsFromFetch(t *testing.T) {
 
 // TestREADMEKinds keeps the README's KIND line in step with the parser.
 func TestREADMEKinds(t *testing.T) {
-	b, err := os.ReadFile("../README.md")
+	b, err := os.ReadFile("../../README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -462,50 +445,41 @@ func TestREADMEKinds(t *testing.T) {
 	}
 }
 
-func TestHelpNamesEveryKind(t *testing.T) {
-	text := helpText()
-	for _, k := range kinds.All() {
-		if !strings.Contains(text, k.Names[0]) {
-			t.Errorf("help does not mention %s", k.Names[0])
-		}
-	}
-}
-
 func FuzzParseRequest(f *testing.F) {
 	for _, s := range []string{"why is train-7 waiting?", "为什么sample-job在等待？", "sample-job はなぜ待っているの？", "pourquoi mon job sample-job est en attente ?", "team-a/Job/x", "-n", "a/b/c"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		r, err := ParseRequest(s)
+		r, err := Text(s)
 		if err != nil {
-			var pe *ParseError
+			var pe *Error
 			if !errors.As(err, &pe) || strings.ContainsAny(pe.UserMessage(), "<>") {
-				t.Fatalf("ParseRequest(%q): bad error %v", s, err)
+				t.Fatalf("Text(%q): bad error %v", s, err)
 			}
 			return
 		}
 		if r.Intent == IntentDiagnose && validateName(r.Name) != nil {
-			t.Fatalf("ParseRequest(%q) = invalid name %q", s, r.Name)
+			t.Fatalf("Text(%q) = invalid name %q", s, r.Name)
 		}
 		if len(r.Candidates) > 0 && r.Candidates[0] != r.Name {
-			t.Fatalf("ParseRequest(%q): Candidates[0] %q != Name %q", s, r.Candidates[0], r.Name)
+			t.Fatalf("Text(%q): Candidates[0] %q != Name %q", s, r.Candidates[0], r.Name)
 		}
 		if r.Namespace != "" && validateNamespace(r.Namespace) != nil {
-			t.Fatalf("ParseRequest(%q) = invalid namespace %q", s, r.Namespace)
+			t.Fatalf("Text(%q) = invalid namespace %q", s, r.Namespace)
 		}
 	})
 }
 
 func TestParseShortcut(t *testing.T) {
-	runParseCases(t, ParseShortcut, []parseCase{
+	runParseCases(t, Shortcut, []parseCase{
 		{"ci notice", "CI: Job train-7 failed to start in team-a, see https://ci.example/123", diag("", "train-7", "team-a")},
 		{"colleague", "<@U1> help! is jobset/train-7 stuck again?", diag("JobSet", "train-7", "")},
 		{"japanese", "sample-job がずっと保留のままです。", diag("", "sample-job", "")},
 		{"long", strings.Repeat("blah ", 700) + " job train-7", diag("", "train-7", "")},
 	})
 	for _, in := range []string{"thanks!", "my jobs", "queues", "help", strings.Repeat("x ", MaxShortcutLen)} {
-		if r, err := ParseShortcut(in); err == nil {
-			t.Errorf("ParseShortcut(%q) = %+v, want an error", in, r)
+		if r, err := Shortcut(in); err == nil {
+			t.Errorf("Shortcut(%q) = %+v, want an error", in, r)
 		}
 	}
 }
@@ -519,7 +493,7 @@ func BenchmarkParseRequest(b *testing.B) {
 	} {
 		b.Run(fmt.Sprintf("%d runes", utf8.RuneCountInString(in)), func(b *testing.B) {
 			for b.Loop() {
-				if _, err := ParseRequest(in); err != nil {
+				if _, err := Text(in); err != nil {
 					b.Fatal(err)
 				}
 			}

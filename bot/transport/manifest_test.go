@@ -1,4 +1,4 @@
-package bot
+package transport
 
 import (
 	"bytes"
@@ -18,7 +18,7 @@ import (
 // buttons and the shortcut), the message shortcut the decoder answers and
 // the Home tab.
 func TestManifest(t *testing.T) {
-	data, err := os.ReadFile("../deploy/slack/manifest.yaml")
+	data, err := os.ReadFile("../../deploy/slack/manifest.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

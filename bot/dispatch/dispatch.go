@@ -1,4 +1,4 @@
-package bot
+package dispatch
 
 import (
 	"context"
@@ -12,20 +12,36 @@ import (
 	"k8s.io/apimachinery/pkg/util/cache"
 
 	"github.com/kueuebot/kueuebot/bot/blocks"
+	"github.com/kueuebot/kueuebot/bot/event"
+	"github.com/kueuebot/kueuebot/bot/metrics"
 )
+
+// Reply is what a Handler answers with. The Dispatcher hands it back to
+// Deliver and reads only its Outcome, to label the metrics.
+type Reply interface {
+	// Outcome is the verdict code, or what happened instead (help,
+	// refused, busy, timeout, panic, ...).
+	Outcome() string
+}
 
 // Handler answers and delivers. Answer may be slow (it reads the cluster)
 // and must honour ctx; Deliver writes to Slack under its own context, so
 // an answer is delivered even when the question's context has ended.
-type Handler interface {
-	Answer(ctx context.Context, ev *Event) Reply
-	Deliver(ctx context.Context, ev *Event, r Reply) error
+// Notice is the reply that tells the user m instead of an answer (busy,
+// too busy, timeout, an apology after a panic, restarting), with outcome
+// as its Outcome; Deliver takes it where ev's answer goes by default.
+type Handler[R Reply] interface {
+	Answer(ctx context.Context, ev *event.Event) R
+	Deliver(ctx context.Context, ev *event.Event, r R) error
+	Notice(outcome string, m blocks.Message) R
 }
 
 // Dispatcher defaults.
 const (
 	DefaultWorkers   = 8
 	DefaultQueueSize = 256
+	// DefaultTimeout bounds one question when Options.Timeout is zero.
+	DefaultTimeout = 30 * time.Second
 	// DefaultPerUser bounds the questions of one Slack user in flight or
 	// queued: beyond it, that user (and only they) is asked to wait for
 	// their answers before asking more.
@@ -79,9 +95,8 @@ func (a Admission) String() string {
 	return fmt.Sprintf("Admission(%d)", int(a))
 }
 
-// DispatcherOptions configures NewDispatcher. Zero values take the
-// defaults.
-type DispatcherOptions struct {
+// Options configures New. Zero values take the defaults.
+type Options struct {
 	// Workers answer questions concurrently.
 	Workers int
 	// QueueSize bounds the questions waiting for a worker; beyond it, a
@@ -102,7 +117,7 @@ type DispatcherOptions struct {
 	// FinalGrace: see DefaultFinalGrace.
 	FinalGrace time.Duration
 	// Metrics records questions, latency and busy answers; nil: none.
-	Metrics *Metrics
+	Metrics *metrics.Metrics
 	// Log receives panics and delivery failures; nil discards.
 	Log *slog.Logger
 }
@@ -117,9 +132,9 @@ type DispatcherOptions struct {
 // queue is full, "wait for your answers" past the per-user bound, an
 // apology after a panic, or "I am restarting" when the shutdown grace ends
 // first.
-type Dispatcher struct {
-	h    Handler
-	o    DispatcherOptions
+type Dispatcher[R Reply] struct {
+	h    Handler[R]
+	o    Options
 	log  *slog.Logger
 	seen *dedupe
 	// overrun is answerGrace (tests shorten it).
@@ -131,10 +146,10 @@ type Dispatcher struct {
 	// perUser counts each user's questions in flight or queued.
 	perUser map[string]int
 	// waiting holds the queued questions, served user by user in turn.
-	waiting fairQueue
+	waiting fairQueue[R]
 	// wake carries one token per queued question to the workers.
 	wake    chan struct{}
-	notices chan *task
+	notices chan *task[R]
 	// noticesClosed: no more notices (after the shutdown drained).
 	noticesClosed bool
 
@@ -145,7 +160,7 @@ type Dispatcher struct {
 	finished chan struct{}
 
 	// work is the parent of every question's context; it ends (with
-	// ErrShuttingDown) when the shutdown grace is over.
+	// event.ErrShuttingDown) when the shutdown grace is over.
 	work       context.Context
 	cancelWork context.CancelCauseFunc
 	// hard is the parent of every delivery's context; it ends FinalGrace
@@ -154,14 +169,14 @@ type Dispatcher struct {
 	cancelHard context.CancelFunc
 }
 
-type task struct {
-	ev      Event
+type task[R Reply] struct {
+	ev      event.Event
 	started atomic.Bool
 	timer   *time.Timer
 	// notice is the reply of a notice task (busy, refused).
-	notice Reply
+	notice R
 	// of is the question a busy notice announces an answer to.
-	of *task
+	of *task[R]
 	// noticeMu orders a busy notice before the answer: the notice is sent
 	// holding it, and skipped once answering is set.
 	noticeMu  sync.Mutex
@@ -169,10 +184,10 @@ type task struct {
 }
 
 // userKey identifies a Slack user across workspaces.
-func userKey(ev *Event) string { return ev.User.TeamID + "/" + ev.User.ID }
+func userKey(ev *event.Event) string { return ev.User.TeamID + "/" + ev.User.ID }
 
-// NewDispatcher starts the workers. Call Shutdown to stop them.
-func NewDispatcher(h Handler, o DispatcherOptions) *Dispatcher {
+// New starts the workers. Call Shutdown to stop them.
+func New[R Reply](h Handler[R], o Options) *Dispatcher[R] {
 	if o.Workers <= 0 {
 		o.Workers = DefaultWorkers
 	}
@@ -196,11 +211,11 @@ func NewDispatcher(h Handler, o DispatcherOptions) *Dispatcher {
 	if o.PerUser <= 0 {
 		o.PerUser = DefaultPerUser
 	}
-	d := &Dispatcher{
+	d := &Dispatcher[R]{
 		h: h, o: o, log: o.Log, seen: newDedupe(dedupeSize), overrun: answerGrace,
 		perUser: map[string]int{},
 		wake:    make(chan struct{}, o.Workers+o.QueueSize),
-		notices: make(chan *task, noticeQueue),
+		notices: make(chan *task[R], noticeQueue),
 	}
 	if d.log == nil {
 		d.log = slog.New(slog.DiscardHandler)
@@ -223,7 +238,7 @@ func NewDispatcher(h Handler, o DispatcherOptions) *Dispatcher {
 
 // Submit hands an event to the workers without blocking: the transports
 // call it right after acking. The event's Key deduplicates it.
-func (d *Dispatcher) Submit(ev Event) Admission {
+func (d *Dispatcher[R]) Submit(ev event.Event) Admission {
 	if ev.Received.IsZero() {
 		ev.Received = time.Now()
 	}
@@ -239,21 +254,21 @@ func (d *Dispatcher) Submit(ev Event) Admission {
 	user := userKey(&ev)
 	if d.perUser[user] >= d.o.PerUser {
 		d.mu.Unlock()
-		d.o.Metrics.busyOutcome(busyRefused)
-		d.o.Metrics.question(ev.Entry, "busy", time.Since(ev.Received))
+		d.o.Metrics.Busy(metrics.BusyRefused)
+		d.o.Metrics.Question(ev.Entry, "busy", time.Since(ev.Received))
 		d.log.Warn("question refused: the user has too many questions waiting", slog.String("entry", string(ev.Entry)), slog.String("slack_user", ev.User.ID), slog.Int("per_user", d.o.PerUser))
-		d.notify(&task{ev: ev, notice: Reply{Verdict: "busy", Message: blocks.Notice("", fmt.Sprintf("You already have %d questions waiting for me. I will answer those first; ask again once they are answered.", d.o.PerUser))}})
+		d.notify(&task[R]{ev: ev, notice: d.h.Notice("busy", blocks.Notice("", fmt.Sprintf("You already have %d questions waiting for me. I will answer those first; ask again once they are answered.", d.o.PerUser)))})
 		return Refused
 	}
 	if d.inflight >= d.o.Workers+d.o.QueueSize {
 		d.mu.Unlock()
-		d.o.Metrics.busyOutcome(busyRefused)
-		d.o.Metrics.question(ev.Entry, "busy", time.Since(ev.Received))
+		d.o.Metrics.Busy(metrics.BusyRefused)
+		d.o.Metrics.Question(ev.Entry, "busy", time.Since(ev.Received))
 		d.log.Warn("question refused: every worker busy and the queue full", slog.String("entry", string(ev.Entry)), slog.String("slack_user", ev.User.ID))
-		d.notify(&task{ev: ev, notice: Reply{Verdict: "busy", Message: blocks.Notice("", "I am too busy to look at that right now. Please ask again in a minute.")}})
+		d.notify(&task[R]{ev: ev, notice: d.h.Notice("busy", blocks.Notice("", "I am too busy to look at that right now. Please ask again in a minute."))})
 		return Refused
 	}
-	t := &task{ev: ev}
+	t := &task[R]{ev: ev}
 	d.inflight++
 	d.perUser[user]++
 	queued := d.inflight > d.o.Workers
@@ -262,22 +277,22 @@ func (d *Dispatcher) Submit(ev Event) Admission {
 		t.timer = time.AfterFunc(d.o.BusyAfter, func() {
 			defer d.timers.Done()
 			if !t.started.Load() {
-				d.o.Metrics.busyOutcome(busyQueued)
-				d.notify(&task{ev: ev, of: t, notice: Reply{Verdict: "busy", Message: blocks.Notice("", "I am busy with other questions; I will answer in a moment.")}})
+				d.o.Metrics.Busy(metrics.BusyQueued)
+				d.notify(&task[R]{ev: ev, of: t, notice: d.h.Notice("busy", blocks.Notice("", "I am busy with other questions; I will answer in a moment."))})
 			}
 		})
 	}
 	d.waiting.push(user, t)
 	d.wake <- struct{}{} // never blocks: inflight bounds the queued tasks
 	d.mu.Unlock()
-	d.o.Metrics.inFlight(1)
+	d.o.Metrics.InFlight(1)
 	return Accepted
 }
 
 // notify queues a notice without blocking; a notice that does not fit is
 // logged and counted (the user's question was not acked in vain: it is
 // still answered or already refused).
-func (d *Dispatcher) notify(t *task) {
+func (d *Dispatcher[R]) notify(t *task[R]) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.noticesClosed {
@@ -286,7 +301,7 @@ func (d *Dispatcher) notify(t *task) {
 	select {
 	case d.notices <- t:
 	default:
-		d.o.Metrics.undelivered(t.ev.Entry)
+		d.o.Metrics.Undelivered(t.ev.Entry)
 		d.log.Warn("notice dropped: too many notices waiting", slog.String("entry", string(t.ev.Entry)), slog.String("slack_user", t.ev.User.ID))
 	}
 }
@@ -294,7 +309,7 @@ func (d *Dispatcher) notify(t *task) {
 // sendNotice delivers a notice. A busy notice is sent only while its
 // question's answer is not being delivered, and the answer waits for it:
 // "I will answer in a moment" never arrives after the answer.
-func (d *Dispatcher) sendNotice(t *task) {
+func (d *Dispatcher[R]) sendNotice(t *task[R]) {
 	if q := t.of; q != nil {
 		q.noticeMu.Lock()
 		defer q.noticeMu.Unlock()
@@ -307,7 +322,7 @@ func (d *Dispatcher) sendNotice(t *task) {
 	d.deliver(ctx, t, t.notice)
 }
 
-func (d *Dispatcher) worker() {
+func (d *Dispatcher[R]) worker() {
 	for range d.wake {
 		d.mu.Lock()
 		t := d.waiting.pop()
@@ -324,15 +339,15 @@ func (d *Dispatcher) worker() {
 			delete(d.perUser, user)
 		}
 		d.mu.Unlock()
-		d.o.Metrics.inFlight(-1)
+		d.o.Metrics.InFlight(-1)
 	}
 }
 
 // run answers one question and delivers the answer.
-func (d *Dispatcher) run(t *task) {
-	var r Reply
+func (d *Dispatcher[R]) run(t *task[R]) {
+	var r R
 	if d.work.Err() != nil {
-		r = Reply{Verdict: "shutdown", Message: blocks.Notice("", "I am restarting and could not look at that. Please ask again in a minute.")}
+		r = d.h.Notice("shutdown", blocks.Notice("", "I am restarting and could not look at that. Please ask again in a minute."))
 	} else {
 		ctx, cancel := context.WithTimeout(d.work, d.o.Timeout)
 		r = d.answer(ctx, t)
@@ -345,20 +360,20 @@ func (d *Dispatcher) run(t *task) {
 	ctx, cancel := context.WithTimeout(d.hard, d.o.ReplyTimeout)
 	defer cancel()
 	d.deliver(ctx, t, r)
-	d.o.Metrics.question(t.ev.Entry, r.Verdict, time.Since(t.ev.Received))
+	d.o.Metrics.Question(t.ev.Entry, r.Outcome(), time.Since(t.ev.Received))
 }
 
 // answer runs the handler, recovering a panic, and answers for it when it
 // overruns its deadline.
-func (d *Dispatcher) answer(ctx context.Context, t *task) Reply {
-	done := make(chan Reply, 1)
+func (d *Dispatcher[R]) answer(ctx context.Context, t *task[R]) R {
+	done := make(chan R, 1)
 	go func() {
 		defer func() {
 			if p := recover(); p != nil {
-				d.o.Metrics.panicked()
+				d.o.Metrics.Panicked()
 				d.log.Error("panic while answering a question", slog.String("entry", string(t.ev.Entry)), slog.String("slack_user", t.ev.User.ID),
 					slog.Any("panic", p), slog.String("stack", string(debug.Stack())))
-				done <- Reply{Verdict: "panic", Message: blocks.Notice("", "Sorry, something broke while I looked at that. It has been logged for the platform team; please try again in a minute.")}
+				done <- d.h.Notice("panic", blocks.Notice("", "Sorry, something broke while I looked at that. It has been logged for the platform team; please try again in a minute."))
 			}
 		}()
 		done <- d.h.Answer(ctx, &t.ev)
@@ -377,20 +392,20 @@ func (d *Dispatcher) answer(ctx context.Context, t *task) Reply {
 	case <-d.hard.Done():
 	}
 	d.log.Error("question overran its deadline; answering for it", slog.String("entry", string(t.ev.Entry)), slog.String("slack_user", t.ev.User.ID), slog.Duration("timeout", d.o.Timeout))
-	return Reply{Verdict: "timeout", Message: blocks.Notice("", fmt.Sprintf("I gave up on that question: it took longer than %s. The cluster or Slack may be busy; please try again in a minute.", d.o.Timeout))}
+	return d.h.Notice("timeout", blocks.Notice("", fmt.Sprintf("I gave up on that question: it took longer than %s. The cluster or Slack may be busy; please try again in a minute.", d.o.Timeout)))
 }
 
 // deliver delivers r, recovering a panic; failures are logged and counted.
-func (d *Dispatcher) deliver(ctx context.Context, t *task, r Reply) {
+func (d *Dispatcher[R]) deliver(ctx context.Context, t *task[R], r R) {
 	defer func() {
 		if p := recover(); p != nil {
-			d.o.Metrics.panicked()
-			d.o.Metrics.undelivered(t.ev.Entry)
+			d.o.Metrics.Panicked()
+			d.o.Metrics.Undelivered(t.ev.Entry)
 			d.log.Error("panic while delivering an answer", slog.String("entry", string(t.ev.Entry)), slog.Any("panic", p), slog.String("stack", string(debug.Stack())))
 		}
 	}()
 	if err := d.h.Deliver(ctx, &t.ev, r); err != nil {
-		d.o.Metrics.undelivered(t.ev.Entry)
+		d.o.Metrics.Undelivered(t.ev.Entry)
 		d.log.Error("could not deliver the answer", slog.String("entry", string(t.ev.Entry)), slog.String("slack_user", t.ev.User.ID),
 			slog.String("channel", t.ev.Channel), slog.Any("error", err))
 	}
@@ -399,10 +414,10 @@ func (d *Dispatcher) deliver(ctx context.Context, t *task, r Reply) {
 // Shutdown stops taking events and waits for the accepted ones: every
 // question in flight or queued is answered and delivered until ctx ends
 // (the shutdown grace). Then the questions still running are interrupted
-// (their context ends with ErrShuttingDown) and get FinalGrace to deliver
-// "I am restarting, ask again in a minute". It returns when every worker
-// has finished, and ctx.Err() if the grace ended first.
-func (d *Dispatcher) Shutdown(ctx context.Context) error {
+// (their context ends with event.ErrShuttingDown) and get FinalGrace to
+// deliver "I am restarting, ask again in a minute". It returns when every
+// worker has finished, and ctx.Err() if the grace ended first.
+func (d *Dispatcher[R]) Shutdown(ctx context.Context) error {
 	d.stopOnce.Do(func() {
 		d.mu.Lock()
 		d.closed = true
@@ -428,7 +443,7 @@ func (d *Dispatcher) Shutdown(ctx context.Context) error {
 	case <-ctx.Done():
 		err = ctx.Err()
 		d.log.Warn("shutdown grace over: interrupting the questions still running")
-		d.cancelWork(ErrShuttingDown)
+		d.cancelWork(event.ErrShuttingDown)
 		final := time.NewTimer(d.o.FinalGrace)
 		defer final.Stop()
 		select {
@@ -438,7 +453,7 @@ func (d *Dispatcher) Shutdown(ctx context.Context) error {
 			<-d.finished
 		}
 	}
-	d.cancelWork(ErrShuttingDown)
+	d.cancelWork(event.ErrShuttingDown)
 	d.cancelHard()
 	return err
 }
@@ -463,16 +478,16 @@ func (d *dedupe) add(key string) bool {
 // fairQueue holds the queued questions per user and hands them out one
 // user at a time, in turn (round robin), each user's in the order asked.
 // Not safe for concurrent use: the Dispatcher holds its lock.
-type fairQueue struct {
-	byUser map[string][]*task
+type fairQueue[R Reply] struct {
+	byUser map[string][]*task[R]
 	// turn lists the users with questions queued; next is whose turn it is.
 	turn []string
 	next int
 }
 
-func (q *fairQueue) push(user string, t *task) {
+func (q *fairQueue[R]) push(user string, t *task[R]) {
 	if q.byUser == nil {
-		q.byUser = map[string][]*task{}
+		q.byUser = map[string][]*task[R]{}
 	}
 	if len(q.byUser[user]) == 0 {
 		q.turn = append(q.turn, user)
@@ -481,7 +496,7 @@ func (q *fairQueue) push(user string, t *task) {
 }
 
 // pop returns the next question, or nil when none is queued.
-func (q *fairQueue) pop() *task {
+func (q *fairQueue[R]) pop() *task[R] {
 	if len(q.turn) == 0 {
 		return nil
 	}

@@ -1,4 +1,4 @@
-package bot
+package transport
 
 import (
 	"bytes"
@@ -16,6 +16,11 @@ import (
 
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/slackevents"
+
+	"github.com/kueuebot/kueuebot/bot/dispatch"
+	"github.com/kueuebot/kueuebot/bot/event"
+	"github.com/kueuebot/kueuebot/bot/metrics"
+	"github.com/kueuebot/kueuebot/bot/ops"
 )
 
 // The HTTP mode's request paths (a contract with the Slack app's request
@@ -45,7 +50,7 @@ type HTTPMode struct {
 	// SigningSecret verifies the requests. Required.
 	SigningSecret string
 	// Dispatcher answers the questions. Required.
-	Dispatcher *Dispatcher
+	Dispatcher Submitter
 	// Decoder decodes the payloads; its BotUserID is learned with
 	// auth.test (API) when empty.
 	Decoder *Decoder
@@ -54,9 +59,9 @@ type HTTPMode struct {
 	// MaxBody bounds a body; zero: DefaultMaxBody.
 	MaxBody int64
 	// Ready is set while listening; nil: not tracked.
-	Ready *Readiness
+	Ready *ops.Readiness
 	// Metrics records ack latency; nil: none.
-	Metrics *Metrics
+	Metrics *metrics.Metrics
 	// Log receives rejected requests; nil discards.
 	Log *slog.Logger
 	// Standby starts the transport as a standby replica's: it listens but
@@ -163,18 +168,18 @@ func verify(header http.Header, body []byte, secret string) error {
 	return sv.Ensure()
 }
 
-func (h *HTTPMode) submit(w http.ResponseWriter, ev Event, transportKey string) {
+func (h *HTTPMode) submit(w http.ResponseWriter, ev event.Event, transportKey string) {
 	switch h.Dispatcher.Submit(ev) {
-	case Closed:
+	case dispatch.Closed:
 		// Stopping: Slack retries events elsewhere; a command's user sees
 		// Slack's error and can ask again.
 		http.Error(w, "shutting down", http.StatusServiceUnavailable)
 		return
-	case Duplicate:
+	case dispatch.Duplicate:
 		h.log().Info("duplicate event", slog.String("key", transportKey))
 	}
 	w.WriteHeader(http.StatusOK)
-	h.Metrics.acked("http", time.Since(ev.Received))
+	h.Metrics.Acked("http", time.Since(ev.Received))
 }
 
 func (h *HTTPMode) events(w http.ResponseWriter, r *http.Request, body []byte, received time.Time) {
@@ -205,7 +210,7 @@ func (h *HTTPMode) events(w http.ResponseWriter, r *http.Request, body []byte, r
 	e, ok := h.Decoder.EventsAPI(ev, received)
 	if !ok {
 		w.WriteHeader(http.StatusOK)
-		h.Metrics.acked("http", time.Since(received))
+		h.Metrics.Acked("http", time.Since(received))
 		return
 	}
 	h.submit(w, e, r.Header.Get("X-Slack-Retry-Num"))

@@ -1,4 +1,4 @@
-package bot
+package parse
 
 import (
 	"cmp"
@@ -10,8 +10,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation"
 
-	"github.com/kueuebot/kueuebot/diagnose"
-	"github.com/kueuebot/kueuebot/explain"
 	"github.com/kueuebot/kueuebot/kinds"
 )
 
@@ -59,21 +57,6 @@ type Request struct {
 	Namespace string `json:"namespace,omitempty"`
 }
 
-// Target returns the diagnose.Target the request names.
-func (r Request) Target() diagnose.Target {
-	return diagnose.Target{Kind: r.Kind, Namespace: r.Namespace, Name: r.Name}
-}
-
-// Question returns the explain.Question an IntentDiagnose request asks.
-func (r Request) Question() explain.Question {
-	return explain.Question{Kind: r.Kind, Name: r.Name, Namespace: r.Namespace, Candidates: slices.Clone(r.Candidates)}
-}
-
-// JobsQuery returns the explain.JobsQuery an IntentJobs request asks.
-func (r Request) JobsQuery() explain.JobsQuery {
-	return explain.JobsQuery{Namespace: r.Namespace}
-}
-
 // String renders the request the way a user would type it, e.g.
 // "jobset/train-7 -n team-a", "jobs -n team-a", "queues team-a", "help".
 func (r Request) String() string {
@@ -106,29 +89,29 @@ func (r Request) String() string {
 	return b.String()
 }
 
-// ParseError is a question the bot could not understand. Its message is
+// Error is a question the bot could not understand. Its message is
 // meant for the user: it says what was wrong and what to type instead.
-type ParseError struct {
+type Error struct {
 	msg string
 }
 
 // Error implements error.
-func (e *ParseError) Error() string { return e.msg }
+func (e *Error) Error() string { return e.msg }
 
 // UserMessage is the text to show the user (mrkdwn, already escaped).
-func (e *ParseError) UserMessage() string { return e.msg }
+func (e *Error) UserMessage() string { return e.msg }
 
-func parseErrorf(format string, args ...any) *ParseError {
-	return &ParseError{msg: fmt.Sprintf(format, args...)}
+func parseErrorf(format string, args ...any) *Error {
+	return &Error{msg: fmt.Sprintf(format, args...)}
 }
 
 // MaxQuestionLen caps the length of a question, in characters.
 const MaxQuestionLen = 500
 
-// example is the question every error message suggests.
-const example = "`why is train-7 waiting?` or `diagnose jobset/train-7 -n team-a`"
+// Example is the question every error message suggests (mrkdwn).
+const Example = "`why is train-7 waiting?` or `diagnose jobset/train-7 -n team-a`"
 
-// ParseRequest turns free text from a mention, a DM or a message shortcut
+// Text turns free text from a mention, a DM or a message shortcut
 // into a Request, whatever language surrounds the job's name. It accepts
 // sentences ("why is my job train-7 waiting?", "pourquoi mon job
 // sample-job est en attente ?", "sample-job はなぜ待っているの？",
@@ -139,10 +122,10 @@ const example = "`why is train-7 waiting?` or `diagnose jobset/train-7 -n team-a
 // A question that names no job asks for the caller's jobs ("my jobs",
 // "私のジョブ", "我的作业"), queues ("my queues", "キュー", "队列") or help
 // ("help", "aide", "ヘルプ", "帮助"). Text starting with "/kueue" is read as
-// the slash command (ParseCommand). Slack markup (mentions, links,
+// the slash command (Command). Slack markup (mentions, links,
 // backticks) is stripped and full-width characters folded first. Errors
-// are *ParseError values whose message says what to type.
-func ParseRequest(text string) (Request, error) {
+// are *Error values whose message says what to type.
+func Text(text string) (Request, error) {
 	toks, err := words0(text)
 	if err != nil {
 		return Request{}, err
@@ -154,12 +137,12 @@ func ParseRequest(text string) (Request, error) {
 	return p.parse()
 }
 
-// ParseCommand parses the text of a /kueue slash command (what follows the
+// Command parses the text of a /kueue slash command (what follows the
 // command): "why JOB" (why is the default verb: "/kueue train-7" asks why),
 // "jobs [-n NS]", "queues [QUEUE] [-n NS]" and "help"; empty text is help.
-// Anything else is read as a question (ParseRequest), so "/kueue pourquoi
+// Anything else is read as a question (Text), so "/kueue pourquoi
 // sample-job ?" works too.
-func ParseCommand(text string) (Request, error) {
+func Command(text string) (Request, error) {
 	toks, err := words0(text)
 	if err != nil {
 		return Request{}, err
@@ -170,20 +153,20 @@ func ParseCommand(text string) (Request, error) {
 // MaxShortcutLen caps the message a shortcut reads, in characters.
 const MaxShortcutLen = 4000
 
-// ParseShortcut finds the job a message names, for the message shortcut
+// Shortcut finds the job a message names, for the message shortcut
 // "Why is this job waiting?": any message, in any language, up to
 // MaxShortcutLen characters (a CI notice, a colleague's question). The
 // result is always IntentDiagnose; a message that names no job is a
-// *ParseError. Since the message was not written for the bot, a plain
+// *Error. Since the message was not written for the bot, a plain
 // word is not taken for a job's name ("lunch at noon?"): the name must be
 // shaped like one (a digit, '-' or '.'), follow a job or kind word, or be
 // written kind/name or namespace/name.
-func ParseShortcut(text string) (Request, error) {
+func Shortcut(text string) (Request, error) {
 	if utf8.RuneCountInString(text) > MaxShortcutLen {
-		return Request{}, parseErrorf("That message is too long for me (over %d characters). Ask me about the job instead, e.g. %s.", MaxShortcutLen, example)
+		return Request{}, parseErrorf("That message is too long for me (over %d characters). Ask me about the job instead, e.g. %s.", MaxShortcutLen, Example)
 	}
 	if !utf8.ValidString(text) {
-		return Request{}, parseErrorf("I could not read that message. Ask me about the job instead, e.g. %s.", example)
+		return Request{}, parseErrorf("I could not read that message. Ask me about the job instead, e.g. %s.", Example)
 	}
 	p := parser{toks: tokenize(normalize(StripSlackMarkup(text)))}
 	r, err := p.parse()
@@ -191,7 +174,7 @@ func ParseShortcut(text string) (Request, error) {
 		return Request{}, err
 	}
 	if r.Intent != IntentDiagnose || !p.namesJob() {
-		return Request{}, parseErrorf("I could not find a job name in that message. Ask me about the job instead, e.g. %s.", example)
+		return Request{}, parseErrorf("I could not find a job name in that message. Ask me about the job instead, e.g. %s.", Example)
 	}
 	return r, nil
 }
@@ -199,10 +182,10 @@ func ParseShortcut(text string) (Request, error) {
 // words0 checks and tokenizes a question.
 func words0(text string) ([]token, error) {
 	if utf8.RuneCountInString(text) > MaxQuestionLen {
-		return nil, parseErrorf("That question is too long for me (over %d characters). Ask about one job, e.g. %s.", MaxQuestionLen, example)
+		return nil, parseErrorf("That question is too long for me (over %d characters). Ask about one job, e.g. %s.", MaxQuestionLen, Example)
 	}
 	if !utf8.ValidString(text) {
-		return nil, parseErrorf("I could not read that text. Ask about one job, e.g. %s.", example)
+		return nil, parseErrorf("I could not read that text. Ask about one job, e.g. %s.", Example)
 	}
 	return tokenize(normalize(StripSlackMarkup(text))), nil
 }
@@ -522,7 +505,7 @@ func (p *parser) addRef(tk token, tier, pos int) error {
 }
 
 // unsupportedError answers a question about a kind kueuebot does not read.
-func unsupportedError(kind string) *ParseError {
+func unsupportedError(kind string) *Error {
 	hint := "Ask about one of its Pods, e.g. `pod/NAME`: Kueue manages a " + kind + " through its Pods."
 	switch kind {
 	case "CronJob":
@@ -585,11 +568,11 @@ func (p *parser) finish() (Request, error) {
 	if p.queueName != "" {
 		for _, c := range p.cands {
 			if c.tier >= tierShaped {
-				return Request{}, parseErrorf("Ask about a queue or about a job, not both. E.g. `queue team-a` or %s.", example)
+				return Request{}, parseErrorf("Ask about a queue or about a job, not both. E.g. `queue team-a` or %s.", Example)
 			}
 		}
 		if p.kindSet {
-			return Request{}, parseErrorf("Ask about a queue or about a job, not both. E.g. `queue team-a` or %s.", example)
+			return Request{}, parseErrorf("Ask about a queue or about a job, not both. E.g. `queue team-a` or %s.", Example)
 		}
 		if err := validateQueueName(p.queueName); err != nil {
 			return Request{}, err
@@ -649,7 +632,7 @@ func (p *parser) namesJob() bool {
 
 func validateName(n string) error {
 	if errs := validation.IsDNS1123Subdomain(n); len(errs) > 0 {
-		return parseErrorf("%s is not a valid Kubernetes name: names use lowercase letters, digits, `-` and `.`, and start and end with a letter or digit.%s Try %s.", quote(n), didYouMean(n, validation.IsDNS1123Subdomain), example)
+		return parseErrorf("%s is not a valid Kubernetes name: names use lowercase letters, digits, `-` and `.`, and start and end with a letter or digit.%s Try %s.", quote(n), didYouMean(n, validation.IsDNS1123Subdomain), Example)
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package bot
+package metrics
 
 import (
 	"net/http"
@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/kueuebot/kueuebot/bot/event"
 )
 
 // Metrics are the bot's Prometheus metrics, registered on a registry of the
@@ -26,12 +28,15 @@ type Metrics struct {
 
 // Busy outcomes (label "outcome" of kueuebot_questions_busy_total).
 const (
-	busyQueued  = "queued"
-	busyRefused = "refused"
+	// BusyQueued: the question waits for a worker; the user was told so.
+	BusyQueued = "queued"
+	// BusyRefused: every worker and queue slot was taken (or the user had
+	// too many questions waiting); the user was told to ask again.
+	BusyRefused = "refused"
 )
 
-// NewMetrics creates the metrics and registers them on reg.
-func NewMetrics(reg prometheus.Registerer) *Metrics {
+// New creates the metrics and registers them on reg.
+func New(reg prometheus.Registerer) *Metrics {
 	m := &Metrics{
 		questions: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "kueuebot_questions_total",
@@ -83,7 +88,9 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 	return m
 }
 
-func (m *Metrics) question(e Entry, verdict string, took time.Duration) {
+// Question counts an answered question by entry point and verdict (or
+// outcome), and observes its latency from receipt to delivery.
+func (m *Metrics) Question(e event.Entry, verdict string, took time.Duration) {
 	if m == nil {
 		return
 	}
@@ -94,33 +101,57 @@ func (m *Metrics) question(e Entry, verdict string, took time.Duration) {
 	m.latency.WithLabelValues(string(e)).Observe(took.Seconds())
 }
 
-func (m *Metrics) acked(transport string, took time.Duration) {
+// Acked observes how long a transport ("socket", "http") took to
+// acknowledge a Slack request.
+func (m *Metrics) Acked(transport string, took time.Duration) {
 	if m != nil {
 		m.ack.WithLabelValues(transport).Observe(took.Seconds())
 	}
 }
 
-func (m *Metrics) busyOutcome(outcome string) {
+// Busy counts a question that found every worker busy (BusyQueued or
+// BusyRefused).
+func (m *Metrics) Busy(outcome string) {
 	if m != nil {
 		m.busy.WithLabelValues(outcome).Inc()
 	}
 }
 
-func (m *Metrics) panicked() {
+// Panicked counts a question whose handling panicked.
+func (m *Metrics) Panicked() {
 	if m != nil {
 		m.panics.Inc()
 	}
 }
 
-func (m *Metrics) inFlight(delta float64) {
+// InFlight adds delta to the questions accepted and not yet answered.
+func (m *Metrics) InFlight(delta float64) {
 	if m != nil {
 		m.inflight.Add(delta)
 	}
 }
 
-func (m *Metrics) undelivered(e Entry) {
+// Undelivered counts an answer that could not be delivered on any path.
+func (m *Metrics) Undelivered(e event.Entry) {
 	if m != nil {
 		m.delivery.WithLabelValues(string(e)).Inc()
+	}
+}
+
+// SlackCall counts one Slack Web API call (each retry counts) by method
+// ("chat.postMessage", or "response_url").
+func (m *Metrics) SlackCall(method string) {
+	if m != nil {
+		m.slackCalls.WithLabelValues(method).Inc()
+	}
+}
+
+// SlackError counts a failed Slack Web API call by method and error:
+// Slack's error code, "ratelimited", "http_NNN" or "transport". The caller
+// keeps the label's cardinality bounded.
+func (m *Metrics) SlackError(method, code string) {
+	if m != nil {
+		m.slackErrors.WithLabelValues(method, code).Inc()
 	}
 }
 

@@ -1,4 +1,4 @@
-package bot
+package delivery
 
 import (
 	"bytes"
@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/slack-go/slack"
+
+	"github.com/kueuebot/kueuebot/bot/metrics"
 )
 
 // Web API retry policy: a 429 is retried after the Retry-After Slack sends,
@@ -41,7 +43,7 @@ type SlackClientOptions struct {
 	// APIURL overrides Slack's Web API base URL (ending in "/").
 	APIURL string
 	// Metrics counts calls and errors by method; nil counts nothing.
-	Metrics *Metrics
+	Metrics *metrics.Metrics
 	// HTTPClient sends the requests; nil: a client with a 30 s timeout.
 	HTTPClient *http.Client
 }
@@ -92,7 +94,7 @@ func (h withinDeadline) ShouldRetry(state *slack.RetryState, req *http.Request, 
 // 429s and Slack's own {"ok":false,"error":...} answers.
 type countingClient struct {
 	client  *http.Client
-	metrics *Metrics
+	metrics *metrics.Metrics
 }
 
 // slackMethod names the API method of a request: the last path element of
@@ -115,16 +117,16 @@ func (c *countingClient) Do(req *http.Request) (*http.Response, error) {
 	if c.metrics == nil {
 		return resp, err
 	}
-	c.metrics.slackCalls.WithLabelValues(method).Inc()
+	c.metrics.SlackCall(method)
 	switch {
 	case err != nil:
-		c.metrics.slackErrors.WithLabelValues(method, "transport").Inc()
+		c.metrics.SlackError(method, "transport")
 		return resp, err
 	case resp.StatusCode == http.StatusTooManyRequests:
-		c.metrics.slackErrors.WithLabelValues(method, "ratelimited").Inc()
+		c.metrics.SlackError(method, "ratelimited")
 		return resp, nil
 	case resp.StatusCode >= 300:
-		c.metrics.slackErrors.WithLabelValues(method, "http_"+strconv.Itoa(resp.StatusCode)).Inc()
+		c.metrics.SlackError(method, "http_"+strconv.Itoa(resp.StatusCode))
 		return resp, nil
 	}
 	// Slack reports most failures in a 200 body: read it (bounded), note
@@ -133,7 +135,7 @@ func (c *countingClient) Do(req *http.Request) (*http.Response, error) {
 	_ = resp.Body.Close()
 	resp.Body = io.NopCloser(bytes.NewReader(body))
 	if rerr != nil {
-		c.metrics.slackErrors.WithLabelValues(method, "transport").Inc()
+		c.metrics.SlackError(method, "transport")
 		return resp, nil
 	}
 	var r struct {
@@ -141,7 +143,7 @@ func (c *countingClient) Do(req *http.Request) (*http.Response, error) {
 		Error string `json:"error"`
 	}
 	if json.Unmarshal(body, &r) == nil && r.OK != nil && !*r.OK {
-		c.metrics.slackErrors.WithLabelValues(method, errorLabel(r.Error)).Inc()
+		c.metrics.SlackError(method, errorLabel(r.Error))
 	}
 	return resp, nil
 }

@@ -1,4 +1,4 @@
-package bot
+package transport
 
 import (
 	"context"
@@ -10,6 +10,11 @@ import (
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/slackevents"
 	"github.com/slack-go/slack/socketmode"
+
+	"github.com/kueuebot/kueuebot/bot/dispatch"
+	"github.com/kueuebot/kueuebot/bot/event"
+	"github.com/kueuebot/kueuebot/bot/metrics"
+	"github.com/kueuebot/kueuebot/bot/ops"
 )
 
 // ErrInvalidAuth means Slack rejected the app-level token; retrying will
@@ -20,6 +25,12 @@ var ErrInvalidAuth = errors.New("slack: invalid_auth (check the app-level token)
 // already queued to reach the socket before closing it.
 const ackFlush = 100 * time.Millisecond
 
+// Submitter takes the decoded events: *dispatch.Dispatcher. Submit must
+// not block.
+type Submitter interface {
+	Submit(ev event.Event) dispatch.Admission
+}
+
 // SocketMode is the Socket Mode transport. Its loop only decodes and acks:
 // each envelope is acknowledged at once, decoded into an Event and handed
 // to the Dispatcher, which never blocks. The client reconnects on its own
@@ -29,14 +40,14 @@ type SocketMode struct {
 	// token and the app-level token.
 	Client *socketmode.Client
 	// Dispatcher answers the questions. Required.
-	Dispatcher *Dispatcher
+	Dispatcher Submitter
 	// Decoder decodes the payloads; its BotUserID is learned with
 	// auth.test when empty.
 	Decoder *Decoder
 	// Ready is set while connected; nil: not tracked.
-	Ready *Readiness
+	Ready *ops.Readiness
 	// Metrics records ack latency; nil: none.
-	Metrics *Metrics
+	Metrics *metrics.Metrics
 	// Log receives transport events; nil discards.
 	Log *slog.Logger
 }
@@ -132,9 +143,9 @@ func (s *SocketMode) handle(ctx context.Context, log *slog.Logger, evt socketmod
 	if err := s.Client.AckCtx(ctx, envID, nil); err != nil {
 		log.WarnContext(ctx, "ack failed", slog.String("envelope_id", envID), slog.Any("error", err))
 	}
-	s.Metrics.acked("socket", time.Since(received))
+	s.Metrics.Acked("socket", time.Since(received))
 
-	var ev Event
+	var ev event.Event
 	var ok bool
 	switch evt.Type {
 	case socketmode.EventTypeEventsAPI:
@@ -153,7 +164,7 @@ func (s *SocketMode) handle(ctx context.Context, log *slog.Logger, evt socketmod
 	if !ok {
 		return nil
 	}
-	if adm := s.Dispatcher.Submit(ev); adm == Duplicate {
+	if adm := s.Dispatcher.Submit(ev); adm == dispatch.Duplicate {
 		log.InfoContext(ctx, "duplicate event", slog.String("key", ev.Key), slog.Int("retry_attempt", evt.Request.RetryAttempt))
 	}
 	return nil

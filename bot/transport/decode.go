@@ -1,4 +1,4 @@
-package bot
+package transport
 
 import (
 	"strings"
@@ -7,6 +7,8 @@ import (
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/slackevents"
 
+	"github.com/kueuebot/kueuebot/bot/event"
+	"github.com/kueuebot/kueuebot/bot/triage"
 	"github.com/kueuebot/kueuebot/rbac"
 )
 
@@ -16,6 +18,10 @@ var HandledEvents = []string{"app_home_opened", "app_mention", "message.channels
 
 // RequiredScopes are the bot token scopes the handlers need.
 var RequiredScopes = []string{"app_mentions:read", "channels:history", "chat:write", "commands", "im:history", "reactions:write", "users:read", "users:read.email", "usergroups:read"}
+
+// ShortcutWhy is the callback_id of the message shortcut "Why is this job
+// waiting?" (deploy/slack/manifest.yaml).
+const ShortcutWhy = "kueuebot_why"
 
 // Invalidator drops cached identity resolutions. *rbac.Resolver
 // satisfies it.
@@ -37,11 +43,11 @@ type Decoder struct {
 	Invalidate Invalidator
 	// Triage, when set, turns top-level messages in its channels that
 	// signal a stuck job into EntryTriage events (message.channels).
-	Triage *Triage
+	Triage *triage.Triage
 }
 
 // EventsAPI decodes an Events API callback.
-func (d *Decoder) EventsAPI(ev slackevents.EventsAPIEvent, received time.Time) (Event, bool) {
+func (d *Decoder) EventsAPI(ev slackevents.EventsAPIEvent, received time.Time) (event.Event, bool) {
 	key := ""
 	if cb, ok := ev.Data.(*slackevents.EventsAPICallbackEvent); ok {
 		key = "ev:" + cb.EventID
@@ -52,10 +58,10 @@ func (d *Decoder) EventsAPI(ev slackevents.EventsAPIEvent, received time.Time) (
 	switch e := ev.InnerEvent.Data.(type) {
 	case *slackevents.AppMentionEvent:
 		if e.BotID != "" || e.User == "" || e.User == d.BotUserID || e.Edited != nil {
-			return Event{}, false
+			return event.Event{}, false
 		}
-		return Event{
-			Entry: EntryMention, Key: key, User: user(e.User), Channel: e.Channel,
+		return event.Event{
+			Entry: event.EntryMention, Key: key, User: user(e.User), Channel: e.Channel,
 			ThreadTS: e.ThreadTimeStamp, MessageTS: e.TimeStamp, Text: e.Text, Received: received,
 		}, true
 	case *slackevents.MessageEvent:
@@ -65,17 +71,17 @@ func (d *Decoder) EventsAPI(ev slackevents.EventsAPIEvent, received time.Time) (
 		// Only direct messages; channel messages that mention the bot
 		// arrive as app_mention.
 		if e.ChannelType != "im" || e.SubType != "" || e.BotID != "" || e.User == "" || e.User == d.BotUserID {
-			return Event{}, false
+			return event.Event{}, false
 		}
-		return Event{
-			Entry: EntryDM, Key: key, User: user(e.User), Channel: e.Channel,
+		return event.Event{
+			Entry: event.EntryDM, Key: key, User: user(e.User), Channel: e.Channel,
 			ThreadTS: e.ThreadTimeStamp, MessageTS: e.TimeStamp, Text: e.Text, Received: received,
 		}, true
 	case *slackevents.AppHomeOpenedEvent:
 		if e.Tab != "home" || e.User == "" {
-			return Event{}, false
+			return event.Event{}, false
 		}
-		return Event{Entry: EntryHome, Key: key, User: user(e.User), Received: received}, true
+		return event.Event{Entry: event.EntryHome, Key: key, User: user(e.User), Received: received}, true
 	case *slackevents.SubteamMembersChangedEvent:
 		if d.Invalidate != nil {
 			d.Invalidate.Invalidate(e.SubteamID)
@@ -88,17 +94,17 @@ func (d *Decoder) EventsAPI(ev slackevents.EventsAPIEvent, received time.Time) (
 			d.Invalidate.InvalidateUser(e.User.ID)
 		}
 	}
-	return Event{}, false
+	return event.Event{}, false
 }
 
 // SlashCommand decodes /kueue. key deduplicates it (the Socket Mode
 // envelope ID; in HTTP mode the trigger ID).
-func (d *Decoder) SlashCommand(cmd slack.SlashCommand, key string, received time.Time) (Event, bool) {
+func (d *Decoder) SlashCommand(cmd slack.SlashCommand, key string, received time.Time) (event.Event, bool) {
 	if cmd.UserID == "" {
-		return Event{}, false
+		return event.Event{}, false
 	}
-	return Event{
-		Entry: EntrySlash, Key: "cmd:" + key,
+	return event.Event{
+		Entry: event.EntrySlash, Key: "cmd:" + key,
 		User:    rbac.SlackUser{ID: cmd.UserID, TeamID: cmd.TeamID, EnterpriseID: cmd.EnterpriseID},
 		Channel: cmd.ChannelID, Text: cmd.Text, ResponseURL: cmd.ResponseURL, Received: received,
 	}, true
@@ -107,9 +113,9 @@ func (d *Decoder) SlashCommand(cmd slack.SlashCommand, key string, received time
 // Interaction decodes a message shortcut or a block action (button,
 // picker). The user is whoever pressed: they are resolved and read as,
 // never the original asker.
-func (d *Decoder) Interaction(cb slack.InteractionCallback, key string, received time.Time) (Event, bool) {
+func (d *Decoder) Interaction(cb slack.InteractionCallback, key string, received time.Time) (event.Event, bool) {
 	if cb.User.ID == "" || cb.User.ID == d.BotUserID {
-		return Event{}, false
+		return event.Event{}, false
 	}
 	if cb.TriggerID != "" {
 		key = cb.TriggerID
@@ -118,7 +124,7 @@ func (d *Decoder) Interaction(cb slack.InteractionCallback, key string, received
 	if team == "" {
 		team = cb.User.TeamID
 	}
-	ev := Event{
+	ev := event.Event{
 		Key:         "ia:" + key,
 		User:        rbac.SlackUser{ID: cb.User.ID, TeamID: team, EnterpriseID: cb.Enterprise.ID},
 		Channel:     cb.Channel.ID,
@@ -128,22 +134,22 @@ func (d *Decoder) Interaction(cb slack.InteractionCallback, key string, received
 	switch cb.Type {
 	case slack.InteractionTypeMessageAction:
 		if cb.CallbackID != ShortcutWhy {
-			return Event{}, false
+			return event.Event{}, false
 		}
-		ev.Entry = EntryShortcut
+		ev.Entry = event.EntryShortcut
 		ev.Text = cb.Message.Text
 		ev.MessageTS = cb.Message.Timestamp
 		ev.ThreadTS = cb.Message.ThreadTimestamp
 		return ev, true
 	case slack.InteractionTypeBlockActions:
 		if len(cb.ActionCallback.BlockActions) == 0 {
-			return Event{}, false
+			return event.Event{}, false
 		}
 		a := cb.ActionCallback.BlockActions[0]
 		if !strings.HasPrefix(a.ActionID, "kueuebot_") {
-			return Event{}, false
+			return event.Event{}, false
 		}
-		ev.Entry = EntryButton
+		ev.Entry = event.EntryButton
 		ev.ActionID = a.ActionID
 		ev.BlockID = a.BlockID
 		ev.Value = a.Value
@@ -166,5 +172,24 @@ func (d *Decoder) Interaction(cb slack.InteractionCallback, key string, received
 		ev.ThreadAuthor = cb.Message.ParentUserId
 		return ev, true
 	}
-	return Event{}, false
+	return event.Event{}, false
+}
+
+// triageMessage decodes a channel message: a triage question when the
+// channel is triaged and a human wrote it at the top level, new (not an
+// edit or another subtype), without mentioning the bot (app_mention
+// answers those), and it signals a stuck job.
+func (d *Decoder) triageMessage(e *slackevents.MessageEvent, key string, user rbac.SlackUser, received time.Time) (event.Event, bool) {
+	t := d.Triage
+	if !t.Watches(e.Channel) || e.SubType != "" || e.BotID != "" || e.User == "" || e.User == d.BotUserID ||
+		e.ThreadTimeStamp != "" || e.TimeStamp == "" {
+		return event.Event{}, false
+	}
+	if d.BotUserID != "" && strings.Contains(e.Text, "<@"+d.BotUserID) {
+		return event.Event{}, false
+	}
+	if !t.Detect(e.Text) {
+		return event.Event{}, false
+	}
+	return event.Event{Entry: event.EntryTriage, Key: key, User: user, Channel: e.Channel, MessageTS: e.TimeStamp, Text: e.Text, Received: received}, true
 }

@@ -1,6 +1,7 @@
-package bot
+package event
 
 import (
+	"errors"
 	"strings"
 	"time"
 
@@ -28,6 +29,9 @@ const (
 	EntryHome Entry = "home"
 	// EntryChat: the terminal chat (kueuebot chat).
 	EntryChat Entry = "chat"
+	// EntryTriage: a top-level message in a support channel the bot
+	// triages (config triage.channels) that signals a stuck job.
+	EntryTriage Entry = "triage"
 )
 
 // Entries lists every entry point, for metrics and documentation.
@@ -77,6 +81,10 @@ type Event struct {
 	Received time.Time
 }
 
-// inDM reports whether the conversation is a direct message with the bot,
+// InDM reports whether the conversation is a direct message with the bot,
 // where only the asker and the bot can read the answer.
-func (e *Event) inDM() bool { return strings.HasPrefix(e.Channel, "D") }
+func (e *Event) InDM() bool { return strings.HasPrefix(e.Channel, "D") }
+
+// ErrShuttingDown is the cause of a question's context when the bot stops
+// before the question was answered (the grace period after SIGTERM ended).
+var ErrShuttingDown = errors.New("kueuebot is shutting down")

@@ -1,10 +1,12 @@
-package bot
+package delivery
 
 import (
 	"context"
 	"errors"
 
 	"github.com/slack-go/slack"
+
+	"github.com/kueuebot/kueuebot/bot/blocks"
 )
 
 // Replier is every way the bot writes to Slack. *SlackReplier implements it
@@ -12,15 +14,15 @@ import (
 type Replier interface {
 	// Post posts m in channel (a user ID posts to the user's DM with the
 	// bot), in the thread threadTS when set, and returns the message ts.
-	Post(ctx context.Context, channel, threadTS string, m Message) (string, error)
+	Post(ctx context.Context, channel, threadTS string, m blocks.Message) (string, error)
 	// PostEphemeral shows m to user only, in channel (and thread).
-	PostEphemeral(ctx context.Context, channel, user, threadTS string, m Message) error
+	PostEphemeral(ctx context.Context, channel, user, threadTS string, m blocks.Message) error
 	// Respond answers through an interaction's or a slash command's
 	// response_url.
-	Respond(ctx context.Context, responseURL string, m Message, o RespondOptions) error
+	Respond(ctx context.Context, responseURL string, m blocks.Message, o RespondOptions) error
 	// Update replaces the bot's message ts in channel (chat.update; not for
 	// ephemeral messages: Respond with ReplaceOriginal does that).
-	Update(ctx context.Context, channel, ts string, m Message) error
+	Update(ctx context.Context, channel, ts string, m blocks.Message) error
 	// PublishHome publishes user's App Home tab.
 	PublishHome(ctx context.Context, user string, v slack.HomeTabViewRequest) error
 	// AddReaction and RemoveReaction put or take the bot's emoji reaction
@@ -53,7 +55,7 @@ var _ Replier = (*SlackReplier)(nil)
 // msgOptions are the options every message carries: the blocks, the
 // fallback text, no unfurling. Link names and parse=full are never set:
 // untrusted text is escaped by package blocks.
-func msgOptions(m Message) []slack.MsgOption {
+func msgOptions(m blocks.Message) []slack.MsgOption {
 	return []slack.MsgOption{
 		slack.MsgOptionText(m.Text, false),
 		slack.MsgOptionBlocks(m.Blocks...),
@@ -63,7 +65,7 @@ func msgOptions(m Message) []slack.MsgOption {
 }
 
 // Post implements Replier.
-func (s *SlackReplier) Post(ctx context.Context, channel, threadTS string, m Message) (string, error) {
+func (s *SlackReplier) Post(ctx context.Context, channel, threadTS string, m blocks.Message) (string, error) {
 	opts := msgOptions(m)
 	if threadTS != "" {
 		opts = append(opts, slack.MsgOptionTS(threadTS))
@@ -73,7 +75,7 @@ func (s *SlackReplier) Post(ctx context.Context, channel, threadTS string, m Mes
 }
 
 // PostEphemeral implements Replier.
-func (s *SlackReplier) PostEphemeral(ctx context.Context, channel, user, threadTS string, m Message) error {
+func (s *SlackReplier) PostEphemeral(ctx context.Context, channel, user, threadTS string, m blocks.Message) error {
 	opts := msgOptions(m)
 	if threadTS != "" {
 		opts = append(opts, slack.MsgOptionTS(threadTS))
@@ -83,7 +85,7 @@ func (s *SlackReplier) PostEphemeral(ctx context.Context, channel, user, threadT
 }
 
 // Respond implements Replier.
-func (s *SlackReplier) Respond(ctx context.Context, responseURL string, m Message, o RespondOptions) error {
+func (s *SlackReplier) Respond(ctx context.Context, responseURL string, m blocks.Message, o RespondOptions) error {
 	if responseURL == "" {
 		return errors.New("no response_url")
 	}
@@ -106,7 +108,7 @@ func (s *SlackReplier) Respond(ctx context.Context, responseURL string, m Messag
 }
 
 // Update implements Replier.
-func (s *SlackReplier) Update(ctx context.Context, channel, ts string, m Message) error {
+func (s *SlackReplier) Update(ctx context.Context, channel, ts string, m blocks.Message) error {
 	_, _, _, err := s.API.UpdateMessageContext(ctx, channel, ts, msgOptions(m)...)
 	return err
 }
@@ -125,4 +127,10 @@ func (s *SlackReplier) AddReaction(ctx context.Context, channel, ts, name string
 // RemoveReaction implements Replier.
 func (s *SlackReplier) RemoveReaction(ctx context.Context, channel, ts, name string) error {
 	return s.API.RemoveReactionContext(ctx, name, slack.NewRefToMessage(channel, ts))
+}
+
+// Permalink returns the permalink of message ts in channel
+// (chat.getPermalink).
+func (s *SlackReplier) Permalink(ctx context.Context, channel, ts string) (string, error) {
+	return s.API.GetPermalinkContext(ctx, &slack.PermalinkParameters{Channel: channel, Ts: ts})
 }
