@@ -141,9 +141,9 @@ func (d *directory) GetUserGroupMembersContext(context.Context, string, ...slack
 // credentials from kube, kubectl's flags set from the config), or from
 // dumps (the given files, else the embedded examples). wrap, when set,
 // wraps the transport of every Kubernetes request (metrics). It returns
-// the bot's own rest.Config too (nil from dumps), for what reads as the
-// bot (digest state, leader election).
-func newExplainer(cfg *config.Config, live bool, kube *kubeFlags, fromFiles []string, wrap transport.WrapperFunc) (*explain.Explainer, *rest.Config, error) {
+// the bot's own clients too (nil from dumps), built once, for what reads or
+// writes as the bot (leader election, digest state).
+func newExplainer(cfg *config.Config, live bool, kube *kubeFlags, fromFiles []string, wrap transport.WrapperFunc) (*explain.Explainer, *botClients, error) {
 	if !live {
 		var dump *fetch.Dump
 		var err error
@@ -182,5 +182,12 @@ func newExplainer(cfg *config.Config, live bool, kube *kubeFlags, fromFiles []st
 	if kc := cfg.Kube.KueueConfig; kc.Enabled() {
 		kr.KueueConfig = fetch.KueueConfigMap(own.Kube, kc.Namespace, kc.ConfigMap, kc.Key, 5*time.Minute)
 	}
-	return &explain.Explainer{Reader: kr}, base, nil
+	return &explain.Explainer{Reader: kr}, &botClients{Base: base, Clients: own}, nil
+}
+
+// botClients are the bot's own identity's rest.Config and clients (one
+// HTTP client), shared by everything serve runs as the bot.
+type botClients struct {
+	Base *rest.Config
+	fetch.Clients
 }

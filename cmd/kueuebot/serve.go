@@ -93,11 +93,11 @@ func (o *serveOptions) run(cmd *cobra.Command) error {
 	if err != nil {
 		return err
 	}
-	ex, base, err := newExplainer(cfg, !fromFiles, kubeFlagsFor(cfg.Kube.Kubeconfig, cfg.Kube.Context), o.fromFiles, botMetrics.WrapKubeTransport)
+	ex, own, err := newExplainer(cfg, !fromFiles, kubeFlagsFor(cfg.Kube.Kubeconfig, cfg.Kube.Context), o.fromFiles, botMetrics.WrapKubeTransport)
 	if err != nil {
 		return err
 	}
-	election, err := newElection(log, base)
+	election, err := newElection(log, own)
 	if err != nil {
 		return err
 	}

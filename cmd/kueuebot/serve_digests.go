@@ -7,7 +7,6 @@ import (
 	"os"
 
 	"github.com/slack-go/slack"
-	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 
 	"github.com/kueuebot/kueuebot/bot/digests"
@@ -19,14 +18,14 @@ import (
 // newElection sets up the election of the one active replica for `serve`:
 // the replicas elect a leader on the Lease kueuebot-leader in the bot's
 // namespace (POD_NAMESPACE; this replica is POD_NAME, else hostname and
-// pid), and only the leader answers Slack and posts digests. base is the
-// bot's own rest.Config, nil with dumps (--from-file: no cluster to elect
+// pid), and only the leader answers Slack and posts digests. own are the
+// bot's own clients, nil with dumps (--from-file: no cluster to elect
 // in). Without POD_NAMESPACE, or with dumps, there is no election (nil):
 // this process is the only replica and answers alone.
-func newElection(log *slog.Logger, base *rest.Config) (*leader.Election, error) {
+func newElection(log *slog.Logger, own *botClients) (*leader.Election, error) {
 	ns := os.Getenv("POD_NAMESPACE")
-	if base == nil || ns == "" {
-		if base != nil {
+	if own == nil || ns == "" {
+		if own != nil {
 			log.Info("no POD_NAMESPACE: no leader election, this process answers alone (run one replica)")
 		}
 		return nil, nil
@@ -38,10 +37,6 @@ func newElection(log *slog.Logger, base *rest.Config) (*leader.Election, error) 
 			return nil, errors.New("leader election needs this replica's name: set POD_NAME")
 		}
 		identity = fmt.Sprintf("%s_%d", host, os.Getpid())
-	}
-	own, err := newClients(base) // the bot's own identity: its Lease
-	if err != nil {
-		return nil, err
 	}
 	// client-go's leader election logs through klog: into the bot's JSON
 	// log, not as unstructured lines on stderr.
