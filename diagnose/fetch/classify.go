@@ -39,7 +39,8 @@ type Subject struct {
 // another supported job (a Job of a JobSet) is part of its parent's
 // Workload, not a subject of its own; a pod group without a Workload is
 // one subject, its first Pod by name (the one a diagnosis of the group
-// reads).
+// reads). A Deployment is never a subject: each of its Pods is (Kueue
+// makes a Workload per Pod).
 func (s *Store) Subjects() []Subject { return once(s, &s.subjects, s.findSubjects) }
 
 func (s *Store) findSubjects() []Subject {
@@ -66,7 +67,9 @@ func (s *Store) findSubjects() []Subject {
 	// Every kind but Workload: a plain Pod (or a pod group) Kueue made no
 	// Workload for is a subject too.
 	for _, k := range kinds.All() {
-		if k.Kind == kinds.Workload {
+		if k.Kind == kinds.Workload || k.WorkloadPerPod {
+			// A Deployment has no Workload of its own: each of its Pods
+			// has one, and is a subject by itself.
 			continue
 		}
 		gk := schema.GroupKind{Group: k.Resource.Group, Kind: k.Kind}
