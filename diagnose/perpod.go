@@ -43,7 +43,7 @@ func (a *analysis) podsGatedMissing(kueueRemedy func(string, ...any)) bool {
 	}
 	lq := a.job.queueName()
 	if _, marked := a.templateMarked(); !marked {
-		kueueRemedy("Ask the platform team whether Kueue's %s integration is enabled (integrations.frameworks) and its webhook serves %s; then re-apply %s so that the webhook sees it.", k.Framework, k.Resource.Resource, a.jobRef())
+		a.remedy("EnableIntegration", WhoPlatform, "", "Ask the platform team whether Kueue's %s integration is enabled (integrations.frameworks) and its webhook serves %s; then re-apply %s so that the webhook sees it.", k.Framework, k.Resource.Resource, a.jobRef())
 		return a.set(CodeWorkloadMissing, CauseNone, fmt.Sprintf("Kueue does not manage %s: its webhook never marked the pod template.", a.jobRef()),
 			fmt.Sprintf("The %s names LocalQueue %q, but its pod template has no %s annotation, which Kueue's %s webhook adds to every %s that names a LocalQueue when it is created or updated, so that Kueue gates its pods. Without it the pods are not Kueue's: the %s integration is not enabled, or the webhook did not see the %s. Kubernetes runs them outside any quota.",
 				strings.ToLower(k.Kind), lq, kinds.SuspendingParentAnnotation, k.Framework, k.Kind, k.Framework, strings.ToLower(k.Kind)))
@@ -61,13 +61,33 @@ func (a *analysis) podsGatedMissing(kueueRemedy func(string, ...any)) bool {
 			return a.set(CodeWorkloadMissing, CauseNone, fmt.Sprintf("%s is scaled to 0 replicas: it has no pods for Kueue to admit.", a.jobRef()),
 				fmt.Sprintf("Kueue's %s integration makes a Workload of each pod of a Deployment, and spec.replicas is 0.", k.Framework))
 		}
+		detail := fmt.Sprintf("Kueue's %s integration makes a Workload of each pod of a Deployment, once its ReplicaSet has created the pod; no pod of it exists. Creating them is the job of %s, not Kueue's.", k.Framework, k.Operator)
+		if msg := replicaFailure(a.s.Job); msg != "" {
+			a.remedy("CheckReplicaSet", WhoYou, fmt.Sprintf("kubectl describe %s %s", a.jobRef(), a.nsFlag()), "Fix what refuses its pods (the Deployment's ReplicaFailure condition): %s", msg)
+			return a.set(CodeWorkloadMissing, CauseNone, fmt.Sprintf("%s has no pods yet (spec.replicas %d): its ReplicaSet cannot create them, so Kueue has nothing to admit.", a.jobRef(), pp.Replicas),
+				detail+" The Deployment's ReplicaFailure condition says: "+msg)
+		}
 		a.remedy("CheckReplicaSet", WhoYou, fmt.Sprintf("kubectl describe %s %s", a.jobRef(), a.nsFlag()), "Look at the events of the Deployment and of its newest ReplicaSet: a FailedCreate there says what refuses its pods.")
-		return a.set(CodeWorkloadMissing, CauseNone, fmt.Sprintf("%s has no pods yet (spec.replicas %d), so Kueue has nothing to admit.", a.jobRef(), pp.Replicas),
-			fmt.Sprintf("Kueue's %s integration makes a Workload of each pod of a Deployment, once its ReplicaSet has created the pod; no pod of it exists. Creating them is the job of %s, not Kueue's.", k.Framework, k.Operator))
+		return a.set(CodeWorkloadMissing, CauseNone, fmt.Sprintf("%s has no pods yet (spec.replicas %d), so Kueue has nothing to admit.", a.jobRef(), pp.Replicas), detail)
 	}
 	kueueRemedy("Ask the platform team to check Kueue's controller: it creates a pod's Workload as soon as it sees the pod, and its logs name the pod if it fails.")
 	return a.set(CodeWorkloadMissing, CauseNone, fmt.Sprintf("Kueue has not created the Workload of pod %s of %s yet.", pp.Pod, a.jobRef()),
 		fmt.Sprintf("%s. Kueue's %s integration makes a Workload of each pod; pod %s has none.", pp.countSentence(a.jobRef()), k.Framework, pp.Pod))
+}
+
+// replicaFailure is the message of a Deployment's ReplicaFailure=True
+// condition (its ReplicaSet could not create a Pod: a ResourceQuota, an
+// admission webhook, a PodSecurity level), or "".
+func replicaFailure(obj *unstructured.Unstructured) string {
+	conds, _, _ := unstructured.NestedSlice(obj.Object, "status", "conditions")
+	for _, c := range conds {
+		m, _ := c.(map[string]any)
+		if m["type"] == "ReplicaFailure" && m["status"] == "True" {
+			msg, _ := m["message"].(string)
+			return msg
+		}
+	}
+	return ""
 }
 
 // replicas is spec.replicas of a StatefulSet or Deployment (1 when unset).
