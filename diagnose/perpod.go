@@ -63,6 +63,11 @@ func (a *analysis) podsGatedMissing(kueueRemedy func(string, ...any)) bool {
 		}
 		detail := fmt.Sprintf("Kueue's %s integration makes a Workload of each pod of a Deployment, once its ReplicaSet has created the pod; no pod of it exists. Creating them is the job of %s, not Kueue's.", k.Framework, k.Operator)
 		if msg := replicaFailure(a.s.Job); msg != "" {
+			if r := parseCreateRefusal(msg, a.ns); r != nil {
+				a.remedy("FixCreate", r.who, fmt.Sprintf("kubectl describe %s %s", a.jobRef(), a.nsFlag()), "%s", r.remedy)
+				return a.set(CodeWorkloadMissing, CauseNone, fmt.Sprintf("%s has no pods yet (spec.replicas %d): %s, so Kueue has nothing to admit.", a.jobRef(), pp.Replicas, r.what),
+					detail+" The Deployment's ReplicaFailure condition says: "+msg)
+			}
 			a.remedy("CheckReplicaSet", WhoYou, fmt.Sprintf("kubectl describe %s %s", a.jobRef(), a.nsFlag()), "Fix what refuses its pods (the Deployment's ReplicaFailure condition): %s", msg)
 			return a.set(CodeWorkloadMissing, CauseNone, fmt.Sprintf("%s has no pods yet (spec.replicas %d): its ReplicaSet cannot create them, so Kueue has nothing to admit.", a.jobRef(), pp.Replicas),
 				detail+" The Deployment's ReplicaFailure condition says: "+msg)
