@@ -152,5 +152,11 @@ func (a *analysis) perPodVerdict() {
 			why = "the first of them (all run)"
 		}
 	}
-	a.r.Verdict.Detail = fmt.Sprintf("Kueue makes a Workload of each pod of a Deployment. %s; this answer is about Workload %s of pod %s, %s. ", count, a.wl.Name, pp.Pod, why) + v.Detail
+	detail := fmt.Sprintf("Kueue makes a Workload of each pod of a Deployment. %s; this answer is about Workload %s of pod %s, %s. ", count, a.wl.Name, pp.Pod, why) + v.Detail
+	if v.Code == CodeWaitingForQuota && pp.Admitted > 0 && pp.Admitted < pp.Pods {
+		// The pods share the template and so the LocalQueue: the admitted
+		// ones hold part of the quota the rest waits for.
+		detail += fmt.Sprintf(" Among the workloads that hold the quota are the %d admitted pods of %s itself.", pp.Admitted, ref)
+	}
+	a.r.Verdict.Detail = detail
 }

@@ -1,6 +1,7 @@
 package fetch
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -222,11 +223,27 @@ func TestFetchDeployment(t *testing.T) {
 	if fromFiles.Workload == nil || fromFiles.Workload.Name != wantWL.Name {
 		t.Errorf("from files, Workload = %v, want %s", fromFiles.Workload, wantWL.Name)
 	}
-	// A Deployment is never a subject of a list: each of its Pods is.
+	// In a list, the Deployment is one subject, with the Workload its
+	// diagnosis reads; its other Pods' Workloads are subjects by name; the
+	// Pod of another Deployment stays a Pod (its Deployment is not here).
+	var subjects []string
 	for _, s := range st.Subjects() {
-		if s.Target.Kind == kinds.Deployment {
-			t.Errorf("subject %v: a Deployment has no Workload of its own", s.Target)
+		wl := "<none>"
+		if s.Workload != nil {
+			wl = s.Workload.Name
 		}
+		subjects = append(subjects, s.Target.Kind+"/"+s.Target.Name+"="+wl)
+	}
+	wantSubjects := []string{
+		"Deployment/web=" + wantWL.Name,
+		"Workload/" + podWorkload(pods[0]).Name + "=" + podWorkload(pods[0]).Name,
+		"Workload/" + podWorkload(pods[1]).Name + "=" + podWorkload(pods[1]).Name,
+		"Workload/" + podWorkload(pods[2]).Name + "=" + podWorkload(pods[2]).Name,
+	}
+	slices.Sort(wantSubjects[1:])
+	wantSubjects = append(wantSubjects[:1], append([]string{"Pod/web-api-7c9-x=<none>"}, wantSubjects[1:]...)...)
+	if diff := cmp.Diff(wantSubjects, subjects); diff != "" {
+		t.Errorf("subjects (-want +got):\n%s", diff)
 	}
 
 	// What the answer says.
