@@ -57,7 +57,7 @@ func (a *analysis) podsGatedMissing(kueueRemedy func(string, ...any)) bool {
 	}
 	if pp.Pods == 0 {
 		if pp.Replicas == 0 {
-			a.remedy("Scale", WhoYou, fmt.Sprintf("kubectl scale %s %s --replicas=1", a.jobRef(), a.nsFlag()), "Scale it up: Kueue queues each pod once it exists.")
+			a.remedy("Scale", WhoYou, "", "Scale %s up (spec.replicas): Kueue queues each of its pods once it exists.", a.jobRef())
 			return a.set(CodeWorkloadMissing, CauseNone, fmt.Sprintf("%s is scaled to 0 replicas: it has no pods for Kueue to admit.", a.jobRef()),
 				fmt.Sprintf("Kueue's %s integration makes a Workload of each pod of a Deployment, and spec.replicas is 0.", k.Framework))
 		}
