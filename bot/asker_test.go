@@ -38,8 +38,8 @@ func TestAsk(t *testing.T) {
 		},
 		{
 			name: "unparsable",
-			user: alice, text: "why is statefulset/web waiting?",
-			want: "I cannot look at a StatefulSet. Ask about one of its Pods, e.g. `pod/NAME`: Kueue manages a StatefulSet through its Pods. I know these kinds: " + kinds.Words() + ".\n",
+			user: alice, text: "why is daemonset/web waiting?",
+			want: "I cannot look at a DaemonSet. Ask about one of its Pods, e.g. `pod/NAME`: Kueue queues a DaemonSet's Pods only as plain Pods. I know these kinds: " + kinds.Words() + ".\n",
 		},
 		{
 			name: "unknown user refused politely",

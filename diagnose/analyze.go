@@ -82,6 +82,7 @@ func Analyze(s *Snapshot) Report {
 			break
 		}
 	}
+	a.perPodVerdict()
 	r.Verdict.Stage = StageOf(r.Verdict.Code)
 	a.partialRead()
 	if !s.Shared.brief() {

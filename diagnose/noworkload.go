@@ -40,6 +40,9 @@ func (a *analysis) workloadMissing() bool {
 		return a.set(CodeWorkloadMissing, CauseNone, fmt.Sprintf("Kueue cannot create a Workload for %s: WorkloadPriorityClass %s does not exist.", a.jobRef(), name),
 			fmt.Sprintf("The job's %s label names WorkloadPriorityClass %s, which does not exist, so Kueue cannot set the Workload's priority and creates none. The job stays suspended.", WorkloadPriorityClassLabel, name))
 	}
+	if a.podsGatedMissing(kueueRemedy) {
+		return true
+	}
 	if g := a.job.label(PodGroupNameLabel); g != "" && a.job.kind() == "Pod" {
 		if total, err := strconv.Atoi(a.job.annotation(PodGroupTotalCountAnnotation)); err == nil && total > 0 {
 			if have := len(activePods(a.s.Pods)); have < total && !hasGap(a.s, "Pod", "") {

@@ -748,6 +748,13 @@ func (a *analysis) shrinkRemedy(p podSetFit, fits int64, now bool) {
 	if fits == 1 {
 		pods = "pod of pod set %s fits"
 	}
+	if a.r.Target.Kind == "StatefulSet" {
+		// Kueue's statefulset webhook refuses a new spec.replicas while it
+		// manages the StatefulSet (ValidateUpdate: immutable unless from
+		// or to 0, and not while the old Workload is being deleted).
+		a.remedy("Shrink", WhoYou, "", "Run it smaller: %d "+pods+" %s, %d do not. Kueue's webhook refuses a new spec.replicas on a StatefulSet it manages, except through 0: scale %s to 0, wait until its Workload is gone, then scale it to %d.", fits, p.req.name, when, p.req.count, a.jobRef(), fits)
+		return
+	}
 	a.remedy("Shrink", WhoYou, "", "Run it smaller: %d "+pods+" %s, %d do not.", fits, p.req.name, when, p.req.count)
 }
 

@@ -79,6 +79,11 @@ type Snapshot struct {
 	// Events are the events about the job, its Workload and its Pods (once
 	// admitted), or about the job when it has no Workload.
 	Events []corev1.Event
+	// PerPod is set for a target each of whose Pods is a Workload of its
+	// own (a Deployment, kinds.Kind.WorkloadPerPod): how many Pods it has,
+	// how many Kueue admitted, and which Pod's Workload is Workload. Pods
+	// then holds that one Pod.
+	PerPod *PerPodCount
 
 	// KueueConfig is what Kueue's own Configuration says about which jobs
 	// it manages and how long it waits for their Pods, when the bot may
@@ -109,6 +114,26 @@ type KueueConfig struct {
 	// WaitForPodsReady is Kueue's waitForPodsReady with its defaults; nil
 	// when it is not configured.
 	WaitForPodsReady *WaitForPodsReady `json:"waitForPodsReady,omitempty"`
+}
+
+// PerPodCount counts the Pods of a target whose Pods are each a Workload
+// (a Deployment), by what Kueue did with them. A Pod is admitted when
+// Kueue removed its admission scheduling gate, which it does when the
+// Pod's Workload is admitted; only Pods that are not terminating or
+// finished are counted.
+type PerPodCount struct {
+	// Replicas is the target's spec.replicas (1 when unset).
+	Replicas int64
+	// Pods is how many active Pods it has; Admitted how many of them
+	// Kueue let through.
+	Pods, Admitted int
+	// Pod is the Pod whose Workload the diagnosis is about: the oldest
+	// one Kueue still holds, else the first that is not running, else
+	// the first (by creation, then name); "" when it has no Pods.
+	Pod string
+	// Waiting names the other Pods Kueue still holds, oldest first (at
+	// most a few).
+	Waiting []string
 }
 
 // WaitForPodsReady is how long Kueue gives an admitted Workload's Pods to

@@ -4,8 +4,9 @@
 //
 // Each entry says how the kind is read (GroupVersionResource and Kind), the
 // words users type for it, the operator that runs it and Kueue's framework
-// name for it, how it is suspended, how its Pods are found and the RBAC
-// rule that reads it. Everything that needs a list of kinds reads it from
+// name for it, how Kueue holds it back (a suspend field, or the admission
+// scheduling gate on its Pods), how its Pods and Workload(s) are found and
+// the RBAC rule that reads it. Everything that needs a list of kinds reads it from
 // here: the fetcher (diagnose/fetch), the diagnosis (an operator that does
 // not act, an integration that is not enabled), the reader ClusterRole
 // (rbac), the parser and help (bot), diagnose's --help and the README (a
@@ -20,9 +21,12 @@ import (
 	"slices"
 	"strings"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	podconstants "sigs.k8s.io/kueue/pkg/controller/jobs/pod/constants"
 )
@@ -35,6 +39,12 @@ const (
 	Pod = "Pod"
 	// Workload is Kueue's Workload, which can also be asked about.
 	Workload = "Workload"
+	// StatefulSet is apps/v1 StatefulSet: Kueue's "statefulset"
+	// integration makes its Pods one pod group, one Workload.
+	StatefulSet = "StatefulSet"
+	// Deployment is apps/v1 Deployment: Kueue's "deployment" integration
+	// makes each of its Pods a Workload of its own.
+	Deployment = "Deployment"
 )
 
 // Label keys and values the registry's Pod selectors and suspension use.
@@ -46,6 +56,14 @@ const (
 	// PodAdmissionGate is the scheduling gate Kueue holds on plain Pods
 	// until admission.
 	PodAdmissionGate = podconstants.SchedulingGateName
+	// SuspendingParentAnnotation is what Kueue's StatefulSet and
+	// Deployment webhooks put on the pod template (value: the framework,
+	// "statefulset" or "deployment"): Kueue's Pod webhook then gates every
+	// Pod made from it.
+	SuspendingParentAnnotation = podconstants.SuspendedByParentAnnotation
+	// PodTemplateHashLabel is the label a Deployment's ReplicaSets and
+	// Pods carry; a ReplicaSet is named <deployment>-<hash>.
+	PodTemplateHashLabel = appsv1.DefaultDeploymentUniqueLabelKey
 )
 
 // ReadVerbs are the verbs a reader needs on a kind: get (one job by name)
@@ -71,17 +89,32 @@ type Kind struct {
 	Framework string
 
 	// SuspendPath is where the kind's "suspended" field lives; nil when it
-	// has none (Pod, LeaderWorkerSet, Workload). A Pod is held back by
-	// Kueue's scheduling gate instead (SuspendedByGate).
+	// has none (Pod, StatefulSet, Deployment, LeaderWorkerSet, Workload).
+	// A Pod is held back by Kueue's scheduling gate instead
+	// (SuspendedByGate), and so are the Pods of a StatefulSet or a
+	// Deployment (PodsGated).
 	SuspendPath []string
 	// SuspendedByGate is true for a plain Pod: Kueue holds it with its
 	// admission scheduling gate (PodAdmissionGate).
 	SuspendedByGate bool
+	// PodsGated is true for a kind Kueue never suspends but whose Pods it
+	// holds with the admission scheduling gate until their Workload is
+	// admitted (StatefulSet, Deployment: Kueue's webhook marks the pod
+	// template with SuspendingParentAnnotation).
+	PodsGated bool
+	// WorkloadPerPod is true for a kind each of whose Pods is a Workload
+	// of its own (Deployment: Kueue's "deployment" integration hands each
+	// Pod to its Pod integration, which names the Workload after the Pod).
+	// Otherwise the object has one Workload, named after it.
+	WorkloadPerPod bool
 	// PodSelector returns the label selector of an object's Pods, or ""
 	// when it is unknown; nil for the Workload. Selectors follow each
 	// Kueue integration's PodLabelSelector
 	// (sigs.k8s.io/kueue/pkg/controller/jobs/...), except batch Jobs,
-	// whose Pods are selected by controller UID.
+	// whose Pods are selected by controller UID, and StatefulSets and
+	// Deployments, whose Pods are what their spec.selector selects (the
+	// Pods of a Deployment are further those its ReplicaSets control:
+	// OwnsPod).
 	PodSelector func(obj *unstructured.Unstructured) string
 	// WorkloadNameSuffix is appended to the owner's name before hashing
 	// the Workload's name (LeaderWorkerSet names one Workload per group;
@@ -107,7 +140,8 @@ func (k *Kind) ReadRule() rbacv1.PolicyRule {
 
 // Suspended reports whether the object is held back (suspended, or for a
 // plain Pod gated by Kueue's admission gate). known is false when the kind
-// has no such notion.
+// has no such notion (a StatefulSet or Deployment: their Pods are gated,
+// see PodGated).
 func (k *Kind) Suspended(obj *unstructured.Unstructured) (suspended, known bool) {
 	if obj == nil {
 		return false, false
@@ -212,6 +246,25 @@ var all = []Kind{
 		PodSelector: labelSelector("workload.codeflare.dev/appwrapper"),
 	},
 	{
+		Kind:        StatefulSet,
+		Resource:    appsv1.SchemeGroupVersion.WithResource("statefulsets"),
+		Names:       []string{"statefulset", "statefulsets", "sts"},
+		Operator:    "the StatefulSet controller (kube-controller-manager)",
+		Framework:   "statefulset",
+		PodsGated:   true,
+		PodSelector: specSelector,
+	},
+	{
+		Kind:           Deployment,
+		Resource:       appsv1.SchemeGroupVersion.WithResource("deployments"),
+		Names:          []string{"deployment", "deployments", "deploy"},
+		Operator:       "the Deployment controller (kube-controller-manager)",
+		Framework:      "deployment",
+		PodsGated:      true,
+		WorkloadPerPod: true,
+		PodSelector:    specSelector,
+	},
+	{
 		Kind:            Pod,
 		Resource:        corev1.SchemeGroupVersion.WithResource("pods"),
 		Names:           []string{"pod", "pods", "po"},
@@ -252,6 +305,55 @@ func kubeflowSelector(operator string) func(*unstructured.Unstructured) string {
 	return func(obj *unstructured.Unstructured) string {
 		return "training.kubeflow.org/job-name=" + obj.GetName() + ",training.kubeflow.org/operator-name=" + operator
 	}
+}
+
+// specSelector is the object's spec.selector (StatefulSet, Deployment) as
+// a label selector string; "" when it has none or it cannot be read (an
+// empty selector would select every Pod of the namespace).
+func specSelector(obj *unstructured.Unstructured) string {
+	m, found, err := unstructured.NestedMap(obj.Object, "spec", "selector")
+	if !found || err != nil {
+		return ""
+	}
+	var ls metav1.LabelSelector
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(m, &ls); err != nil {
+		return ""
+	}
+	sel, err := metav1.LabelSelectorAsSelector(&ls)
+	if err != nil || sel.Empty() {
+		return ""
+	}
+	return sel.String()
+}
+
+// PodGated reports whether Kueue's admission scheduling gate still holds
+// a Pod (it is removed when the Pod's Workload is admitted).
+func PodGated(pod *corev1.Pod) bool {
+	for _, g := range pod.Spec.SchedulingGates {
+		if g.Name == PodAdmissionGate {
+			return true
+		}
+	}
+	return false
+}
+
+// OwnsPod reports whether a Pod matched by the kind's PodSelector belongs
+// to obj: for a Deployment, its controller is a ReplicaSet named
+// <deployment>-<pod-template-hash> (the name the Deployment controller
+// gives the ReplicaSets it creates), so no ReplicaSet is read; for a
+// StatefulSet, its controller is the StatefulSet; for the other kinds,
+// every Pod the selector matches.
+func (k *Kind) OwnsPod(obj *unstructured.Unstructured, pod *corev1.Pod) bool {
+	switch k.Kind {
+	case Deployment:
+		ref := metav1.GetControllerOfNoCopy(pod)
+		h := pod.Labels[PodTemplateHashLabel]
+		return ref != nil && ref.Kind == "ReplicaSet" && h != "" && ref.Name == obj.GetName()+"-"+h
+	case StatefulSet:
+		ref := metav1.GetControllerOfNoCopy(pod)
+		return ref != nil && ref.Kind == StatefulSet && ref.UID == obj.GetUID()
+	}
+	return true
 }
 
 func rayJobSelector(obj *unstructured.Unstructured) string {

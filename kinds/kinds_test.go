@@ -7,7 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/yaml"
 )
 
@@ -66,14 +69,41 @@ func TestEveryKindIsComplete(t *testing.T) {
 					t.Errorf("Operator %q: want who runs it, e.g. \"the KubeRay operator\"", k.Operator)
 				}
 			}
-			if want := k.Resource.Group + "/" + strings.ToLower(k.Kind); k.Framework != want && k.Framework != strings.TrimPrefix(want, "/") {
+			// Kueue names an integration group/kind, except the core
+			// ones (pod) and the built-in apps kinds (statefulset,
+			// deployment: pkg/controller/jobs/*/..._controller.go
+			// FrameworkName).
+			want := k.Resource.Group + "/" + strings.ToLower(k.Kind)
+			if k.Resource.Group == "" || k.Resource.Group == "apps" {
+				want = strings.ToLower(k.Kind)
+			}
+			if k.Framework != want {
 				t.Errorf("Framework %q, want Kueue's integration name %q", k.Framework, want)
 			}
 			if k.PodSelector == nil {
 				t.Error("no PodSelector")
 			}
-			if k.SuspendPath == nil && !k.SuspendedByGate && k.Kind != "LeaderWorkerSet" {
-				t.Error("no SuspendPath (only LeaderWorkerSet has no suspension)")
+			// How Kueue holds the kind back: a suspend field, the
+			// admission gate on the Pod itself, or the gate on the Pods
+			// its webhook marks (StatefulSet, Deployment); LeaderWorkerSet
+			// alone has neither (Kueue gates its Pods through its own
+			// integration, which kueuebot reads by Workload).
+			held := 0
+			for _, b := range []bool{k.SuspendPath != nil, k.SuspendedByGate, k.PodsGated} {
+				if b {
+					held++
+				}
+			}
+			switch {
+			case held > 1:
+				t.Errorf("held back in %d ways: SuspendPath %v, SuspendedByGate %v, PodsGated %v", held, k.SuspendPath, k.SuspendedByGate, k.PodsGated)
+			case held == 0 && k.Kind != "LeaderWorkerSet":
+				t.Error("no SuspendPath, SuspendedByGate or PodsGated (only LeaderWorkerSet has none)")
+			case k.PodsGated && k.Resource.Group != "apps":
+				t.Errorf("PodsGated on %s: only Kueue's statefulset and deployment integrations gate the Pods of their kind", k.Kind)
+			}
+			if k.WorkloadPerPod && k.Kind != Deployment {
+				t.Errorf("WorkloadPerPod on %s: only a Deployment's Pods are Workloads of their own", k.Kind)
 			}
 			r := k.ReadRule()
 			if !slices.Equal(r.APIGroups, []string{k.Resource.Group}) || !slices.Equal(r.Resources, []string{k.Resource.Resource}) || !slices.Equal(r.Verbs, []string{"get", "list"}) {
@@ -143,7 +173,7 @@ func TestLookup(t *testing.T) {
 	if k, ok := Lookup(""); !ok || k.Kind != Job {
 		t.Errorf("Lookup(\"\") = %v, %v; want Job", k, ok)
 	}
-	for _, w := range []string{"deployment", "statefulset", "jobs.ray.io", "workloads.batch", "x"} {
+	for _, w := range []string{"replicaset", "daemonset", "cronjob", "jobs.ray.io", "workloads.batch", "deployments.batch", "x"} {
 		if k, ok := Lookup(w); ok {
 			t.Errorf("Lookup(%q) = %s, want none", w, k.Kind)
 		}
@@ -185,6 +215,8 @@ func TestSuspended(t *testing.T) {
 		{name: "gated pod", kind: "pod", obj: obj(map[string]any{"spec": map[string]any{"schedulingGates": []any{map[string]any{"name": PodAdmissionGate}}}}), want: true, wantKnown: true},
 		{name: "ungated pod", kind: "pod", obj: obj(map[string]any{"spec": map[string]any{}}), wantKnown: true},
 		{name: "lws has no suspend", kind: "lws", obj: obj(map[string]any{})},
+		{name: "statefulset: its pods are gated", kind: "sts", obj: obj(map[string]any{"spec": map[string]any{"replicas": int64(2)}})},
+		{name: "deployment: its pods are gated", kind: "deploy", obj: obj(map[string]any{"spec": map[string]any{"replicas": int64(2)}})},
 		{name: "wrong type", kind: "job", obj: obj(map[string]any{"spec": map[string]any{"suspend": "yes"}})},
 		{name: "nil", kind: "job"},
 	}
@@ -199,5 +231,62 @@ func TestSuspended(t *testing.T) {
 				t.Errorf("Suspended = %v, %v; want %v, %v", got, known, tc.want, tc.wantKnown)
 			}
 		})
+	}
+}
+
+func TestAppsKinds(t *testing.T) {
+	sts, _ := Lookup("sts")
+	dep, _ := Lookup("deploy")
+	if sts == nil || dep == nil || sts.Kind != StatefulSet || dep.Kind != Deployment {
+		t.Fatalf("Lookup: %v %v", sts, dep)
+	}
+	if got := sts.GroupVersionKind().String(); got != "apps/v1, Kind=StatefulSet" {
+		t.Errorf("GVK %s", got)
+	}
+	if r := dep.ReadRule(); !slices.Equal(r.APIGroups, []string{"apps"}) || !slices.Equal(r.Resources, []string{"deployments"}) {
+		t.Errorf("ReadRule %+v", r)
+	}
+	obj := &unstructured.Unstructured{Object: map[string]any{
+		"metadata": map[string]any{"name": "web", "uid": "u-1"},
+		"spec": map[string]any{"selector": map[string]any{
+			"matchLabels":      map[string]any{"app": "web"},
+			"matchExpressions": []any{map[string]any{"key": "tier", "operator": "In", "values": []any{"a", "b"}}},
+		}},
+	}}
+	if got := dep.PodSelector(obj); got != "app=web,tier in (a,b)" {
+		t.Errorf("PodSelector = %q", got)
+	}
+	for _, o := range []map[string]any{{}, {"spec": map[string]any{"selector": map[string]any{}}}, {"spec": map[string]any{"selector": "bad"}}} {
+		if got := sts.PodSelector(&unstructured.Unstructured{Object: o}); got != "" {
+			t.Errorf("PodSelector(%v) = %q, want none (an empty selector selects every Pod)", o, got)
+		}
+	}
+	pod := func(owner, ownerKind, uid, hash string) *corev1.Pod {
+		p := &corev1.Pod{}
+		p.Labels = map[string]string{PodTemplateHashLabel: hash}
+		yes := true
+		p.OwnerReferences = []metav1.OwnerReference{{Kind: ownerKind, Name: owner, UID: types.UID(uid), Controller: &yes}}
+		return p
+	}
+	for _, tc := range []struct {
+		k    *Kind
+		pod  *corev1.Pod
+		want bool
+	}{
+		{dep, pod("web-5d8f7", "ReplicaSet", "rs", "5d8f7"), true},
+		{dep, pod("web-api-5d8f7", "ReplicaSet", "rs", "5d8f7"), false}, // deployment web-api's
+		{dep, pod("web-5d8f7", "ReplicaSet", "rs", "other"), false},
+		{dep, pod("web-5d8f7", "StatefulSet", "rs", "5d8f7"), false},
+		{sts, pod("web", "StatefulSet", "u-1", ""), true},
+		{sts, pod("web", "StatefulSet", "u-2", ""), false},
+		{dep, &corev1.Pod{}, false},
+	} {
+		if got := tc.k.OwnsPod(obj, tc.pod); got != tc.want {
+			t.Errorf("%s.OwnsPod(%v) = %v, want %v", tc.k.Kind, tc.pod.OwnerReferences, got, tc.want)
+		}
+	}
+	gated := &corev1.Pod{Spec: corev1.PodSpec{SchedulingGates: []corev1.PodSchedulingGate{{Name: "other"}, {Name: PodAdmissionGate}}}}
+	if !PodGated(gated) || PodGated(&corev1.Pod{}) {
+		t.Error("PodGated")
 	}
 }

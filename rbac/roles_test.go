@@ -114,7 +114,7 @@ func TestBotClusterRole(t *testing.T) {
 
 // TestReaderClusterRole: the reader role is exactly get and list on every
 // kind of the registry, plus the fetcher's fixed reads, each with only the
-// verbs it uses: no deployments or statefulsets (no kind of the registry),
+// verbs it uses: no ReplicaSets or DaemonSets (no kind of the registry),
 // no events.k8s.io (the core Events are read), no get of Events (they are
 // listed), no list of queue positions (one LocalQueue's is got).
 func TestReaderClusterRole(t *testing.T) {
@@ -145,7 +145,9 @@ func TestReaderClusterRole(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("reader grants (-want +got):\n%s", diff)
 	}
-	for _, gr := range []schema.GroupResource{{Group: "apps", Resource: "deployments"}, {Group: "apps", Resource: "statefulsets"}, {Group: "events.k8s.io", Resource: "events"}, {Resource: "secrets"}} {
+	// A Deployment's Pods are matched to it by their ReplicaSet's name
+	// (kinds.Kind.OwnsPod): ReplicaSets are never read.
+	for _, gr := range []schema.GroupResource{{Group: "apps", Resource: "replicasets"}, {Group: "apps", Resource: "daemonsets"}, {Group: "events.k8s.io", Resource: "events"}, {Resource: "secrets"}} {
 		if allows(r.Rules, gr.Group, gr.Resource, "list") {
 			t.Errorf("reader lists %s", gr)
 		}

@@ -506,8 +506,10 @@ func (p *parser) addRef(tk token, tier, pos int) error {
 
 // unsupportedError answers a question about a kind kueuebot does not read.
 func unsupportedError(kind string) *Error {
-	hint := "Ask about one of its Pods, e.g. `pod/NAME`: Kueue manages a " + kind + " through its Pods."
+	hint := "Ask about one of its Pods, e.g. `pod/NAME`: Kueue queues a " + kind + "'s Pods only as plain Pods."
 	switch kind {
+	case "ReplicaSet":
+		hint = "Ask about the Deployment that owns it, e.g. `deployment/NAME`, or one of its Pods, e.g. `pod/NAME`."
 	case "CronJob":
 		hint = "Ask about a Job it created, e.g. `job/NAME-28911230` (`kubectl get jobs` lists them)."
 	case "SparkApplication":

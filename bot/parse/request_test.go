@@ -240,7 +240,7 @@ func TestParseCommandErrors(t *testing.T) {
 		{"queues bad name", "queues Bad_Queue", []string{"not a valid queue name"}},
 		{"queues not a queue kind", "queues jobset/x", []string{"takes a queue name"}},
 		{"unknown option", "jobs -o wide", []string{"do not know the option `-o`"}},
-		{"unsupported kind", "why statefulset/web", []string{"cannot look at a StatefulSet", "pod/NAME"}},
+		{"unsupported kind", "why daemonset/web", []string{"cannot look at a DaemonSet", "pod/NAME"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -296,11 +296,11 @@ func TestParseRequestErrors(t *testing.T) {
 		{"too long", strings.Repeat("x", MaxQuestionLen+1), []string{"too long"}},
 		{"invalid utf8", "train-7 \xff", []string{"could not read"}},
 		// Kinds kueuebot does not read are refused with what to ask instead.
-		{"statefulset slash", "statefulset/foo", []string{"cannot look at a StatefulSet", "pod/NAME", "jobset"}},
-		{"sts slash", "why is sts/web waiting", []string{"StatefulSet"}},
-		{"deployment word", "why is deployment web pending", []string{"cannot look at a Deployment"}},
+		{"daemonset slash", "daemonset/foo", []string{"cannot look at a DaemonSet", "pod/NAME", "jobset", "statefulset", "deployment"}},
+		{"ds slash", "why is ds/web waiting", []string{"DaemonSet"}},
+		{"replicaset word", "why is replicaset web-7c9 pending", []string{"cannot look at a ReplicaSet", "deployment/NAME"}},
 		{"cronjob", "cronjob/nightly", []string{"Job it created"}},
-		{"unsupported kind namespace form", "team-a/StatefulSet/web", []string{"StatefulSet"}},
+		{"unsupported kind namespace form", "team-a/DaemonSet/web", []string{"DaemonSet"}},
 		// Hostile input: markup that survives stripping must come back escaped.
 		{"html in name", "train&lt;script&gt;", []string{"`train&lt;script&gt;`", "not a valid"}},
 		{"channel ping in name", "x&lt;!channel&gt;", []string{"`x&lt;`"}},

@@ -256,10 +256,9 @@ var queueKinds = map[string]string{
 }
 
 // unsupportedKinds are Kubernetes kinds users may name that kueuebot does
-// not read. Kueue manages StatefulSets and Deployments through their Pods.
+// not read. (StatefulSets and Deployments are kinds of the registry: Kueue
+// integrates them, and the registry has their words.)
 var unsupportedKinds = map[string]string{
-	"statefulset": "StatefulSet", "statefulsets": "StatefulSet", "sts": "StatefulSet",
-	"deployment": "Deployment", "deployments": "Deployment", "deploy": "Deployment",
 	"replicaset": "ReplicaSet", "replicasets": "ReplicaSet", "rs": "ReplicaSet",
 	"daemonset": "DaemonSet", "daemonsets": "DaemonSet", "ds": "DaemonSet",
 	"cronjob": "CronJob", "cronjobs": "CronJob", "cj": "CronJob",

@@ -5,10 +5,12 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -39,7 +41,11 @@ type Subject struct {
 // another supported job (a Job of a JobSet) is part of its parent's
 // Workload, not a subject of its own; a pod group without a Workload is
 // one subject, its first Pod by name (the one a diagnosis of the group
-// reads).
+// reads). A Deployment's Pods' Workloads (Kueue makes one per Pod) are
+// one subject, the Deployment, with the Workload its diagnosis reads (the
+// oldest Pod Kueue still holds); its other Pods' Workloads are subjects by
+// their Workload's name, like a job's older Workloads. A Deployment
+// without a Workload (no Pod yet) is not a subject.
 func (s *Store) Subjects() []Subject { return once(s, &s.subjects, s.findSubjects) }
 
 func (s *Store) findSubjects() []Subject {
@@ -48,13 +54,34 @@ func (s *Store) findSubjects() []Subject {
 	// the target of the one a diagnosis of the job picks; the others are
 	// classified as Workloads.
 	best := map[diagnose.Target]*kueue.Workload{}
+	// A Deployment's Pods' Workloads are one subject, the Deployment,
+	// whose Workload is the one its diagnosis picks (perPod).
+	picked := map[diagnose.Target]string{}
 	for _, wl := range s.Workloads() {
 		if wl.Namespace == "" || wl.Name == "" {
 			continue // not a namespaced object: no target to name
 		}
 		t := TargetOf(wl, s)
+		if t.Kind == kinds.Pod {
+			if d, ok := s.deploymentOf(t); ok {
+				if _, done := picked[d]; !done {
+					picked[d] = ""
+					if snap, err := s.Snapshot(d, time.Time{}); err == nil && snap.Workload != nil {
+						picked[d] = snap.Workload.Name
+					}
+				}
+				if picked[d] != "" {
+					t = d
+				}
+			}
+		}
 		out = append(out, Subject{Target: t, Workload: wl, LocalQueue: string(wl.Spec.QueueName), Created: wl.CreationTimestamp.Time})
-		if b := best[t]; t.Kind != KindWorkload && (b == nil || betterWorkload(wl, b)) {
+		switch {
+		case t.Kind == kinds.Deployment:
+			if wl.Name == picked[t] {
+				best[t] = wl
+			}
+		case t.Kind != KindWorkload && (best[t] == nil || betterWorkload(wl, best[t])):
 			best[t] = wl
 		}
 	}
@@ -66,7 +93,9 @@ func (s *Store) findSubjects() []Subject {
 	// Every kind but Workload: a plain Pod (or a pod group) Kueue made no
 	// Workload for is a subject too.
 	for _, k := range kinds.All() {
-		if k.Kind == kinds.Workload {
+		if k.Kind == kinds.Workload || k.WorkloadPerPod {
+			// A Deployment has no Workload of its own: it is a subject
+			// through its Pods' Workloads, above.
 			continue
 		}
 		gk := schema.GroupKind{Group: k.Resource.Group, Kind: k.Kind}
@@ -110,6 +139,28 @@ func (s *Store) findSubjects() []Subject {
 		return cmp.Compare(a.Target.Name, b.Target.Name)
 	})
 	return out
+}
+
+// deploymentOf returns the Deployment a Pod target belongs to, when the
+// store holds both (kinds.Kind.OwnsPod: its ReplicaSet is named
+// <deployment>-<pod-template-hash>).
+func (s *Store) deploymentOf(t diagnose.Target) (diagnose.Target, bool) {
+	pod := get[corev1.Pod](s, gkPod, t.Namespace, t.Name)
+	if pod == nil {
+		return diagnose.Target{}, false
+	}
+	ref := controllerRef(pod)
+	h := pod.Labels[kinds.PodTemplateHashLabel]
+	if ref == nil || ref.Kind != "ReplicaSet" || h == "" || !strings.HasSuffix(ref.Name, "-"+h) {
+		return diagnose.Target{}, false
+	}
+	k, _ := kinds.ByKind(kinds.Deployment)
+	name := strings.TrimSuffix(ref.Name, "-"+h)
+	d := get[unstructured.Unstructured](s, k.GroupKind(), t.Namespace, name)
+	if d == nil || !k.OwnsPod(d, pod) {
+		return diagnose.Target{}, false
+	}
+	return diagnose.Target{Kind: kinds.Deployment, Namespace: t.Namespace, Name: name}, true
 }
 
 // hasWorkload reports whether the job has a Workload in the store, or

@@ -237,7 +237,20 @@ func (c *collector) run(ctx context.Context, k *kinds.Kind) error {
 			return c.targetGap(ctx, k.Kind, t.Name, err)
 		}
 		c.s.Job = obj
-		owner = workloadOwner(k, obj)
+		if k.WorkloadPerPod {
+			pod, err := c.perPod(ctx, k, obj)
+			if err != nil {
+				return err
+			}
+			if pod != nil {
+				pk, _ := kinds.ByKind(kinds.Pod)
+				if u, err := typedToUnstructured(pod, pk); err == nil {
+					owner = workloadOwner(pk, u)
+				}
+			}
+		} else {
+			owner = workloadOwner(k, obj)
+		}
 	}
 
 	ok, err := c.src.kueueServed(ctx)
@@ -261,7 +274,7 @@ func (c *collector) run(ctx context.Context, k *kinds.Kind) error {
 		if err != nil {
 			return c.targetGap(ctx, KindWorkload, t.Name, err)
 		}
-	} else {
+	} else if owner.workloadName != "" {
 		if wl, err = c.findWorkload(ctx, owner); err != nil {
 			return err
 		}
@@ -312,7 +325,7 @@ func (c *collector) findWorkload(ctx context.Context, o ownerRef) (*kueue.Worklo
 	ns := c.s.Target.Namespace
 	wl, err := c.src.getWorkload(ctx, ns, o.workloadName)
 	switch {
-	case err == nil && (!o.verify || controlledBy(wl, o.uid)):
+	case err == nil && (!o.verify || ownedBy(wl, o.uid)):
 		return wl, nil
 	case err != nil && !isAnswer(err):
 		if fatal(ctx, err) {
@@ -366,6 +379,104 @@ func betterWorkload(a, b *kueue.Workload) bool {
 func controlledBy(obj metav1.Object, uid types.UID) bool {
 	ref := metav1.GetControllerOfNoCopy(obj)
 	return ref != nil && ref.UID == uid
+}
+
+// ownedBy reports whether a Workload belongs to the object with uid: the
+// object controls it, or nothing controls it and it carries the object's
+// UID in its job-uid label or an ownerReference. Kueue's StatefulSet
+// integration makes the StatefulSet a plain owner of its pod group's
+// Workload (controllerutil.SetOwnerReference), next to the group's Pods.
+func ownedBy(wl *kueue.Workload, uid types.UID) bool {
+	if ref := metav1.GetControllerOfNoCopy(wl); ref != nil {
+		return ref.UID == uid
+	}
+	if wl.Labels[JobUIDLabel] == string(uid) {
+		return true
+	}
+	for _, ref := range wl.OwnerReferences {
+		if ref.UID == uid {
+			return true
+		}
+	}
+	return false
+}
+
+// maxWaitingNamed caps PerPodCount.Waiting.
+const maxWaitingNamed = 3
+
+// perPod reads the Pods of a target each of whose Pods is a Workload of
+// its own (a Deployment): one Pod LIST by the target's spec.selector, kept
+// to the Pods its ReplicaSets control (kinds.Kind.OwnsPod, no ReplicaSet
+// read). It counts them (Snapshot.PerPod) and returns the Pod whose
+// Workload the diagnosis reads: the oldest one Kueue still gates (Kueue
+// admits in creation order, so it is the head of the rest), else the first
+// that is not running, else the first; nil when there is none.
+func (c *collector) perPod(ctx context.Context, k *kinds.Kind, obj *unstructured.Unstructured) (*corev1.Pod, error) {
+	ns := c.s.Target.Namespace
+	replicas, found, _ := unstructured.NestedInt64(obj.Object, "spec", "replicas")
+	if !found {
+		replicas = 1
+	}
+	count := &diagnose.PerPodCount{Replicas: replicas}
+	c.s.PerPod = count
+	sel := k.PodSelector(obj)
+	if sel == "" {
+		return nil, nil
+	}
+	pods, err := c.src.listPods(ctx, ns, sel, "")
+	if err != nil && !isAnswer(err) {
+		if fatal(ctx, err) {
+			return nil, stop(ctx, err)
+		}
+		return nil, c.readError("Pod", ns, "", err)
+	}
+	if err != nil {
+		return nil, c.gap(ctx, "Pod", sel, err)
+	}
+	var active []corev1.Pod
+	for i := range pods {
+		p := &pods[i]
+		if !k.OwnsPod(obj, p) || p.DeletionTimestamp != nil || p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
+			continue
+		}
+		active = append(active, *p)
+	}
+	slices.SortFunc(active, func(a, b corev1.Pod) int {
+		if c := a.CreationTimestamp.Compare(b.CreationTimestamp.Time); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Name, b.Name)
+	})
+	count.Pods = len(active)
+	pick := -1
+	for i := range active {
+		if !kinds.PodGated(&active[i]) {
+			count.Admitted++
+			continue
+		}
+		if pick < 0 {
+			pick = i
+		} else if len(count.Waiting) < maxWaitingNamed {
+			count.Waiting = append(count.Waiting, active[i].Name)
+		}
+	}
+	if pick < 0 {
+		for i := range active {
+			if active[i].Status.Phase != corev1.PodRunning {
+				pick = i
+				break
+			}
+		}
+	}
+	if pick < 0 && len(active) > 0 {
+		pick = 0
+	}
+	if pick < 0 {
+		return nil, nil
+	}
+	count.Pod = active[pick].Name
+	c.s.Pods = []corev1.Pod{active[pick]}
+	return &c.s.Pods[0], nil
 }
 
 // isPending is Kueue's notion of a queued Workload: no quota reserved,
@@ -848,12 +959,19 @@ func (c *collector) podsAndEvents(ctx context.Context, wl *kueue.Workload) error
 	ns := c.s.Target.Namespace
 	job := c.s.Job
 	k, _ := kinds.Lookup(c.s.Target.Kind)
-	if k.Kind == "Pod" && labelOf(job, PodGroupNameLabel) == "" {
+	switch {
+	case k.WorkloadPerPod:
+		// perPod has read the one Pod whose Workload this is.
+	case k.Kind == "Pod" && labelOf(job, PodGroupNameLabel) == "":
 		var pod corev1.Pod
 		if err := fromUnstructured(job, &pod); err == nil {
 			c.s.Pods = []corev1.Pod{pod}
 		}
-	} else if sel := k.PodSelector(job); sel != "" || c.src.exhaustive() {
+	default:
+		sel := k.PodSelector(job)
+		if sel == "" && !c.src.exhaustive() {
+			break
+		}
 		pods, err := c.src.listPods(ctx, ns, sel, job.GetUID())
 		if err != nil && !isAnswer(err) {
 			// The verdict on an admitted job is about its Pods: without
@@ -868,6 +986,7 @@ func (c *collector) podsAndEvents(ctx context.Context, wl *kueue.Workload) error
 				return err
 			}
 		}
+		pods = slices.DeleteFunc(pods, func(p corev1.Pod) bool { return !k.OwnsPod(job, &p) })
 		slices.SortFunc(pods, func(a, b corev1.Pod) int { return cmp.Compare(a.Name, b.Name) })
 		c.s.Pods = pods
 	}

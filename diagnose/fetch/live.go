@@ -244,7 +244,7 @@ func (s *liveSource) groupVersion(ctx context.Context, gv string) (discoveryResu
 }
 
 func (s *liveSource) served(ctx context.Context, k *kinds.Kind) (bool, error) {
-	if k.Resource.Group == "" || k.Resource.Group == "batch" {
+	if k.Resource.Group == "" || k.Resource.Group == "batch" || k.Resource.Group == "apps" {
 		return true, nil
 	}
 	r, err := s.groupVersion(ctx, k.Resource.GroupVersion().String())
@@ -295,6 +295,22 @@ func (s *liveSource) getObject(ctx context.Context, k *kinds.Kind, ns, name stri
 			return nil, err
 		}
 		return typedToUnstructured(pod, k)
+	case kinds.StatefulSet:
+		sts, err := do(ctx, s, func(ctx context.Context) (any, error) {
+			return s.f.Kube.AppsV1().StatefulSets(ns).Get(ctx, name, metav1.GetOptions{})
+		})
+		if err != nil {
+			return nil, err
+		}
+		return typedToUnstructured(sts, k)
+	case kinds.Deployment:
+		d, err := do(ctx, s, func(ctx context.Context) (any, error) {
+			return s.f.Kube.AppsV1().Deployments(ns).Get(ctx, name, metav1.GetOptions{})
+		})
+		if err != nil {
+			return nil, err
+		}
+		return typedToUnstructured(d, k)
 	}
 	if s.f.Dynamic == nil {
 		return nil, apierrors.NewNotFound(k.Resource.GroupResource(), name)

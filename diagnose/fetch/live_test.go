@@ -501,7 +501,7 @@ func TestFetchBadTarget(t *testing.T) {
 	for _, target := range []diagnose.Target{
 		{Kind: "Job", Name: jobName},
 		{Kind: "Job", Namespace: testNS},
-		{Kind: "Deployment", Namespace: testNS, Name: "d"},
+		{Kind: "DaemonSet", Namespace: testNS, Name: "d"},
 	} {
 		e := newEnv(nil, nil, nil)
 		if _, err := e.fetcher().Fetch(t.Context(), target); !errors.Is(err, ErrBadTarget) {

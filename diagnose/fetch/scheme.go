@@ -121,7 +121,16 @@ func normalize(obj runtime.Object) (out runtime.Object, gk schema.GroupKind, ok 
 	case typedKinds[gvk]:
 	case isJobKind(gvk):
 		if _, isU := obj.(*unstructured.Unstructured); !isU {
-			return nil, gk, false, nil
+			// A built-in kind in hand (a typed StatefulSet or
+			// Deployment): kept unstructured like the other job kinds.
+			if gvk.Group != "apps" {
+				return nil, gk, false, nil
+			}
+			u, err := toUnstructured(obj)
+			if err != nil {
+				return nil, gk, false, err
+			}
+			obj = u
 		}
 	default:
 		return nil, gk, false, nil

@@ -181,7 +181,7 @@ items:
 	"empty items":               "apiVersion: v1\nkind: List\nitems: []\n",
 	"items key twice":           "apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: Namespace, metadata: {name: a}}\nitems:\n- {apiVersion: v1, kind: Namespace, metadata: {name: b}}\n",
 	"not a list":                "apiVersion: v1\nkind: Namespace\nmetadata: {name: a}\nitems:\n- x\n",
-	"list of ignored":           "apiVersion: apps/v1\nkind: DeploymentList\nitems:\n- {metadata: {name: d}, spec: {replicas: nope}}\n",
+	"list of ignored":           "apiVersion: apps/v1\nkind: DaemonSetList\nitems:\n- {metadata: {name: d}, spec: {replicas: nope}}\n",
 	"typed list, kinds omitted": "apiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueueList\nitems:\n- metadata: {name: lq, namespace: a}\n  spec: {clusterQueue: cq}\n",
 	"item error": `apiVersion: v1
 kind: List
@@ -251,7 +251,7 @@ func TestLoadLists(t *testing.T) {
 		},
 		{
 			name: "list of a kind not read",
-			data: `{"apiVersion":"apps/v1","kind":"DeploymentList","items":[{"metadata":{"name":"d"},"spec":{"replicas":"x"}}]}`,
+			data: `{"apiVersion":"apps/v1","kind":"DaemonSetList","items":[{"metadata":{"name":"d"},"spec":{"replicas":"x"}}]}`,
 		},
 		{
 			name: "nested lists",

@@ -28,7 +28,8 @@ type integration struct {
 	resources []string
 }
 
-// integrations: every job kind the sandbox runs, besides batch/job and pod. The training-operator
+// integrations: every job kind the sandbox runs, besides batch/job and pod (which the statefulset
+// and deployment integrations need: Kueue enables it implicitly with them). The training-operator
 // module also ships an MPIJob v1 CRD; Kueue integrates MPIJob v2beta1 of the mpi-operator,
 // whose CRD is installed instead.
 var integrations = []integration{
@@ -48,6 +49,12 @@ var integrations = []integration{
 	}, "trainer.kubeflow.org", []string{"trainjobs"}},
 	{"leaderworkerset.x-k8s.io/leaderworkerset", "sigs.k8s.io/lws", []string{"config/crd/bases/leaderworkerset.x-k8s.io_leaderworkersets.yaml"}, "leaderworkerset.x-k8s.io", []string{"leaderworkersets"}},
 	{"workload.codeflare.dev/appwrapper", "github.com/project-codeflare/appwrapper", []string{"config/crd/bases/workload.codeflare.dev_appwrappers.yaml"}, "workload.codeflare.dev", []string{"appwrappers"}},
+	// Built-in kinds: no CRD, no module. Kueue's statefulset and deployment integrations
+	// (pkg/controller/jobs/{statefulset,deployment}) mark the pod template so that the pod
+	// integration gates the Pods; the kube-controller-manager's StatefulSet and Deployment
+	// controllers create them.
+	{"statefulset", "", nil, "apps", []string{"statefulsets"}},
+	{"deployment", "", nil, "apps", []string{"deployments"}},
 }
 
 // frameworks is Kueue's integrations.frameworks list for the sandbox.
@@ -61,7 +68,7 @@ func frameworks() []string {
 
 // servedWebhook reports whether the sandbox keeps a Kueue webhook that matches (group, resource):
 // Kueue's own kinds, batch Jobs, Pods and the enabled integrations. Webhooks of integrations that
-// are not enabled (Deployments, StatefulSets, RayServices, SparkApplications, ...) are dropped:
+// are not enabled (RayServices, SparkApplications, ...) are dropped:
 // Kueue does not serve them, and with failurePolicy Fail they would block every such object.
 func servedWebhook(group, resource string) bool {
 	switch group {
@@ -88,7 +95,7 @@ func moduleDirs(goBin, buildDir string) (map[string]string, error) {
 	seen := map[string]bool{}
 	args := []string{"mod", "download", "-json", "sigs.k8s.io/kueue"}
 	for _, in := range integrations {
-		if !seen[in.module] {
+		if in.module != "" && !seen[in.module] {
 			seen[in.module] = true
 			args = append(args, in.module)
 		}
@@ -122,6 +129,9 @@ func moduleDirs(goBin, buildDir string) (map[string]string, error) {
 func renderIntegrationCRDs(dirs map[string]string) ([]*unstructured.Unstructured, error) {
 	var out []*unstructured.Unstructured
 	for _, in := range integrations {
+		if in.module == "" {
+			continue // a built-in kind
+		}
 		dir, ok := dirs[in.module]
 		if !ok {
 			return nil, fmt.Errorf("module %s of %s not resolved", in.module, in.framework)

@@ -184,7 +184,8 @@ func renderWebhooks(kueueDir, url string, caPEM []byte) ([]*unstructured.Unstruc
 	if err != nil {
 		return nil, err
 	}
-	// The namespaceSelector patches of config/components/webhook/kustomization.yaml.
+	// The namespaceSelector patches of config/components/webhook/kustomization.yaml (Pods,
+	// Deployments, StatefulSets: not in kube-system or Kueue's namespace).
 	excludeSystem := map[string]any{"matchExpressions": []any{map[string]any{
 		"key": "kubernetes.io/metadata.name", "operator": "NotIn", "values": []any{"kube-system", kueueNamespace},
 	}}}
@@ -216,7 +217,8 @@ func renderWebhooks(kueueDir, url string, caPEM []byte) ([]*unstructured.Unstruc
 				"url":      url + path,
 				"caBundle": base64.StdEncoding.EncodeToString(caPEM),
 			}
-			if hm["name"] == "mpod.kb.io" || hm["name"] == "vpod.kb.io" {
+			switch hm["name"] {
+			case "mpod.kb.io", "vpod.kb.io", "mdeployment.kb.io", "vdeployment.kb.io", "mstatefulset.kb.io", "vstatefulset.kb.io":
 				hm["namespaceSelector"] = excludeSystem
 			}
 			kept = append(kept, hm)

@@ -59,6 +59,19 @@ func TestScenarioDumps(t *testing.T) {
 }
 
 func find(objs []*unstructured.Unstructured, kind, ns, name string) (target, workload *unstructured.Unstructured) {
+	// A Deployment owns no Workload: each of its Pods (controlled by its
+	// ReplicaSet <name>-<pod-template-hash>) owns one.
+	pods := map[string]bool{}
+	if kind == "Deployment" {
+		for _, o := range objs {
+			h := o.GetLabels()["pod-template-hash"]
+			for _, r := range o.GetOwnerReferences() {
+				if o.GetKind() == "Pod" && o.GetNamespace() == ns && h != "" && r.Kind == "ReplicaSet" && r.Name == name+"-"+h {
+					pods[o.GetName()] = true
+				}
+			}
+		}
+	}
 	for _, o := range objs {
 		if o.GetKind() == kind && o.GetNamespace() == ns && o.GetName() == name {
 			target = o
@@ -68,7 +81,7 @@ func find(objs []*unstructured.Unstructured, kind, ns, name string) (target, wor
 		}
 		if o.GetKind() == "Workload" && o.GetNamespace() == ns {
 			for _, r := range o.GetOwnerReferences() {
-				if r.Kind == kind && r.Name == name {
+				if r.Kind == kind && r.Name == name || r.Kind == "Pod" && pods[r.Name] {
 					workload = o
 				}
 			}
