@@ -181,7 +181,7 @@ func (a *analysis) fitsNowText() string {
 				}
 				k := fr{f.flavor, r}
 				req := p.req.total[r]
-				s := fmt.Sprintf("Pod set %s asks for %s %s%s in flavor %s, where %s is free now", p.req.name, fmtQ(r, req), r, perPodArithmetic(p.req, r, a.podCountOrigin(p.req.name)), f.flavor, fmtQ(r, f.avail[r]))
+				s := fmt.Sprintf("Pod set %s asks for %s %s%s in flavor %s, where %s %s is free now", p.req.name, fmtQ(r, req), r, perPodArithmetic(p.req, r, a.podCountOrigin(p.req.name)), f.flavor, fmtQ(r, f.avail[r]), r)
 				own := max(0, t.cq.nominal[k]-t.reserved(k))
 				if need := f.prior[r] + req; need > own {
 					s += fmt.Sprintf(" (ClusterQueue %s would borrow %s %s from cohort %s)", a.s.ClusterQueue.Name, fmtQ(r, need-own), r, a.s.ClusterQueue.Spec.CohortName)
