@@ -139,11 +139,11 @@ func CheckQueue(s *Snapshot, adj PlanAdjustments) QueueCheck {
 	case len(adj.LimitRangeViolations) > 0 && v.Code != CodeMisconfigured:
 		qc.Fit = FitNever
 		qc.Verdict = Verdict{Stage: StageAdmission, Code: CodeMisconfigured, Cause: CauseInvalidResources,
-			Headline: fmt.Sprintf("Kueue would never admit %s: its pods break a LimitRange of namespace %s.", a.jobRef(), a.ns),
+			Headline: fmt.Sprintf("Kueue would never admit %s: its container resources are invalid (a LimitRange of namespace %s, or a request above its limit).", a.jobRef(), a.ns),
 			Detail:   strings.Join(adj.LimitRangeViolations, "; ") + "."}
 		qc.Headline, qc.Detail = qc.Verdict.Headline, qc.Verdict.Detail
 		qc.Remedies = []Remedy{{Code: "FixResources", Who: WhoYou, Command: "kubectl get limitrange " + a.nsFlag() + " -o yaml",
-			Summary: "Change the container requests and limits to fall within the namespace's LimitRange min and max, then check again."}}
+			Summary: "Change the container requests and limits: each request at most its limit (the LimitRange's defaults count), within the namespace's LimitRange min and max; then check again."}}
 	case v.Code == CodePendingEvaluation && v.Cause == CauseNotYetEvaluated && level == fitNow:
 		qc.Fit = FitAdmittedNow
 		qc.Headline = fmt.Sprintf("%s fits: Kueue would admit it now from LocalQueue %s (ClusterQueue %s).", a.jobRef(), qc.LocalQueue, qc.ClusterQueue)

@@ -389,6 +389,10 @@ func TestAdjustPlannedPodSets(t *testing.T) {
 	if adj := diagnose.AdjustPlannedPodSets(podSets, lrs, rcs); len(adj.LimitRangeViolations) != 1 {
 		t.Errorf("8 cpu above the LimitRange max of 4: violations %v", adj.LimitRangeViolations)
 	}
+	podSets[0].Template.Spec.Containers[1].Resources = corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2")}, Limits: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1")}}
+	if adj := diagnose.AdjustPlannedPodSets(podSets, nil, rcs); len(adj.LimitRangeViolations) != 1 || !strings.Contains(adj.LimitRangeViolations[0], "container b requests more cpu than its limit") {
+		t.Errorf("request above its limit: violations %v", adj.LimitRangeViolations)
+	}
 	other := "gvisor"
 	podSets[0].Template.Spec.RuntimeClassName, podSets[0].Template.Spec.Overhead = &other, nil
 	if adj := diagnose.AdjustPlannedPodSets(podSets, nil, rcs); strings.Join(adj.UnknownRuntimeClasses, ",") != "gvisor" {

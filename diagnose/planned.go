@@ -19,6 +19,7 @@ import (
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+	"sigs.k8s.io/kueue/pkg/resources"
 	"sigs.k8s.io/kueue/pkg/util/limitrange"
 	utilresource "sigs.k8s.io/kueue/pkg/util/resource"
 	"sigs.k8s.io/yaml"
@@ -280,7 +281,9 @@ type PlanAdjustments struct {
 	// not be read: their overhead is not counted.
 	UnknownRuntimeClasses []string `json:"unknownRuntimeClasses,omitempty"`
 	// LimitRangeViolations are Kueue's refusals of a pod set that breaks a
-	// LimitRange's min or max (the Workload would never be admitted).
+	// LimitRange's min or max, or of a container whose request exceeds its
+	// limit once the defaults are in (Kueue's ValidateLimitRange and
+	// ValidateResources): the Workload would never be admitted.
 	LimitRangeViolations []string `json:"limitRangeViolations,omitempty"`
 }
 
@@ -353,14 +356,16 @@ func AdjustPlannedPodSets(podSets []kueue.PodSet, limitRanges []corev1.LimitRang
 		}
 	}
 	for i := range podSets {
-		spec := &podSets[i].Template.Spec
-		for ci := range spec.InitContainers {
-			res := &spec.InitContainers[ci].Resources
-			res.Requests = utilresource.MergeResourceListKeepFirst(res.Requests, res.Limits)
-		}
-		for ci := range spec.Containers {
-			res := &spec.Containers[ci].Resources
-			res.Requests = utilresource.MergeResourceListKeepFirst(res.Requests, res.Limits)
+		ps := &podSets[i]
+		spec := &ps.Template.Spec
+		for _, cs := range [][]corev1.Container{spec.InitContainers, spec.Containers} {
+			for ci := range cs {
+				res := &cs[ci].Resources
+				res.Requests = utilresource.MergeResourceListKeepFirst(res.Requests, res.Limits)
+				if over := resources.NewRequests(res.Requests).GreaterKeys(resources.NewRequests(res.Limits)); len(over) > 0 {
+					adj.LimitRangeViolations = append(adj.LimitRangeViolations, fmt.Sprintf("pod set %s: container %s requests more %s than its limit (%s / %s), which Kueue refuses", ps.Name, cs[ci].Name, resNames(over), resourceListText(res.Requests), resourceListText(res.Limits)))
+				}
+			}
 		}
 	}
 	return adj

@@ -51,7 +51,7 @@ spec:
     spec:
       runtimeClassName: e2e-check-kata
       restartPolicy: Never
-      initContainers: [{name: setup, image: busybox, resources: {requests: {cpu: "2"}}}]
+      initContainers: [{name: setup, image: busybox, resources: {requests: {cpu: "2"}, limits: {cpu: "2"}}}]
       containers:
       - {name: main, image: busybox, resources: {limits: {cpu: "1", memory: 1Gi}}}
       - {name: side, image: busybox}
@@ -61,7 +61,7 @@ kind: JobSet
 metadata: {name: jobset}
 spec:
   replicatedJobs:
-  - name: Driver
+  - name: driver
     template: {spec: {template: {spec: {restartPolicy: Never, containers: [{name: d, image: busybox}]}}}}
   - name: workers
     replicas: 2
