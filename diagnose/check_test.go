@@ -399,3 +399,16 @@ func TestAdjustPlannedPodSets(t *testing.T) {
 		t.Errorf("unread RuntimeClass: %v", adj.UnknownRuntimeClasses)
 	}
 }
+
+func TestCheckUnreadableClusterQueue(t *testing.T) {
+	s, adj := planned(t, jobManifest, testLQ("user-queue", "cq"), testCQ("cq", "", "4", "0"))
+	s.ClusterQueue, s.ResourceFlavors = nil, nil
+	s.Gaps = []diagnose.Gap{{Kind: "ClusterQueue", Name: "cq", Reason: diagnose.GapForbidden}}
+	qc := diagnose.CheckQueue(s, adj)
+	if qc.Fit != diagnose.FitUnknown || !strings.Contains(qc.Headline, "could not read ClusterQueue cq") {
+		t.Fatalf("fit %s %q, want Unknown naming the ClusterQueue", qc.Fit, qc.Headline)
+	}
+	if len(qc.Gaps) != 1 || qc.Gaps[0].Reason != diagnose.GapForbidden {
+		t.Errorf("gaps %+v, want the Forbidden ClusterQueue", qc.Gaps)
+	}
+}

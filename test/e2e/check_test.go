@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -31,12 +32,15 @@ import (
 	"github.com/kueuebot/kueuebot/kinds"
 )
 
-const checkNS = "e2e-check"
+// checkNS is the test's namespace (unique per run: a namespace of an
+// earlier run may still be terminating); the ClusterQueue, flavor and
+// RuntimeClass carry the same name.
+var checkNS = fmt.Sprintf("e2e-check-%d", time.Now().Unix()%100000)
 
 // checkManifests are raw manifests, as a user writes them (no defaults
 // filled in), one per kind the sandbox runs that check builds pod sets
 // for. Containers without requests get the namespace's LimitRange
-// defaults; pod sets that name RuntimeClass e2e-check-kata get its
+// defaults; pod sets that name RuntimeClass e2e-kata get its
 // overhead.
 var checkManifests = map[string]string{
 	"Job": `apiVersion: batch/v1
@@ -49,7 +53,7 @@ spec:
   completions: 2
   template:
     spec:
-      runtimeClassName: e2e-check-kata
+      runtimeClassName: e2e-kata
       restartPolicy: Never
       initContainers: [{name: setup, image: busybox, resources: {requests: {cpu: "2"}, limits: {cpu: "2"}}}]
       containers:
@@ -92,6 +96,7 @@ kind: RayJob
 metadata: {name: rayjob}
 spec:
   entrypoint: python -c 'print(1)'
+  shutdownAfterJobFinishes: true
   rayClusterSpec:
     headGroupSpec:
       rayStartParams: {}
@@ -108,7 +113,7 @@ metadata: {name: pytorchjob}
 spec:
   pytorchReplicaSpecs:
     Master: {replicas: 1, template: {spec: {containers: [{name: pytorch, image: busybox}]}}}
-    Worker: {replicas: 3, template: {spec: {runtimeClassName: e2e-check-kata, containers: [{name: pytorch, image: busybox, resources: {requests: {cpu: "1"}}}]}}}
+    Worker: {replicas: 3, template: {spec: {runtimeClassName: e2e-kata, containers: [{name: pytorch, image: busybox, resources: {requests: {cpu: "1"}}}]}}}
 `,
 	"TFJob": `apiVersion: kubeflow.org/v1
 kind: TFJob
@@ -152,6 +157,7 @@ spec:
 kind: LeaderWorkerSet
 metadata: {name: lws}
 spec:
+  rolloutStrategy: {type: RollingUpdate}
   leaderWorkerTemplate:
     size: 3
     leaderTemplate: {spec: {containers: [{name: leader, image: busybox, resources: {requests: {cpu: "1"}}}]}}
@@ -161,7 +167,7 @@ spec:
 kind: Pod
 metadata: {name: pod}
 spec:
-  runtimeClassName: e2e-check-kata
+  runtimeClassName: e2e-kata
   restartPolicy: Never
   containers: [{name: main, image: busybox, resources: {requests: {cpu: 300m}}}]
 `,
@@ -196,6 +202,7 @@ func TestCheckPodSetsEqualKueue(t *testing.T) {
 	start := time.Now()
 	for kind, manifest := range checkManifests {
 		t.Run(kind, func(t *testing.T) {
+			t.Parallel()
 			manifest = strings.Replace(manifest, "metadata: {name: ", "metadata: {labels: {kueue.x-k8s.io/queue-name: user-queue}, name: ", 1)
 			manifest = strings.Replace(manifest, "metadata:\n  name: ", "metadata:\n  labels: {kueue.x-k8s.io/queue-name: user-queue}\n  name: ", 1)
 			file := filepath.Join(dir, strings.ToLower(kind)+".yaml")
@@ -229,12 +236,69 @@ func TestCheckPodSetsEqualKueue(t *testing.T) {
 			}
 		})
 	}
-	time.Sleep(time.Second) // the audit batch
-	for _, ev := range auditEventsOf(t, filepath.Join(sb, "audit.log"), "alice", start) {
-		if ev.Verb != "get" && ev.Verb != "list" && ev.Verb != "watch" {
-			t.Errorf("check wrote as alice: %s %s", ev.Verb, ev.RequestURI)
+	// A request above the LimitRange's default limit: check says never,
+	// and the real Kueue refuses the Workload for the same reason.
+	t.Run("request above its default limit", func(t *testing.T) {
+		t.Parallel()
+		manifest := `apiVersion: batch/v1
+kind: Job
+metadata:
+  name: too-much
+  labels: {kueue.x-k8s.io/queue-name: user-queue}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: main, image: busybox, resources: {requests: {cpu: "5"}}}]
+`
+		file := filepath.Join(dir, "too-much.yaml")
+		if err := os.WriteFile(file, []byte(manifest), 0o600); err != nil {
+			t.Fatal(err)
 		}
-	}
+		rep := checkAs(t, sb, "alice", file)
+		if len(rep.Queues) != 1 || rep.Queues[0].Fit != diagnose.FitNever || rep.Queues[0].Verdict.Cause != diagnose.CauseInvalidResources ||
+			!strings.Contains(rep.Queues[0].Detail, "container main requests more cpu than its limit") {
+			t.Fatalf("answers %+v, want Never/InvalidResources naming container main", rep.Queues)
+		}
+		k, _ := kinds.ByKind("Job")
+		var m map[string]any
+		if err := yaml.Unmarshal([]byte(manifest), &m); err != nil {
+			t.Fatal(err)
+		}
+		obj, err := dyn.Resource(k.Resource).Namespace(checkNS).Create(t.Context(), &unstructured.Unstructured{Object: m}, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		deadline := time.Now().Add(60 * time.Second)
+		for {
+			wls, err := kq.KueueV1beta2().Workloads(checkNS).List(t.Context(), metav1.ListOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, wl := range wls.Items {
+				for _, o := range wl.OwnerReferences {
+					for _, c := range wl.Status.Conditions {
+						if o.UID == obj.GetUID() && c.Type == kueue.WorkloadQuotaReserved && strings.Contains(c.Message, "requests must not exceed its limits") {
+							return
+						}
+					}
+				}
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("Kueue did not refuse the Workload for requests above limits within 60s")
+			}
+			time.Sleep(300 * time.Millisecond)
+		}
+	})
+	t.Cleanup(func() {
+		// After the parallel subtests, before the namespace goes.
+		time.Sleep(time.Second) // the audit batch
+		for _, ev := range auditEventsOf(t, filepath.Join(sb, "audit.log"), "alice", start) {
+			if ev.Verb != "get" && ev.Verb != "list" && ev.Verb != "watch" {
+				t.Errorf("check wrote as alice: %s %s", ev.Verb, ev.RequestURI)
+			}
+		}
+	})
 }
 
 type shape struct {
@@ -307,7 +371,17 @@ func submitAndWait(t *testing.T, dyn dynamic.Interface, kq kueueclient.Interface
 			}
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("no admitted Workload for %s/%s after 60s (%d Workloads in %s)", kind, obj.GetName(), len(wls.Items), checkNS)
+			var states []string
+			for _, wl := range wls.Items {
+				for _, o := range wl.OwnerReferences {
+					if o.UID == obj.GetUID() {
+						for _, c := range wl.Status.Conditions {
+							states = append(states, c.Type+"="+string(c.Status)+" "+c.Reason+": "+c.Message)
+						}
+					}
+				}
+			}
+			t.Fatalf("no admitted Workload for %s/%s after 60s; its Workload's conditions: %q", kind, obj.GetName(), states)
 		}
 		time.Sleep(300 * time.Millisecond)
 	}
@@ -315,7 +389,7 @@ func submitAndWait(t *testing.T, dyn dynamic.Interface, kq kueueclient.Interface
 
 // setupCheckNamespace makes namespace e2e-check with a LimitRange that
 // defaults cpu and memory, a LocalQueue on a ClusterQueue with room for
-// every manifest, RuntimeClass e2e-check-kata with a pod overhead, and
+// every manifest, RuntimeClass e2e-kata with a pod overhead, and
 // alice as a batch user there who may read the quota objects and
 // RuntimeClasses.
 func setupCheckNamespace(t *testing.T, sb string) {
@@ -340,25 +414,25 @@ func setupCheckNamespace(t *testing.T, sb string) {
 	_, err = cs.CoreV1().LimitRanges(checkNS).Create(ctx, &corev1.LimitRange{ObjectMeta: metav1.ObjectMeta{Name: "defaults"}, Spec: corev1.LimitRangeSpec{Limits: []corev1.LimitRangeItem{{
 		Type:           corev1.LimitTypeContainer,
 		DefaultRequest: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("200m"), corev1.ResourceMemory: resource.MustParse("64Mi")},
-		Default:        corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("400m"), corev1.ResourceMemory: resource.MustParse("128Mi")},
+		Default:        corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("4"), corev1.ResourceMemory: resource.MustParse("4Gi")},
 	}}}}, metav1.CreateOptions{})
 	must(err)
-	_, err = cs.NodeV1().RuntimeClasses().Create(ctx, &nodev1.RuntimeClass{ObjectMeta: metav1.ObjectMeta{Name: "e2e-check-kata"}, Handler: "kata",
+	_, err = cs.NodeV1().RuntimeClasses().Create(ctx, &nodev1.RuntimeClass{ObjectMeta: metav1.ObjectMeta{Name: "e2e-kata"}, Handler: "kata",
 		Overhead: &nodev1.Overhead{PodFixed: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("150m"), corev1.ResourceMemory: resource.MustParse("32Mi")}}}, metav1.CreateOptions{})
 	must(err)
-	t.Cleanup(func() { _ = cs.NodeV1().RuntimeClasses().Delete(bg, "e2e-check-kata", metav1.DeleteOptions{}) })
-	_, err = kq.KueueV1beta2().ResourceFlavors().Create(ctx, &kueue.ResourceFlavor{ObjectMeta: metav1.ObjectMeta{Name: "e2e-check"}}, metav1.CreateOptions{})
+	t.Cleanup(func() { _ = cs.NodeV1().RuntimeClasses().Delete(bg, "e2e-kata", metav1.DeleteOptions{}) })
+	_, err = kq.KueueV1beta2().ResourceFlavors().Create(ctx, &kueue.ResourceFlavor{ObjectMeta: metav1.ObjectMeta{Name: checkNS}}, metav1.CreateOptions{})
 	must(err)
-	t.Cleanup(func() { _ = kq.KueueV1beta2().ResourceFlavors().Delete(bg, "e2e-check", metav1.DeleteOptions{}) })
-	_, err = kq.KueueV1beta2().ClusterQueues().Create(ctx, &kueue.ClusterQueue{ObjectMeta: metav1.ObjectMeta{Name: "e2e-check"}, Spec: kueue.ClusterQueueSpec{
+	t.Cleanup(func() { _ = kq.KueueV1beta2().ResourceFlavors().Delete(bg, checkNS, metav1.DeleteOptions{}) })
+	_, err = kq.KueueV1beta2().ClusterQueues().Create(ctx, &kueue.ClusterQueue{ObjectMeta: metav1.ObjectMeta{Name: checkNS}, Spec: kueue.ClusterQueueSpec{
 		NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{corev1.LabelMetadataName: checkNS}},
 		ResourceGroups: []kueue.ResourceGroup{{CoveredResources: []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory},
-			Flavors: []kueue.FlavorQuotas{{Name: "e2e-check", Resources: []kueue.ResourceQuota{
+			Flavors: []kueue.FlavorQuotas{{Name: kueue.ResourceFlavorReference(checkNS), Resources: []kueue.ResourceQuota{
 				{Name: corev1.ResourceCPU, NominalQuota: resource.MustParse("1000")}, {Name: corev1.ResourceMemory, NominalQuota: resource.MustParse("1Ti")}}}}}},
 	}}, metav1.CreateOptions{})
 	must(err)
-	t.Cleanup(func() { _ = kq.KueueV1beta2().ClusterQueues().Delete(bg, "e2e-check", metav1.DeleteOptions{}) })
-	_, err = kq.KueueV1beta2().LocalQueues(checkNS).Create(ctx, &kueue.LocalQueue{ObjectMeta: metav1.ObjectMeta{Name: "user-queue"}, Spec: kueue.LocalQueueSpec{ClusterQueue: "e2e-check"}}, metav1.CreateOptions{})
+	t.Cleanup(func() { _ = kq.KueueV1beta2().ClusterQueues().Delete(bg, checkNS, metav1.DeleteOptions{}) })
+	_, err = kq.KueueV1beta2().LocalQueues(checkNS).Create(ctx, &kueue.LocalQueue{ObjectMeta: metav1.ObjectMeta{Name: "user-queue"}, Spec: kueue.LocalQueueSpec{ClusterQueue: kueue.ClusterQueueReference(checkNS)}}, metav1.CreateOptions{})
 	must(err)
 	for _, role := range []string{"kueue-batch-user-role", "view"} {
 		_, err = cs.RbacV1().RoleBindings(checkNS).Create(ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "alice-" + role},
