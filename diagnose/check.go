@@ -160,6 +160,8 @@ func CheckQueue(s *Snapshot, adj PlanAdjustments) QueueCheck {
 		if qc.ClusterQueue != "" && s.ClusterQueue == nil {
 			qc.Headline = fmt.Sprintf("I could not read ClusterQueue %s, so I cannot tell whether %s would fit.", qc.ClusterQueue, a.jobRef())
 			qc.Detail = "The quota is in the ClusterQueue (cluster-scoped); see the gaps below for who can read it."
+			qc.Remedies = []Remedy{{Code: "AskPlatform", Who: WhoPlatform, Command: "kueuebot check -f " + s.Planned.File + " " + a.nsFlag(),
+				Summary: fmt.Sprintf("Ask the platform team to run the check for you, or to let you read ClusterQueue %s (Kueue's clusterqueue-viewer-role).", qc.ClusterQueue)}}
 		}
 	}
 	if qc.Fit == FitWaits && qc.Headline == r.Verdict.Headline {

@@ -306,7 +306,7 @@ func TestCheckAnswers(t *testing.T) {
 			mentions: []string{"If submitted now", "2 cpu is free now", "2 reserved by other workloads"}},
 		{name: "never: above the maximum", cq: testCQ("cq", "", "2", "0"), want: diagnose.FitNever,
 			mentions: []string{"can ever hold", "parallelism 2 fits"},
-			command:  `kubectl patch --local -f job.yaml --type=merge -p '{"spec":{"parallelism":2}}' -o yaml | kubectl create -f -`},
+			command:  `kubectl patch --local -f job.yaml --type=merge -p '{"spec":{"parallelism":2}}' -o yaml | kubectl create -n team-a -f -`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -352,7 +352,7 @@ func TestCheckMissingLocalQueue(t *testing.T) {
 	if qc.Fit != diagnose.FitNever || qc.Verdict.Cause != diagnose.CauseLocalQueueNotFound {
 		t.Fatalf("fit %s %s/%s, want Never LocalQueueNotFound", qc.Fit, qc.Verdict.Code, qc.Verdict.Cause)
 	}
-	want := "kubectl label --local -f job.yaml kueue.x-k8s.io/queue-name=user-queues --overwrite -o yaml | kubectl create -f -"
+	want := "kubectl label --local -f job.yaml kueue.x-k8s.io/queue-name=user-queues --overwrite -o yaml | kubectl create -n team-a -f -"
 	if !hasCommand(qc.Remedies, want) || !strings.Contains(qc.Detail, `Did you mean "user-queues"?`) {
 		t.Errorf("remedies %+v, detail %q: want the relabel of the manifest to user-queues", qc.Remedies, qc.Detail)
 	}

@@ -783,7 +783,7 @@ func (a *analysis) shrinkCommand(p podSetFit, n int64) (string, bool) {
 	}
 	patch := fmt.Sprintf("'{%s\"spec\":{%s}}'", meta, spec)
 	if a.s.Planned != nil {
-		return plannedEdit(a.s.Planned, "patch", "--type=merge -p "+patch), true
+		return plannedEdit(a.s.Planned, a.ns, "patch", "--type=merge -p "+patch), true
 	}
 	return fmt.Sprintf("kubectl patch %s %s --type=merge -p %s", a.jobRef(), a.nsFlag(), patch), true
 }
@@ -791,8 +791,14 @@ func (a *analysis) shrinkCommand(p podSetFit, n int64) (string, bool) {
 // plannedEdit is the command that edits a manifest that is not submitted
 // yet and creates the result: kubectl's --local changes only the file's
 // object, nothing in the cluster.
-func plannedEdit(p *Planned, verb, args string) string {
-	return fmt.Sprintf("kubectl %s --local -f %s %s -o yaml | kubectl create -f -", verb, p.File, args)
+func plannedEdit(p *Planned, ns, verb, args string) string {
+	return PlannedEditCommand(p.File, ns, verb, args)
+}
+
+// PlannedEditCommand is the command that edits the manifest in file with
+// `kubectl VERB --local` (no request) and creates the result in ns.
+func PlannedEditCommand(file, ns, verb, args string) string {
+	return fmt.Sprintf("kubectl %s --local -f %s %s -o yaml | kubectl create -n %s -f -", verb, file, args, ns)
 }
 
 func (a *analysis) waitRemedies(cause Cause) {
@@ -908,7 +914,7 @@ func raiseQuotaCommand(cq string, gi, fi, ri int, flavor string, r corev1.Resour
 // command is given for batch Jobs, the kind the sandbox tests it with.
 func (a *analysis) relabelCommand(lq string) string {
 	if a.s.Planned != nil {
-		return plannedEdit(a.s.Planned, "label", fmt.Sprintf("%s=%s --overwrite", QueueNameLabel, lq))
+		return plannedEdit(a.s.Planned, a.ns, "label", fmt.Sprintf("%s=%s --overwrite", QueueNameLabel, lq))
 	}
 	if a.r.Target.Kind != "Job" || !a.job.suspendedForKueue() {
 		return ""

@@ -174,7 +174,7 @@ func (e *Explainer) Check(ctx context.Context, id rbac.Identity, req CheckReques
 		qc := diagnose.CheckQueue(s, rep.Adjustments)
 		if lq == "" {
 			qc.Remedies = append([]diagnose.Remedy{{Code: "AddQueueName", Who: diagnose.WhoYou,
-				Command: fmt.Sprintf("kubectl label --local -f %s %s=%s -o yaml | kubectl create -f -", file, diagnose.QueueNameLabel, name),
+				Command: diagnose.PlannedEditCommand(file, ns, "label", diagnose.QueueNameLabel+"="+name),
 				Summary: fmt.Sprintf("Add the label %s=%s to submit it to this queue.", diagnose.QueueNameLabel, name)}}, qc.Remedies...)
 		}
 		if qc.Fit == diagnose.FitWaits && e.CheckEstimate != nil {
