@@ -2,6 +2,7 @@ package diagnose_test
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -42,7 +43,7 @@ func TestParseManifestRefuses(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			_, _, err := diagnose.ParseManifest([]byte(tt.in))
 			var me *diagnose.ManifestError
-			if err == nil || !asManifestError(err, &me) || !strings.Contains(me.Message, tt.want) {
+			if err == nil || !errors.As(err, &me) || !strings.Contains(me.Message, tt.want) {
 				t.Fatalf("ParseManifest = %v, want a ManifestError containing %q", err, tt.want)
 			}
 		})
@@ -51,12 +52,6 @@ func TestParseManifestRefuses(t *testing.T) {
 	if err != nil || k.Kind != "Job" || obj.GetName() != "train-<generated>" {
 		t.Fatalf("JSON with generateName: %v %v %v", obj, k, err)
 	}
-}
-
-func asManifestError(err error, me **diagnose.ManifestError) bool {
-	e, ok := err.(*diagnose.ManifestError)
-	*me = e
-	return ok
 }
 
 // TestPlannedPodSetsEqualRecordedWorkloads holds check's pod sets to the
@@ -198,14 +193,15 @@ func readDump(t *testing.T, path string) (map[string]*unstructured.Unstructured,
 			continue
 		}
 		u := &unstructured.Unstructured{Object: m}
-		switch gvk := u.GroupVersionKind(); {
-		case gvk.Kind == "Workload":
+		gvk := u.GroupVersionKind()
+		switch gvk.Kind {
+		case "Workload":
 			var wl kueue.Workload
 			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(m, &wl); err != nil {
 				t.Fatalf("%s: %v", path, err)
 			}
 			wls = append(wls, &wl)
-		case gvk.Kind == "LimitRange":
+		case "LimitRange":
 			var lr corev1.LimitRange
 			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(m, &lr); err != nil {
 				t.Fatalf("%s: %v", path, err)

@@ -66,7 +66,7 @@ func (o *checkOptions) run(ctx context.Context, cmd *cobra.Command) error {
 	if o.file == "" {
 		return usagef("check needs the manifest: -f FILE, or -f - for stdin")
 	}
-	var in io.Reader = cmd.InOrStdin()
+	in := cmd.InOrStdin()
 	if o.file != "-" {
 		fh, err := os.Open(o.file)
 		if err != nil {
