@@ -408,3 +408,19 @@ func TestCheckUnreadableClusterQueue(t *testing.T) {
 		t.Errorf("gaps %+v, want the Forbidden ClusterQueue", qc.Gaps)
 	}
 }
+
+func TestPlanNotes(t *testing.T) {
+	ray := func(extra string) *unstructured.Unstructured {
+		obj, _, err := diagnose.ParseManifest([]byte("apiVersion: ray.io/v1\nkind: RayJob\nmetadata: {name: r}\nspec:\n  rayClusterSpec: {headGroupSpec: {template: {spec: {containers: [{name: h, image: i}]}}}}\n" + extra))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return obj
+	}
+	if n := diagnose.PlanNotes(ray("")); len(n) != 1 || !strings.Contains(n[0], "shutdownAfterJobFinishes: true") {
+		t.Errorf("without shutdownAfterJobFinishes: %q", n)
+	}
+	if n := diagnose.PlanNotes(ray("  shutdownAfterJobFinishes: true\n")); len(n) != 0 {
+		t.Errorf("with shutdownAfterJobFinishes: %q", n)
+	}
+}

@@ -517,3 +517,24 @@ func docKinds(docs [][]byte) string {
 	}
 	return strings.Join(parts, ", ")
 }
+
+// PlanNotes are what Kueue's admission webhooks would refuse in the
+// manifest before any quota is looked at, for a job that names a queue:
+// a RayJob with its own cluster must set spec.shutdownAfterJobFinishes
+// (Kueue's rayjob webhook, so that the cluster frees the quota when the
+// job ends), and must not also select an existing cluster.
+func PlanNotes(obj *unstructured.Unstructured) []string {
+	var out []string
+	if obj.GetKind() == "RayJob" {
+		_, hasCluster, _ := unstructured.NestedMap(obj.Object, "spec", "rayClusterSpec")
+		sel, _, _ := unstructured.NestedMap(obj.Object, "spec", "clusterSelector")
+		shutdown, _, _ := unstructured.NestedBool(obj.Object, "spec", "shutdownAfterJobFinishes")
+		switch {
+		case hasCluster && len(sel) > 0:
+			out = append(out, "Kueue's webhook would refuse this RayJob: a Kueue-managed RayJob may not set both spec.rayClusterSpec and spec.clusterSelector.")
+		case hasCluster && !shutdown:
+			out = append(out, "Kueue's webhook would refuse this RayJob: a Kueue-managed RayJob must set spec.shutdownAfterJobFinishes: true, so that its cluster frees the quota when the job ends. Add it before you submit.")
+		}
+	}
+	return out
+}
