@@ -56,6 +56,12 @@ type analysis struct {
 // Analyze turns a Snapshot into a Report. It is pure: the same Snapshot always
 // gives the same Report.
 func Analyze(s *Snapshot) Report {
+	return *analyze(s).r
+}
+
+// analyze runs the diagnosis and returns it with what it derived (the
+// quota evaluation), which check reads.
+func analyze(s *Snapshot) *analysis {
 	r := Report{
 		Quota:              []QuotaRow{},
 		Findings:           []Finding{},
@@ -89,7 +95,7 @@ func Analyze(s *Snapshot) Report {
 		a.evidence()
 	}
 	sortGaps(r.Gaps)
-	return r
+	return a
 }
 
 func (a *analysis) fillTarget() {

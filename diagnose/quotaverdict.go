@@ -741,7 +741,11 @@ func (a *analysis) shrinkRemedy(p podSetFit, fits int64, now bool) {
 		if v, ok := a.job.u.GetAnnotations()[JobMinParallelismAnnotation]; ok {
 			partial = fmt.Sprintf(" The patch also removes %s=%s: partial admission needs a minimum below parallelism, and Kueue fails a Workload whose minimum exceeds its pod count.", JobMinParallelismAnnotation, v)
 		}
-		a.remedy("Shrink", WhoYou, cmd, "Run it smaller: parallelism %d fits %s, %d does not. (Kueue re-queues a suspended job with the new size.)%s", fits, when, p.req.count, partial)
+		requeue := " (Kueue re-queues a suspended job with the new size.)"
+		if a.s.Planned != nil {
+			requeue = " Create it with the new size:"
+		}
+		a.remedy("Shrink", WhoYou, cmd, "Run it smaller: parallelism %d fits %s, %d does not.%s%s", fits, when, p.req.count, requeue, partial)
 		return
 	}
 	pods := "pods of pod set %s fit"
@@ -768,7 +772,7 @@ func (a *analysis) shrinkRemedy(p podSetFit, fits int64, now bool) {
 // parallelism alone.
 func (a *analysis) shrinkCommand(p podSetFit, n int64) (string, bool) {
 	par, isJob := a.job.parallelism()
-	if !isJob || len(a.quota.podSets) != 1 || par != int64(p.req.count) || !a.job.suspendedForKueue() {
+	if !isJob || len(a.quota.podSets) != 1 || par != int64(p.req.count) || (a.s.Planned == nil && !a.job.suspendedForKueue()) {
 		return "", false
 	}
 	ann := a.job.u.GetAnnotations()
@@ -784,7 +788,24 @@ func (a *analysis) shrinkCommand(p podSetFit, n int64) (string, bool) {
 	if _, ok := ann[JobMinParallelismAnnotation]; ok {
 		meta = fmt.Sprintf(`"metadata":{"annotations":{%q:null}},`, JobMinParallelismAnnotation)
 	}
-	return fmt.Sprintf("kubectl patch %s %s --type=merge -p '{%s\"spec\":{%s}}'", a.jobRef(), a.nsFlag(), meta, spec), true
+	patch := fmt.Sprintf("'{%s\"spec\":{%s}}'", meta, spec)
+	if a.s.Planned != nil {
+		return plannedEdit(a.s.Planned, a.ns, "patch", "--type=merge -p "+patch), true
+	}
+	return fmt.Sprintf("kubectl patch %s %s --type=merge -p %s", a.jobRef(), a.nsFlag(), patch), true
+}
+
+// plannedEdit is the command that edits a manifest that is not submitted
+// yet and creates the result: kubectl's --local changes only the file's
+// object, nothing in the cluster.
+func plannedEdit(p *Planned, ns, verb, args string) string {
+	return PlannedEditCommand(p.File, ns, verb, args)
+}
+
+// PlannedEditCommand is the command that edits the manifest in file with
+// `kubectl VERB --local` (no request) and creates the result in ns.
+func PlannedEditCommand(file, ns, verb, args string) string {
+	return fmt.Sprintf("kubectl %s --local -f %s %s -o yaml | kubectl create -n %s -f -", verb, file, args, ns)
 }
 
 func (a *analysis) waitRemedies(cause Cause) {
@@ -899,6 +920,9 @@ func raiseQuotaCommand(cq string, gi, fi, ri int, flavor string, r corev1.Resour
 // queue name only while the job is suspended (and not being stopped); the
 // command is given for batch Jobs, the kind the sandbox tests it with.
 func (a *analysis) relabelCommand(lq string) string {
+	if a.s.Planned != nil {
+		return plannedEdit(a.s.Planned, a.ns, "label", fmt.Sprintf("%s=%s --overwrite", QueueNameLabel, lq))
+	}
 	if a.r.Target.Kind != "Job" || !a.job.suspendedForKueue() {
 		return ""
 	}
@@ -912,7 +936,7 @@ func (a *analysis) relabelCommand(lq string) string {
 // to it instead of a merge patch that would replace it. Empty when no such
 // flavor or job exists.
 func (a *analysis) tolerationCommand(b *blockedPodSet) string {
-	if b == nil || b.open == nil || b.open.inel.fix == "" || a.quota == nil || a.r.Target.Kind != "Job" || len(a.quota.podSets) != 1 || !a.job.suspendedForKueue() || a.job.started() {
+	if b == nil || b.open == nil || b.open.inel.fix == "" || a.quota == nil || a.r.Target.Kind != "Job" || len(a.quota.podSets) != 1 || a.s.Planned != nil || !a.job.suspendedForKueue() || a.job.started() {
 		return ""
 	}
 	// Kueue tries flavors in order: the first one that only its taint

@@ -98,9 +98,22 @@ type Snapshot struct {
 	// Gaps are the reads that failed (forbidden, not found, timed out).
 	Gaps []Gap
 
+	// Planned is set when Job is a manifest that is not submitted yet
+	// (kueuebot check) and Workload is the one Kueue would create for it:
+	// remedies then edit the manifest before it is created instead of
+	// patching a job in the cluster.
+	Planned *Planned `json:"-"`
+
 	// Shared, when set, lets Analyze reuse what it derived from the same
 	// objects for other Snapshots (see Shared); nil derives everything.
 	Shared *Shared `json:"-"`
+}
+
+// Planned describes a manifest checked before it is submitted.
+type Planned struct {
+	// File is the manifest's file name as commands name it ("job.yaml"
+	// when it came from stdin or a message).
+	File string
 }
 
 // KueueConfig is the part of Kueue's Configuration that decides whether

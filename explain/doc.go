@@ -7,7 +7,10 @@
 // workload, and every job without a Workload, the report a question about
 // it alone gets (fetch.Store.Subjects and Classify). The Slack bot, the
 // CLI, job lists and digests call it; none of them re-joins identity,
-// namespaces, fetch and analysis on its own.
+// namespaces, fetch and analysis on its own. Check answers "will this
+// manifest fit?" before it is submitted: the pod sets Kueue would build,
+// judged for its LocalQueue (or each one the caller may read) as a
+// pending Workload is, reading as the caller and writing nothing.
 //
 // Reading is behind the Reader interface: KubeReader reads a cluster
 // through impersonation (one long-lived fetcher per identity, kept in an

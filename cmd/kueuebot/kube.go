@@ -107,6 +107,14 @@ func (k *kubeFlags) ExplicitNamespace() string {
 	return *k.flags.Namespace
 }
 
+// flagNamespace is the namespace -n names, "" when it is not given.
+func (k *kubeFlags) flagNamespace() string {
+	if k.flags.Namespace == nil {
+		return ""
+	}
+	return *k.flags.Namespace
+}
+
 // newClients returns the clients every command reads through, acting as
 // cfg's identity (the kubeconfig user, --as, or the bot's own), sharing one
 // HTTP client: the one place clients are built from a rest.Config (rbac's

@@ -21,7 +21,7 @@ func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newDiagnoseCmd(), newDigestCmd(), newChatCmd(), newServeCmd(), newRBACCmd(), newVersionCmd())
+	root.AddCommand(newDiagnoseCmd(), newCheckCmd(), newDigestCmd(), newChatCmd(), newServeCmd(), newRBACCmd(), newVersionCmd())
 	asPlugin(root, displayName(os.Args[0]))
 	return root
 }

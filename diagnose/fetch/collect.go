@@ -89,6 +89,9 @@ type collector struct {
 	// first is the first fault recorded as a Gap: a read the diagnosis
 	// cannot do without that was skipped after it reports it.
 	first *ReadError
+	// planned is set for a Workload that is not in the cluster
+	// (FetchPlanned): nothing about the Workload itself is read.
+	planned bool
 }
 
 // collect is the selection algorithm shared by the live and file modes.
@@ -543,6 +546,10 @@ func (c *collector) queues(ctx context.Context, wl *kueue.Workload) error {
 		if err := c.clusterQueue(ctx, cqName, wl, reserved, admitted); err != nil {
 			return err
 		}
+	}
+
+	if c.planned {
+		return nil
 	}
 
 	if wl != nil && c.s.LocalQueue != nil && isPending(wl) {

@@ -1,0 +1,196 @@
+package diagnose
+
+import (
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+)
+
+// Fit is check's answer for a manifest in one LocalQueue.
+type Fit string
+
+const (
+	// FitAdmittedNow: the pod sets fit the quota that is free now
+	// (borrowing from the cohort as Kueue would); Kueue admits the
+	// Workload on its next pass.
+	FitAdmittedNow Fit = "AdmittedNow"
+	// FitWaits: the pod sets fit the queue's maximum (nominal plus what it
+	// may borrow) but not what is free now, or the queue is stopped or
+	// admits in StrictFIFO order behind others; the answer names what
+	// holds it.
+	FitWaits Fit = "Waits"
+	// FitNever: Kueue would never admit it as it is: it exceeds the
+	// maximum quota, no flavor takes its pods, a resource is not covered,
+	// a LimitRange refuses it, or the queue is misconfigured.
+	FitNever Fit = "Never"
+	// FitUnknown: the ClusterQueue could not be read, so the quota could
+	// not be compared; the gaps say why and who can read it.
+	FitUnknown Fit = "Unknown"
+)
+
+// CheckReport is the answer to "will this manifest fit?": the pod sets
+// Kueue would build for it and, for each LocalQueue checked, whether
+// Kueue would admit it now, later or never.
+type CheckReport struct {
+	// Target is the manifest's kind, namespace and name.
+	Target TargetInfo `json:"target"`
+	// File is where the manifest came from ("-" for stdin).
+	File string `json:"file,omitempty"`
+	// PodSets are the pod sets Kueue would build, with the requests it
+	// would count (after LimitRange defaults and RuntimeClass overhead).
+	PodSets []PlannedPodSet `json:"podSets"`
+	// Adjustments say what LimitRanges and RuntimeClasses changed.
+	Adjustments PlanAdjustments `json:"adjustments"`
+	// QueueNamed is true when the manifest names its LocalQueue; false
+	// when every LocalQueue of the namespace the caller may read was
+	// checked.
+	QueueNamed bool `json:"queueNamed"`
+	// Queues is one answer per LocalQueue checked, in the order checked.
+	Queues []QueueCheck `json:"queues"`
+	// Notes are facts about the manifest as a whole (no queue label, a
+	// LeaderWorkerSet's several Workloads).
+	Notes []string `json:"notes"`
+	// Gaps are the reads that failed for the manifest as a whole
+	// (LimitRanges, RuntimeClasses, the namespace's LocalQueues).
+	Gaps []Gap `json:"gaps"`
+}
+
+// PlannedPodSet is one pod set Kueue would build.
+type PlannedPodSet struct {
+	Name     string `json:"name"`
+	Count    int32  `json:"count"`
+	MinCount *int32 `json:"minCount,omitempty"`
+	// PerPod is one pod's request as Kueue counts it (overhead, init
+	// containers and pod-level resources included).
+	PerPod corev1.ResourceList `json:"perPod"`
+	// Total is PerPod times Count.
+	Total corev1.ResourceList `json:"total"`
+}
+
+// QueueCheck is the answer for one LocalQueue.
+type QueueCheck struct {
+	LocalQueue   string `json:"localQueue"`
+	ClusterQueue string `json:"clusterQueue,omitempty"`
+	Cohort       string `json:"cohort,omitempty"`
+	Fit          Fit    `json:"fit"`
+	// Headline and Detail say it in words, naming what holds it.
+	Headline string `json:"headline"`
+	Detail   string `json:"detail,omitempty"`
+	// Verdict is the diagnosis the Workload would get if it were submitted
+	// now.
+	Verdict  Verdict    `json:"verdict"`
+	Quota    []QuotaRow `json:"quota"`
+	Remedies []Remedy   `json:"remedies"`
+	Findings []Finding  `json:"findings"`
+	Gaps     []Gap      `json:"gaps"`
+	// Estimate is when a waiting Workload would likely be admitted. It is
+	// the hook for the start-time estimator of issue 15, which another
+	// change builds; check leaves it nil ("no estimate") until that
+	// estimator fills it (explain.Explainer.CheckEstimate).
+	Estimate any `json:"estimate"`
+}
+
+// PlannedWorkload is the Workload Kueue would create for job in its
+// namespace, queued in lq, with the (adjusted) pod sets.
+func PlannedWorkload(job *unstructured.Unstructured, ns, lq string, podSets []kueue.PodSet) *kueue.Workload {
+	return &kueue.Workload{
+		ObjectMeta: metav1.ObjectMeta{Name: strings.ToLower(job.GetKind()) + "-" + job.GetName(), Namespace: ns},
+		Spec:       kueue.WorkloadSpec{QueueName: kueue.LocalQueueName(lq), PodSets: podSets},
+	}
+}
+
+// SummarizePodSets returns the pod sets with the requests Kueue would
+// count, in Kueue's units turned back into quantities.
+func SummarizePodSets(podSets []kueue.PodSet) []PlannedPodSet {
+	out := make([]PlannedPodSet, 0, len(podSets))
+	for i := range podSets {
+		ps := &podSets[i]
+		per := podRequests(&ps.Template.Spec)
+		p := PlannedPodSet{Name: string(ps.Name), Count: ps.Count, MinCount: ps.MinCount, PerPod: corev1.ResourceList{}, Total: corev1.ResourceList{}}
+		for _, r := range sortedRes(per) {
+			p.PerPod[r] = quantity(r, per[r])
+			p.Total[r] = quantity(r, per[r]*int64(ps.Count))
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// CheckQueue answers for the planned Workload of s (Snapshot.Planned set,
+// Workload the one PlannedWorkload returns, the queue objects read as the
+// caller): the diagnosis it would get now, turned into Fit.
+func CheckQueue(s *Snapshot, adj PlanAdjustments) QueueCheck {
+	a := analyze(s)
+	r := a.r
+	qc := QueueCheck{
+		LocalQueue: r.Queue.LocalQueue, ClusterQueue: r.Queue.ClusterQueue, Cohort: r.Queue.Cohort,
+		Verdict: r.Verdict, Quota: r.Quota, Remedies: r.Remedies, Findings: r.Findings, Gaps: r.Gaps,
+		Headline: r.Verdict.Headline, Detail: r.Verdict.Detail,
+	}
+	level := fitIneligible
+	if a.quota != nil {
+		level = a.quota.level
+	}
+	switch v := r.Verdict; {
+	case len(adj.LimitRangeViolations) > 0 && v.Code != CodeMisconfigured:
+		qc.Fit = FitNever
+		qc.Verdict = Verdict{Stage: StageAdmission, Code: CodeMisconfigured, Cause: CauseInvalidResources,
+			Headline: fmt.Sprintf("Kueue would never admit %s: its container resources are invalid (a LimitRange of namespace %s, or a request above its limit).", a.jobRef(), a.ns),
+			Detail:   strings.Join(adj.LimitRangeViolations, "; ") + "."}
+		qc.Headline, qc.Detail = qc.Verdict.Headline, qc.Verdict.Detail
+		qc.Remedies = []Remedy{{Code: "FixResources", Who: WhoYou, Command: "kubectl get limitrange " + a.nsFlag() + " -o yaml",
+			Summary: "Change the container requests and limits: each request at most its limit (the LimitRange's defaults count), within the namespace's LimitRange min and max; then check again."}}
+	case v.Code == CodePendingEvaluation && v.Cause == CauseNotYetEvaluated && level == fitNow:
+		qc.Fit = FitAdmittedNow
+		qc.Headline = fmt.Sprintf("%s fits: Kueue would admit it now from LocalQueue %s (ClusterQueue %s).", a.jobRef(), qc.LocalQueue, qc.ClusterQueue)
+		qc.Detail = a.fitsNowText()
+		qc.Remedies = []Remedy{}
+	case v.Code == CodePendingEvaluation && level == fitNow:
+		qc.Fit = FitWaits // StrictFIFO: behind the head of the queue
+	case v.Code == CodeWaitingForQuota || v.Code == CodeOnHold:
+		qc.Fit = FitWaits
+	case v.Code == CodeExceedsMaxQuota || v.Code == CodeNoMatchingFlavor || v.Code == CodeMisconfigured:
+		qc.Fit = FitNever
+	default:
+		qc.Fit = FitUnknown
+		if qc.ClusterQueue != "" && s.ClusterQueue == nil {
+			qc.Headline = fmt.Sprintf("I could not read ClusterQueue %s, so I cannot tell whether %s would fit.", qc.ClusterQueue, a.jobRef())
+			qc.Detail = "The quota is in the ClusterQueue (cluster-scoped); see the gaps below for who can read it."
+			qc.Remedies = []Remedy{{Code: "AskPlatform", Who: WhoPlatform, Command: "kueuebot check -f " + s.Planned.File + " " + a.nsFlag(),
+				Summary: fmt.Sprintf("Ask the platform team to run the check for you, or to let you read ClusterQueue %s (Kueue's clusterqueue-viewer-role).", qc.ClusterQueue)}}
+		}
+	}
+	if qc.Fit == FitWaits && qc.Headline == r.Verdict.Headline {
+		qc.Headline = "If submitted now: " + qc.Headline
+	}
+	return qc
+}
+
+// fitsNowText says, for each pod set, the flavor Kueue would pick and how
+// much of what is free now the pod set takes, naming borrowing.
+func (a *analysis) fitsNowText() string {
+	t := a.quota.tree
+	var parts []string
+	for _, p := range a.quota.podSets {
+		for _, f := range p.chosen() {
+			for _, r := range p.req.resources() {
+				if _, ok := f.avail[r]; !ok || r == corev1.ResourcePods {
+					continue
+				}
+				k := fr{f.flavor, r}
+				req := p.req.total[r]
+				s := fmt.Sprintf("Pod set %s asks for %s %s%s in flavor %s, where %s %s is free now", p.req.name, fmtQ(r, req), r, perPodArithmetic(p.req, r, a.podCountOrigin(p.req.name)), f.flavor, fmtQ(r, f.avail[r]), r)
+				own := max(0, t.cq.nominal[k]-t.reserved(k))
+				if need := f.prior[r] + req; need > own {
+					s += fmt.Sprintf(" (ClusterQueue %s would borrow %s %s from cohort %s)", a.s.ClusterQueue.Name, fmtQ(r, need-own), r, a.s.ClusterQueue.Spec.CohortName)
+				}
+				parts = append(parts, s+".")
+			}
+		}
+	}
+	return strings.Join(parts, " ")
+}
