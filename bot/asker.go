@@ -43,6 +43,13 @@ type QueueLister interface {
 	Queues(ctx context.Context, id rbac.Identity, q explain.QueuesQuery) (explain.QueuesResult, error)
 }
 
+// Checker checks a manifest before it is submitted ("Will this fit?"),
+// reading the cluster as id (*explain.Explainer). Errors follow the same
+// rule as IdentityResolver's.
+type Checker interface {
+	Check(ctx context.Context, id rbac.Identity, req explain.CheckRequest) (explain.CheckResult, error)
+}
+
 // UserMessager is implemented by errors whose text is meant for the user
 // (plain text; it is escaped before it is shown).
 type UserMessager interface {
@@ -69,6 +76,9 @@ type Asker struct {
 	// Queues summarises the caller's LocalQueues (`/kueue queues`); nil:
 	// the bot says it cannot list queues.
 	Queues QueueLister
+	// Check answers "Will this fit?" on a manifest; nil: the bot says it
+	// cannot check manifests.
+	Check Checker
 	// Timeout bounds one answer of Ask (identity plus diagnosis); zero
 	// means DefaultTimeout. In Slack the Dispatcher bounds each question.
 	Timeout time.Duration
@@ -90,6 +100,7 @@ type outcome struct {
 	report  *diagnose.Report
 	jobs    *explain.JobsResult
 	queues  *queueAnswer
+	fit     *diagnose.CheckReport
 }
 
 // queueAnswer is the caller's queues, narrowed to the one asked about.
@@ -121,6 +132,8 @@ func (a *Asker) Ask(ctx context.Context, user rbac.SlackUser, text string) Messa
 		return jobListMessage(*o.jobs)
 	case o.queues != nil:
 		return queueListMessage(*o.queues)
+	case o.fit != nil:
+		return blocks.WillItFit(o.fit)
 	default:
 		// The terminal has no buttons: the whole report at once.
 		return blocks.Report(*o.report, a.Render)
@@ -284,6 +297,32 @@ func (a *Asker) listQueues(q *question, req parse.Request) outcome {
 		return q.done(q.failure("your queues", err), err)
 	}
 	return q.done(outcome{verdict: "queues", queues: &queueAnswer{res: res, name: req.Name, kind: req.Kind}}, nil)
+}
+
+// fit checks a manifest as the asker: the pod sets Kueue would build,
+// judged against the LocalQueue it names or each one the asker may use.
+// file names the manifest in the answer's commands ("" for a code block).
+func (a *Asker) fit(ctx context.Context, entry event.Entry, user rbac.SlackUser, manifest []byte, file string) outcome {
+	q := a.begin(ctx, entry, user)
+	q.rec.Target = "check"
+	if file != "" {
+		q.rec.Target += " " + file
+	}
+	id, o := q.identity()
+	if o != nil {
+		return *o
+	}
+	if a.Check == nil {
+		return q.done(noticeOutcome("unsupported", blocks.Notice("", "I cannot check manifests here. Run `kueuebot check -f job.yaml` instead.")), nil)
+	}
+	q.stage = "checking your manifest against your queues"
+	res, err := a.Check.Check(q.ctx, id, explain.CheckRequest{Manifest: manifest, File: file})
+	q.rec.Namespaces, q.rec.NamespaceSource = res.Namespaces.Names, res.Namespaces.Source
+	if err != nil {
+		return q.done(q.failure("your manifest", err), err)
+	}
+	q.rec.Verdict = res.Fits()
+	return q.done(outcome{verdict: "check", fit: &res.Report}, nil)
 }
 
 func refusal(body string) Message {

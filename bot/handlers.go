@@ -90,6 +90,9 @@ type Bot struct {
 	Log *slog.Logger
 	// Triage answers stuck-job questions in support channels; nil: off.
 	Triage *triage.Triage
+	// Files downloads a manifest attached to a message ("Will this
+	// fit?"); nil: only manifests in code blocks are checked.
+	Files FileDownloader
 }
 
 func (b *Bot) log() *slog.Logger {
@@ -115,6 +118,8 @@ func (b *Bot) Answer(ctx context.Context, ev *event.Event) Reply {
 			return b.answerTriage(ctx, ev)
 		}
 		return Reply{To: ToNone, Verdict: "ignored"}
+	case event.EntryFit:
+		return b.willItFit(ctx, ev)
 	}
 	o := a.ask(ctx, ev.Entry, ev.User, ev.Text)
 	if o.notice != nil && ev.Entry == event.EntryShortcut && o.verdict == "unparsable" {
@@ -184,7 +189,7 @@ func (b *Bot) ephemeralIn(ev *event.Event, to Destination) bool {
 	switch ev.Entry {
 	case event.EntryMention:
 		return !ev.InDM() && !b.threadMode()
-	case event.EntrySlash, event.EntryShortcut, event.EntryButton:
+	case event.EntrySlash, event.EntryShortcut, event.EntryFit, event.EntryButton:
 		return true
 	}
 	return false
@@ -199,6 +204,8 @@ func (b *Bot) render(o outcome, ev *event.Event, to Destination, detailed bool) 
 		return jobListMessage(*o.jobs)
 	case o.queues != nil:
 		return queueListMessage(*o.queues)
+	case o.fit != nil:
+		return blocks.WillItFit(o.fit)
 	}
 	opts := answerOptions{Detailed: detailed, Shareable: b.ephemeralIn(ev, to), Render: b.Asker.Render}
 	if to == ToChannel {

@@ -76,6 +76,7 @@ type harnessOptions struct {
 	diag    *fakeDiagnoser
 	jobs    JobLister
 	queues  QueueLister
+	check   Checker
 	metrics *metrics.Metrics
 }
 
@@ -88,7 +89,8 @@ func startSocket(t *testing.T, o harnessOptions) *socketHarness {
 	}
 	res := testResolver()
 	api := delivery.NewSlackClient(delivery.SlackClientOptions{BotToken: "xoxb-test", AppToken: "xapp-test", APIURL: fs.APIURL(), Metrics: o.metrics})
-	b := &Bot{Asker: &Asker{Resolve: res, Explain: diag, Jobs: o.jobs, Queues: o.queues}, Replier: &delivery.SlackReplier{API: api}, Replies: o.mode}
+	replier := &delivery.SlackReplier{API: api}
+	b := &Bot{Asker: &Asker{Resolve: res, Explain: diag, Jobs: o.jobs, Queues: o.queues, Check: o.check}, Replier: replier, Files: replier, Replies: o.mode}
 	o.disp.Metrics = o.metrics
 	disp := dispatch.New(b, o.disp)
 	ready := &ops.Readiness{}

@@ -134,3 +134,35 @@ func (s *SlackReplier) RemoveReaction(ctx context.Context, channel, ts, name str
 func (s *SlackReplier) Permalink(ctx context.Context, channel, ts string) (string, error) {
 	return s.API.GetPermalinkContext(ctx, &slack.PermalinkParameters{Channel: channel, Ts: ts})
 }
+
+// ErrFileTooLarge is returned by Download for a file over its limit.
+var ErrFileTooLarge = errors.New("the file is too large")
+
+// Download returns the content of a file attached to a message (its
+// url_private_download), read with the bot token (scope files:read), at
+// most max bytes: a longer file is ErrFileTooLarge. slack-go sends the
+// token only to Slack's own https hosts or the configured API URL.
+func (s *SlackReplier) Download(ctx context.Context, url string, max int64) ([]byte, error) {
+	w := &limitedBuffer{max: max}
+	if err := s.API.GetFileContext(ctx, url, w); err != nil {
+		if errors.Is(err, ErrFileTooLarge) {
+			return nil, ErrFileTooLarge
+		}
+		return nil, err
+	}
+	return w.buf, nil
+}
+
+// limitedBuffer collects at most max bytes, then fails.
+type limitedBuffer struct {
+	buf []byte
+	max int64
+}
+
+func (b *limitedBuffer) Write(p []byte) (int, error) {
+	if int64(len(b.buf)+len(p)) > b.max {
+		return 0, ErrFileTooLarge
+	}
+	b.buf = append(b.buf, p...)
+	return len(p), nil
+}

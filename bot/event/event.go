@@ -22,6 +22,9 @@ const (
 	EntrySlash Entry = "slash"
 	// EntryShortcut: the message shortcut "Why is this job waiting?".
 	EntryShortcut Entry = "shortcut"
+	// EntryFit: the message shortcut "Will this fit?" on a message that
+	// holds a manifest (a code block, or a YAML or JSON file).
+	EntryFit Entry = "fit"
 	// EntryButton: a button or the job picker on one of the bot's
 	// messages or on the App Home tab.
 	EntryButton Entry = "button"
@@ -35,7 +38,7 @@ const (
 )
 
 // Entries lists every entry point, for metrics and documentation.
-var Entries = []Entry{EntryMention, EntryDM, EntrySlash, EntryShortcut, EntryButton, EntryHome, EntryChat, EntryTriage}
+var Entries = []Entry{EntryMention, EntryDM, EntrySlash, EntryShortcut, EntryFit, EntryButton, EntryHome, EntryChat, EntryTriage}
 
 // Event is one thing a Slack user did that the bot answers, decoded from
 // either transport (Socket Mode or signed HTTP). It holds only what Slack
@@ -77,8 +80,22 @@ type Event struct {
 	// block_id of its actions block, and its value (the picker's selected
 	// option): a job reference.
 	ActionID, BlockID, Value string
+	// Files are the files attached to the message a shortcut was used
+	// on (for "Will this fit?": a manifest uploaded as a file).
+	Files []File
 	// Received is when the transport received the event, for latency.
 	Received time.Time
+}
+
+// File is a file attached to a Slack message: what Slack says of it, not
+// its content (which is downloaded with the bot token, scope files:read).
+type File struct {
+	// Name is the file's name, e.g. "train.yaml".
+	Name string
+	// URL is its url_private_download (else url_private).
+	URL string
+	// Size is its size in bytes, as Slack reports it.
+	Size int
 }
 
 // InDM reports whether the conversation is a direct message with the bot,

@@ -17,11 +17,16 @@ import (
 var HandledEvents = []string{"app_home_opened", "app_mention", "message.channels", "message.im", "subteam_members_changed", "user_change"}
 
 // RequiredScopes are the bot token scopes the handlers need.
-var RequiredScopes = []string{"app_mentions:read", "channels:history", "chat:write", "commands", "im:history", "reactions:write", "users:read", "users:read.email", "usergroups:read"}
+// files:read downloads a manifest uploaded as a file ("Will this fit?").
+var RequiredScopes = []string{"app_mentions:read", "channels:history", "chat:write", "commands", "files:read", "im:history", "reactions:write", "users:read", "users:read.email", "usergroups:read"}
 
 // ShortcutWhy is the callback_id of the message shortcut "Why is this job
 // waiting?" (deploy/slack/manifest.yaml).
 const ShortcutWhy = "kueuebot_why"
+
+// ShortcutFit is the callback_id of the message shortcut "Will this fit?"
+// (deploy/slack/manifest.yaml), used on a message holding a manifest.
+const ShortcutFit = "kueuebot_will_it_fit"
 
 // Invalidator drops cached identity resolutions. *rbac.Resolver
 // satisfies it.
@@ -133,10 +138,21 @@ func (d *Decoder) Interaction(cb slack.InteractionCallback, key string, received
 	}
 	switch cb.Type {
 	case slack.InteractionTypeMessageAction:
-		if cb.CallbackID != ShortcutWhy {
+		switch cb.CallbackID {
+		case ShortcutWhy:
+			ev.Entry = event.EntryShortcut
+		case ShortcutFit:
+			ev.Entry = event.EntryFit
+			for _, f := range cb.Message.Files {
+				u := f.URLPrivateDownload
+				if u == "" {
+					u = f.URLPrivate
+				}
+				ev.Files = append(ev.Files, event.File{Name: f.Name, URL: u, Size: f.Size})
+			}
+		default:
 			return event.Event{}, false
 		}
-		ev.Entry = event.EntryShortcut
 		ev.Text = cb.Message.Text
 		ev.MessageTS = cb.Message.Timestamp
 		ev.ThreadTS = cb.Message.ThreadTimestamp

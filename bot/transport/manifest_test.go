@@ -51,8 +51,15 @@ func TestManifest(t *testing.T) {
 	if m.Settings.Interactivity == nil || !m.Settings.Interactivity.IsEnabled {
 		t.Error("interactivity must be on: buttons, the picker and the shortcut need it")
 	}
-	if len(m.Features.Shortcuts) != 1 || m.Features.Shortcuts[0].CallbackID != ShortcutWhy || m.Features.Shortcuts[0].Type != slack.MessageShortcut {
-		t.Errorf("want the message shortcut %s, got %+v", ShortcutWhy, m.Features.Shortcuts)
+	var shortcuts []string
+	for _, sc := range m.Features.Shortcuts {
+		if sc.Type != slack.MessageShortcut {
+			t.Errorf("shortcut %s is a %s shortcut, want a message shortcut", sc.CallbackID, sc.Type)
+		}
+		shortcuts = append(shortcuts, sc.CallbackID)
+	}
+	if diff := cmp.Diff([]string{ShortcutWhy, ShortcutFit}, shortcuts); diff != "" {
+		t.Errorf("message shortcuts (-handled +manifest):\n%s", diff)
 	}
 	if !m.Features.AppHome.HomeTabEnabled || !slices.Contains(m.Settings.EventSubscriptions.BotEvents, "app_home_opened") {
 		t.Error("the Home tab must be enabled and app_home_opened subscribed")

@@ -106,8 +106,9 @@ func (o *serveOptions) run(cmd *cobra.Command) error {
 		return err
 	}
 	asker := &bot.Asker{Resolve: resolver, Explain: ex, Log: log}
-	asker.Jobs, asker.Queues = ex, ex
-	handler := &bot.Bot{Asker: asker, Replier: &delivery.SlackReplier{API: api}, Replies: bot.ReplyMode(cfg.Slack.Replies), Log: log}
+	asker.Jobs, asker.Queues, asker.Check = ex, ex, ex
+	replier := &delivery.SlackReplier{API: api}
+	handler := &bot.Bot{Asker: asker, Replier: replier, Files: replier, Replies: bot.ReplyMode(cfg.Slack.Replies), Log: log}
 	var tri *triage.Triage
 	if t := cfg.Triage; len(t.Channels) > 0 {
 		tri = triage.New(t.Channels, t.Patterns, t.Detail, t.Window, t.Escalation.UserGroup)

@@ -164,6 +164,17 @@ func MessageShortcut(user, channel, callbackID, messageTS, text, responseURL, tr
 	}
 }
 
+// WithFiles attaches files (name -> url_private_download, as AddFile
+// returns) to a MessageShortcut's message.
+func WithFiles(shortcut map[string]any, files map[string]string) map[string]any {
+	var fs []any
+	for name, u := range files {
+		fs = append(fs, map[string]any{"id": "F" + name, "name": name, "url_private": u, "url_private_download": u, "size": 100})
+	}
+	shortcut["message"].(map[string]any)["files"] = fs
+	return shortcut
+}
+
 // Sign signs an HTTP request to the bot the way Slack does: HMAC-SHA256
 // with the signing secret over "v0:{timestamp}:{body}", in the
 // X-Slack-Request-Timestamp and X-Slack-Signature headers.

@@ -90,6 +90,7 @@ type Server struct {
 	failures map[string][]*failure
 	calls    map[string]int
 	acked    map[string]time.Time
+	files    map[string][]byte
 	// writeMu serialises writes to the Socket Mode connections.
 	writeMu sync.Mutex
 }
@@ -107,8 +108,27 @@ func New(t testing.TB) *Server {
 		failures: map[string][]*failure{},
 		calls:    map[string]int{},
 		acked:    map[string]time.Time{},
+		files:    map[string][]byte{},
 	}
 	mux := http.NewServeMux()
+	// Files' url_private_download: the content, to the bot token only.
+	mux.HandleFunc("/files/", func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer xoxb-test" {
+			t.Errorf("file download without the bot token: Authorization %q", r.Header.Get("Authorization"))
+			http.Error(w, "not authorized", http.StatusForbidden)
+			return
+		}
+		f.mu.Lock()
+		data, ok := f.files[strings.TrimPrefix(r.URL.Path, "/files/")]
+		f.calls["files.download"]++
+		f.mu.Unlock()
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "application/octet-stream")
+		_, _ = w.Write(data)
+	})
 	mux.HandleFunc("/api/auth.test", func(w http.ResponseWriter, r *http.Request) {
 		if f.inject(w, "auth.test") {
 			return
@@ -424,6 +444,16 @@ func (f *Server) APIURL() string { return f.srv.URL + "/api/" }
 
 // URL is the fake's base URL.
 func (f *Server) URL() string { return f.srv.URL }
+
+// AddFile serves data as an uploaded file named name and returns its
+// url_private_download (on the fake's own host, where slack-go sends the
+// bot token).
+func (f *Server) AddFile(name string, data []byte) string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.files[name] = data
+	return f.srv.URL + "/files/" + name
+}
 
 // ResponseURL is a response_url with the given ID.
 func (f *Server) ResponseURL(id string) string { return f.srv.URL + "/response/" + id }
