@@ -3,6 +3,7 @@ package diagnose
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -100,6 +101,31 @@ func NewForecast(in ForecastInput) *Forecast {
 		f.cqs[cq.Name] = cq
 	}
 	return f
+}
+
+// Estimable reports whether a report gets an Estimate (with figures or
+// with the reason there are none): it is about a job waiting for
+// admission.
+func Estimable(r *Report) bool {
+	switch r.Verdict.Code {
+	case CodeWaitingForQuota, CodePendingEvaluation, CodeRequeuing, CodeExceedsMaxQuota, CodeOnHold,
+		CodeMisconfigured, CodeNoMatchingFlavor, CodeDeactivated, CodeWorkloadMissing,
+		CodeWaitingForAdmissionChecks, CodeAdmissionGated:
+		return true
+	}
+	return false
+}
+
+// Replayed reports whether the estimate of a report needs the replay (and
+// so the reads of its queue): it waits for quota or for Kueue's next
+// attempt. The other estimable verdicts are estimated from the verdict
+// alone.
+func Replayed(r *Report) bool {
+	switch r.Verdict.Code {
+	case CodeWaitingForQuota, CodePendingEvaluation, CodeRequeuing:
+		return true
+	}
+	return false
 }
 
 // Estimate returns the estimate of the Workload wl, whose report is r:
@@ -207,6 +233,14 @@ type replay struct {
 	incomplete string
 	// starts are, per scenario, when each pending Workload is admitted.
 	starts [3]map[string]time.Time
+	// index is each pending Workload's place in pending, ahead how many
+	// Workloads that may be admitted are ahead of it in its ClusterQueue.
+	index map[string]int
+	ahead []int
+	// unseen counts, per ClusterQueue, the pending Workloads its status
+	// counts beyond those read (of namespaces the reads did not cover):
+	// some may be ahead.
+	unseen map[string]int
 	// finished counts the finished Workloads the run times come from, and
 	// since is the oldest of their finishes.
 	finished int
@@ -275,6 +309,7 @@ func (f *Forecast) newReplay(cqName string) *replay {
 		if n.isCohort || f.cqs[n.name] == nil {
 			continue
 		}
+		n.use = maps.Clone(n.use)
 		cq := f.cqs[n.name]
 		c := &cqReplay{cq: cq, node: n, strict: cq.Spec.QueueingStrategy == kueue.StrictFIFO,
 			fx: newFlavorIndex(&Snapshot{ClusterQueue: cq, ResourceFlavors: rfs})}
@@ -373,6 +408,16 @@ func (f *Forecast) newReplay(cqName string) *replay {
 				}
 				rp.unread[c.node][k] = rest
 			}
+		}
+	}
+	seen := map[*cqReplay]int{}
+	for _, pw := range rp.pending {
+		seen[pw.cq]++
+	}
+	rp.unseen = map[string]int{}
+	for name, c := range rp.cqs {
+		if n := int(c.cq.Status.PendingWorkloads) - seen[c]; n > 0 {
+			rp.unseen[name] = n
 		}
 	}
 	slices.SortFunc(rp.running, func(a, b *runningWL) int { return cmp.Compare(a.key, b.key) })
@@ -505,6 +550,15 @@ func (rp *replay) run() {
 	for i, q := range scenarioQuantiles {
 		rp.starts[i] = rp.simulate(q)
 	}
+	rp.index, rp.ahead = make(map[string]int, len(rp.pending)), make([]int, len(rp.pending))
+	counts := map[*cqReplay]int{}
+	for i, pw := range rp.pending {
+		rp.index[pw.key] = i
+		rp.ahead[i] = counts[pw.cq]
+		if pw.held == "" && !pw.never {
+			counts[pw.cq]++
+		}
+	}
 }
 
 // simulate replays the tree with every run ending at quantile q of what
@@ -513,15 +567,22 @@ func (rp *replay) run() {
 // StrictFIFO ClusterQueue admits nothing past its first Workload that does
 // not fit. It returns when each pending Workload is admitted.
 func (rp *replay) simulate(q float64) map[string]time.Time {
-	// A private copy of the use of every node.
-	use := map[*qnode]map[fr]int64{}
+	// The tree's nodes hold the replay's use while it runs (the tree is
+	// the replay's own), and what the reads found afterwards.
+	orig := make(map[*qnode]map[fr]int64, len(rp.tree.nodes))
 	for _, n := range rp.tree.nodes {
+		orig[n] = n.use
 		m := make(map[fr]int64, len(n.use))
 		for k, v := range n.use {
 			m[k] = v
 		}
-		use[n] = m
+		n.use = m
 	}
+	defer func() {
+		for n, u := range orig {
+			n.use = u
+		}
+	}()
 	var events []simEvent
 	seq := 0
 	push := func(at time.Time, n *qnode, u map[fr]int64) {
@@ -541,7 +602,7 @@ func (rp *replay) simulate(q float64) map[string]time.Time {
 	starts := map[string]time.Time{}
 	waiting := slices.Clone(rp.pending)
 	for t := rp.now; ; {
-		rp.admit(t, use, &waiting, starts, push)
+		rp.admit(t, &waiting, starts, push)
 		if len(waiting) == 0 || len(events) == 0 {
 			return starts
 		}
@@ -552,7 +613,7 @@ func (rp *replay) simulate(q float64) map[string]time.Time {
 			events = events[1:]
 			if ev.node != nil {
 				for k, v := range ev.usage {
-					use[ev.node][k] = max(0, use[ev.node][k]-v)
+					ev.node.use[k] = max(0, ev.node.use[k]-v)
 				}
 			}
 		}
@@ -560,7 +621,7 @@ func (rp *replay) simulate(q float64) map[string]time.Time {
 }
 
 // admit admits, at t, every waiting Workload that fits in Kueue's order.
-func (rp *replay) admit(t time.Time, use map[*qnode]map[fr]int64, waiting *[]*pendingWL, starts map[string]time.Time, push func(time.Time, *qnode, map[fr]int64)) {
+func (rp *replay) admit(t time.Time, waiting *[]*pendingWL, starts map[string]time.Time, push func(time.Time, *qnode, map[fr]int64)) {
 	blocked := map[*cqReplay]bool{}
 	kept := (*waiting)[:0]
 	for _, pw := range *waiting {
@@ -568,7 +629,7 @@ func (rp *replay) admit(t time.Time, use map[*qnode]map[fr]int64, waiting *[]*pe
 			kept = append(kept, pw)
 			continue
 		}
-		u, fits, ever := rp.fit(pw, use)
+		u, fits, ever := rp.fit(pw)
 		if !ever {
 			// It can never fit (ExceedsMaxQuota): Kueue sets it aside.
 			pw.never = true
@@ -583,7 +644,7 @@ func (rp *replay) admit(t time.Time, use map[*qnode]map[fr]int64, waiting *[]*pe
 			continue
 		}
 		for k, v := range u {
-			use[pw.cq.node][k] += v
+			pw.cq.node.use[k] += v
 		}
 		starts[pw.key] = t
 		if d, ok := remaining(pw.runs, 0, pw.bound, 0.5); ok {
@@ -595,23 +656,13 @@ func (rp *replay) admit(t time.Time, use map[*qnode]map[fr]int64, waiting *[]*pe
 
 // fit places a pending Workload's pod sets as Kueue's flavor assigner
 // does (per resource group, the first eligible flavor whose resources all
-// fit, what earlier pod sets took counted first) against use. It returns
+// fit, what earlier pod sets took counted first) against the replay's
+// use. It returns
 // what the Workload would take, whether it fits now and whether it could
 // ever fit.
-func (rp *replay) fit(pw *pendingWL, use map[*qnode]map[fr]int64) (map[fr]int64, bool, bool) {
+func (rp *replay) fit(pw *pendingWL) (map[fr]int64, bool, bool) {
 	c := pw.cq
-	v := &quotaView{quotaTree: &quotaTree{cq: c.node, nodes: rp.tree.nodes, partial: rp.tree.partial}, self: map[fr]int64{}}
-	// The tree's nodes hold the replay's use while fit looks.
-	saved := map[*qnode]map[fr]int64{}
-	for _, n := range rp.tree.nodes {
-		saved[n] = n.use
-		n.use = use[n]
-	}
-	defer func() {
-		for _, n := range rp.tree.nodes {
-			n.use = saved[n]
-		}
-	}()
+	v := &quotaView{quotaTree: &quotaTree{cq: c.node, nodes: rp.tree.nodes, partial: rp.tree.partial}}
 	take := map[fr]int64{}
 	fitsNow, fitsEver := true, true
 	for _, req := range pw.reqs {
@@ -679,17 +730,12 @@ func (rp *replay) fit(pw *pendingWL, use map[*qnode]map[fr]int64) (map[fr]int64,
 // estimate fills e for the pending Workload wl from the replays.
 func (rp *replay) estimate(wl *kueue.Workload, e *Estimate) {
 	key := wl.Namespace + "/" + wl.Name
-	i := slices.IndexFunc(rp.pending, func(pw *pendingWL) bool { return pw.key == key })
-	if i < 0 {
+	i, ok := rp.index[key]
+	if !ok {
 		e.NoEstimate = "it is not among the pending Workloads I read"
 		return
 	}
-	self, ahead := rp.pending[i], 0
-	for _, pw := range rp.pending[:i] {
-		if pw.cq == self.cq && pw.held == "" && !pw.never {
-			ahead++
-		}
-	}
+	self, ahead := rp.pending[i], rp.ahead[i]
 	if self.held != "" {
 		e.NoEstimate = self.held + ": nothing is admitted until it is started again"
 		return
@@ -761,6 +807,9 @@ func (rp *replay) basis(self *pendingWL, ahead int) string {
 		parts = append(parts, "no finished workloads to learn from")
 	}
 	parts = append(parts, fmt.Sprintf("%d ahead in ClusterQueue %s", ahead, self.cq.cq.Name))
+	if n := rp.unseen[self.cq.cq.Name]; n > 0 {
+		parts = append(parts, fmt.Sprintf("%s of other namespaces not read (it may start later)", plural(n, "pending workload", "pending workloads")))
+	}
 	if rp.tree.cq.parent != nil || len(rp.cqs) > 1 {
 		parts = append(parts, "cohort "+rootName(self.cq.node))
 	}

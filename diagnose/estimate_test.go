@@ -342,6 +342,15 @@ func TestEstimate(t *testing.T) {
 			want: span{30 * s, 30 * s, 30 * s, "1 running workload (1 with limits), no finished workloads to learn from, 0 ahead in ClusterQueue a", ""},
 		},
 		{
+			name: "pending workloads of namespaces not read are named",
+			build: func(w *world) *kueue.Workload {
+				w.cq("a", "", "4").running("big", "a", "4", 0, maxExec(60))
+				w.clusterQueue("a").Status.PendingWorkloads = 3
+				return w.pending("me", "a", "4", m)
+			},
+			want: span{60 * s, 60 * s, 60 * s, "1 running workload (1 with limits), no finished workloads to learn from, 0 ahead in ClusterQueue a, 2 pending workloads of other namespaces not read (it may start later)", ""},
+		},
+		{
 			name: "ExceedsMaxQuota: no estimate",
 			build: func(w *world) *kueue.Workload {
 				w.cq("a", "", "4")
@@ -492,5 +501,40 @@ func TestQuantileAndRemaining(t *testing.T) {
 	}
 	if got, ok := remaining(nil, 90*s, ptr.To(60*s), 0.5); !ok || got != 0 {
 		t.Errorf("remaining past its bound = %v %v, want 0", got, ok)
+	}
+}
+
+func TestEstimatePhrase(t *testing.T) {
+	at := estNow
+	mk := func(lo, likely, hi time.Duration) *Estimate {
+		e := &Estimate{At: at}
+		l, li := at.Add(lo), at.Add(likely)
+		e.Earliest, e.Likely = &l, &li
+		if hi >= 0 {
+			h := at.Add(hi)
+			e.Latest = &h
+		}
+		return e
+	}
+	for _, c := range []struct {
+		e    *Estimate
+		want string
+	}{
+		{mk(20*m, 30*m, 45*m), "in 20-45 min, most likely in 30 min"},
+		{mk(0, 0, 0), "likely now (it fits as soon as Kueue evaluates it)"},
+		{mk(10*s, 2*m, 5*m), "within 5 min, most likely in 2 min"},
+		{mk(30*m, 30*m, 30*m), "likely in 30 min"},
+		{mk(50*m, 80*m, 2*time.Hour), "in 50 min-2 h, most likely in 1 h 20 min"},
+		{mk(2*time.Hour, 3*time.Hour, -1), "likely in 3 h or later (a workload it waits for has no known end)"},
+		{mk(26*time.Hour, 30*time.Hour, 50*time.Hour), "in 1 d 2 h-2 d 2 h, most likely in 1 d 6 h"},
+		{&Estimate{At: at, NoEstimate: "ClusterQueue a is stopped"}, "no estimate: ClusterQueue a is stopped"},
+	} {
+		if got := c.e.Phrase(); got != c.want {
+			t.Errorf("Phrase() = %q, want %q", got, c.want)
+		}
+	}
+	var none *Estimate
+	if none.Phrase() != "" {
+		t.Error("a nil estimate has a phrase")
 	}
 }

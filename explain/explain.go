@@ -157,6 +157,7 @@ func (e *Explainer) Explain(ctx context.Context, id rbac.Identity, q Question) (
 		return res, nil
 	case 1:
 		res.Report = diagnose.Analyze(found[0])
+		e.estimate(ctx, id, found[0], &res.Report)
 		return res, nil
 	}
 	where := make([]string, 0, len(found))

@@ -113,6 +113,12 @@ func TextString(r *diagnose.Report) string {
 		code += "/" + string(v.Cause)
 	}
 	fmt.Fprintf(tw, "Verdict:\t%s (stage %s)\n", code, v.Stage)
+	if e := r.Estimate; e != nil {
+		fmt.Fprintf(tw, "Estimated start:\t%s\n", e.Phrase())
+		if e.Basis != "" {
+			fmt.Fprintf(tw, "Based on:\t%s\n", e.Basis)
+		}
+	}
 	_ = tw.Flush()
 	fmt.Fprintf(&b, "\n%s\n", v.Headline)
 	if v.Detail != "" {
@@ -205,6 +211,13 @@ func MarkdownString(r *diagnose.Report) string {
 	fmt.Fprintf(&b, "**Workload:** `%s`  \n", orNone(r.Target.Workload))
 	fmt.Fprintf(&b, "**Queues:** LocalQueue `%s` (position %s), ClusterQueue `%s` (position %s)\n\n",
 		orNone(r.Queue.LocalQueue), pos(r.Queue.PositionInLocalQueue), orNone(r.Queue.ClusterQueue), pos(r.Queue.PositionInClusterQueue))
+	if e := r.Estimate; e != nil {
+		fmt.Fprintf(&b, "**Estimated start:** %s", mdEscape(e.Phrase()))
+		if e.Basis != "" {
+			fmt.Fprintf(&b, " (based on %s)", mdEscape(e.Basis))
+		}
+		b.WriteString("\n\n")
+	}
 	if v.Detail != "" {
 		fmt.Fprintf(&b, "%s\n\n", mdEscape(v.Detail))
 	}
