@@ -602,7 +602,7 @@ func (rp *replay) simulate(q float64) map[string]time.Time {
 	starts := map[string]time.Time{}
 	waiting := slices.Clone(rp.pending)
 	for t := rp.now; ; {
-		rp.admit(t, &waiting, starts, push)
+		rp.admit(t, q, &waiting, starts, push)
 		if len(waiting) == 0 || len(events) == 0 {
 			return starts
 		}
@@ -620,8 +620,9 @@ func (rp *replay) simulate(q float64) map[string]time.Time {
 	}
 }
 
-// admit admits, at t, every waiting Workload that fits in Kueue's order.
-func (rp *replay) admit(t time.Time, waiting *[]*pendingWL, starts map[string]time.Time, push func(time.Time, *qnode, map[fr]int64)) {
+// admit admits, at t, every waiting Workload that fits in Kueue's order;
+// each runs for quantile q of its queue's run times (or to its bound).
+func (rp *replay) admit(t time.Time, q float64, waiting *[]*pendingWL, starts map[string]time.Time, push func(time.Time, *qnode, map[fr]int64)) {
 	blocked := map[*cqReplay]bool{}
 	kept := (*waiting)[:0]
 	for _, pw := range *waiting {
@@ -647,7 +648,7 @@ func (rp *replay) admit(t time.Time, waiting *[]*pendingWL, starts map[string]ti
 			pw.cq.node.use[k] += v
 		}
 		starts[pw.key] = t
-		if d, ok := remaining(pw.runs, 0, pw.bound, 0.5); ok {
+		if d, ok := remaining(pw.runs, 0, pw.bound, q); ok {
 			push(t.Add(d), pw.cq.node, u)
 		}
 	}

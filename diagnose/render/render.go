@@ -113,16 +113,16 @@ func TextString(r *diagnose.Report) string {
 		code += "/" + string(v.Cause)
 	}
 	fmt.Fprintf(tw, "Verdict:\t%s (stage %s)\n", code, v.Stage)
-	if e := r.Estimate; e != nil {
-		fmt.Fprintf(tw, "Estimated start:\t%s\n", e.Phrase())
-		if e.Basis != "" {
-			fmt.Fprintf(tw, "Based on:\t%s\n", e.Basis)
-		}
-	}
 	_ = tw.Flush()
 	fmt.Fprintf(&b, "\n%s\n", v.Headline)
 	if v.Detail != "" {
 		fmt.Fprintf(&b, "%s\n", wrap(v.Detail, 100, ""))
+	}
+	if e := r.Estimate; e != nil {
+		fmt.Fprintf(&b, "\nEstimated start: %s\n", wrap(e.Phrase(), 100, "  "))
+		if e.Basis != "" {
+			fmt.Fprintf(&b, "Based on: %s\n", wrap(e.Basis, 100, "  "))
+		}
 	}
 
 	b.WriteString("\nQuota:\n")

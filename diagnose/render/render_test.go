@@ -68,7 +68,7 @@ func TestEstimate(t *testing.T) {
 		Estimate: &diagnose.Estimate{At: at, Earliest: &lo, Likely: &likely, Latest: &hi, Basis: "3 running workloads (3 with limits), 14 finished in the last 24h, 2 ahead in ClusterQueue a"},
 	}
 	want := "in 20-45 min, most likely in 30 min"
-	if txt := TextString(r); !strings.Contains(txt, "Estimated start:  "+want+"\nBased on:         3 running workloads") {
+	if txt := TextString(r); !strings.Contains(txt, "\nEstimated start: "+want+"\nBased on: 3 running workloads") {
 		t.Errorf("text:\n%s", txt)
 	}
 	if md := MarkdownString(r); !strings.Contains(md, "**Estimated start:** "+want+" (based on 3 running workloads (3 with limits), 14 finished") {
@@ -90,7 +90,7 @@ func TestEstimate(t *testing.T) {
 		}
 	}
 	r.Estimate = &diagnose.Estimate{At: at, NoEstimate: "ClusterQueue a is stopped"}
-	if txt := TextString(r); !strings.Contains(txt, "Estimated start:  no estimate: ClusterQueue a is stopped\n") || strings.Contains(txt, "Based on") {
+	if txt := TextString(r); !strings.Contains(txt, "\nEstimated start: no estimate: ClusterQueue a is stopped\n") || strings.Contains(txt, "Based on") {
 		t.Errorf("text without an estimate:\n%s", txt)
 	}
 	r.Estimate = nil
