@@ -503,23 +503,24 @@ func (f *Forecast) bound(wl *kueue.Workload) *time.Duration {
 }
 
 // remaining is how much longer a run that has lasted elapsed goes on, at
-// quantile q of the runs that lasted longer (the run-time distribution
-// conditioned on what is known), never past its bound. ok is false when
-// neither the history nor a bound says anything.
+// quantile q of the finished runs that lasted longer and, when it has a
+// bound, no longer than the bound (the run-time distribution conditioned
+// on what is known of this run); at its bound when no finished run is in
+// that window. ok is false when neither the history nor a bound says
+// anything.
 func remaining(runs []time.Duration, elapsed time.Duration, bound *time.Duration, q float64) (time.Duration, bool) {
-	var r time.Duration
-	ok := false
 	i := sort.Search(len(runs), func(i int) bool { return runs[i] > elapsed })
-	if survivors := runs[i:]; len(survivors) > 0 {
-		r, ok = quantile(survivors, q)-elapsed, true
+	j := len(runs)
+	if bound != nil {
+		j = sort.Search(len(runs), func(j int) bool { return runs[j] > *bound })
+	}
+	if i < j {
+		return quantile(runs[i:j], q) - elapsed, true
 	}
 	if bound != nil {
-		if b := max(0, *bound-elapsed); !ok || b < r {
-			r = b
-		}
-		ok = true
+		return max(0, *bound-elapsed), true
 	}
-	return r, ok
+	return 0, false
 }
 
 // quantile is the q-quantile of sorted (linear between order statistics,
@@ -620,39 +621,55 @@ func (rp *replay) simulate(q float64) map[string]time.Time {
 	}
 }
 
-// admit admits, at t, every waiting Workload that fits in Kueue's order;
-// each runs for quantile q of its queue's run times (or to its bound).
+// admit admits, at t, every waiting Workload that fits, as Kueue's
+// scheduler orders them: those that fit within their ClusterQueue's
+// nominal quota first, then those that must borrow, each in Kueue's
+// queue order. Each runs for quantile q of its queue's run times (or to
+// its bound).
 func (rp *replay) admit(t time.Time, q float64, waiting *[]*pendingWL, starts map[string]time.Time, push func(time.Time, *qnode, map[fr]int64)) {
-	blocked := map[*cqReplay]bool{}
-	kept := (*waiting)[:0]
-	for _, pw := range *waiting {
-		if pw.held != "" || pw.never || blocked[pw.cq] || pw.notBefore.After(t) {
-			kept = append(kept, pw)
-			continue
-		}
-		u, fits, ever := rp.fit(pw)
-		if !ever {
-			// It can never fit (ExceedsMaxQuota): Kueue sets it aside.
-			pw.never = true
-			kept = append(kept, pw)
-			continue
-		}
-		if !fits {
-			if pw.cq.strict {
-				blocked[pw.cq] = true
+	for _, mayBorrow := range []bool{false, true} {
+		blocked := map[*cqReplay]bool{}
+		kept := (*waiting)[:0]
+		for _, pw := range *waiting {
+			if pw.held != "" || pw.never || blocked[pw.cq] || pw.notBefore.After(t) {
+				kept = append(kept, pw)
+				continue
 			}
-			kept = append(kept, pw)
-			continue
+			u, fits, ever := rp.fit(pw)
+			if !ever {
+				// It can never fit (ExceedsMaxQuota): Kueue sets it aside.
+				pw.never = true
+				kept = append(kept, pw)
+				continue
+			}
+			if !fits || !mayBorrow && borrows(pw.cq.node, u) {
+				if pw.cq.strict {
+					blocked[pw.cq] = true
+				}
+				kept = append(kept, pw)
+				continue
+			}
+			for k, v := range u {
+				pw.cq.node.use[k] += v
+			}
+			starts[pw.key] = t
+			if d, ok := remaining(pw.runs, 0, pw.bound, q); ok {
+				push(t.Add(d), pw.cq.node, u)
+			}
 		}
-		for k, v := range u {
-			pw.cq.node.use[k] += v
-		}
-		starts[pw.key] = t
-		if d, ok := remaining(pw.runs, 0, pw.bound, q); ok {
-			push(t.Add(d), pw.cq.node, u)
+		*waiting = kept
+	}
+}
+
+// borrows reports whether taking u would put the ClusterQueue n over its
+// nominal quota of some resource.
+func borrows(n *qnode, u map[fr]int64) bool {
+	for k, v := range u {
+		if n.use[k]+v > n.nominal[k] {
+			return true
 		}
 	}
-	*waiting = kept
+	return false
 }
 
 // fit places a pending Workload's pod sets as Kueue's flavor assigner

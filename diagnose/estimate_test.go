@@ -192,12 +192,14 @@ func TestEstimate(t *testing.T) {
 			want: span{52 * s, 70 * s, 88 * s, "1 running workload (1 by run times), 5 finished in the last 6m, 0 ahead in ClusterQueue a", ""},
 		},
 		{
-			name: "a limit shorter than the history wins",
+			name: "a limit truncates the history",
 			build: func(w *world) *kueue.Workload {
 				w.cq("a", "", "4").running("big", "a", "4", 30*s, maxExec(120)).finished("a", 2*m, runs5...)
 				return w.pending("me", "a", "4", m)
 			},
-			want: span{78 * s, 90 * s, 90 * s, "1 running workload (1 with limits), 5 finished in the last 6m, 0 ahead in ClusterQueue a", ""},
+			// Of the finished runs, those within the limit and past 30s:
+			// 60s and 120s.
+			want: span{42 * s, 60 * s, 78 * s, "1 running workload (1 with limits), 5 finished in the last 6m, 0 ahead in ClusterQueue a", ""},
 		},
 		{
 			name: "no limit and no history: no estimate",
@@ -283,6 +285,16 @@ func TestEstimate(t *testing.T) {
 			},
 			// b's own Workload is older: it takes the freed quota first.
 			want: span{160 * s, 160 * s, 160 * s, "1 running workload (1 with limits), no finished workloads to learn from, 0 ahead in ClusterQueue a, cohort pool", ""},
+		},
+		{
+			name: "within its nominal quota it goes before an older one that must borrow",
+			build: func(w *world) *kueue.Workload {
+				w.cq("a", "pool", "2").running("mine", "a", "2", 0, maxExec(50))
+				w.cq("b", "pool", "2").running("theirs", "b", "2", 0, maxExec(100))
+				w.pending("older", "b", "2", 2*m, maxExec(100))
+				return w.pending("me", "a", "2", m)
+			},
+			want: span{50 * s, 50 * s, 50 * s, "2 running workloads (2 with limits), no finished workloads to learn from, 0 ahead in ClusterQueue a, cohort pool", ""},
 		},
 		{
 			name: "the job's activeDeadlineSeconds bounds it",
@@ -501,6 +513,9 @@ func TestQuantileAndRemaining(t *testing.T) {
 	}
 	if got, ok := remaining(nil, 90*s, ptr.To(60*s), 0.5); !ok || got != 0 {
 		t.Errorf("remaining past its bound = %v %v, want 0", got, ok)
+	}
+	if got, ok := remaining(runs, 5*s, ptr.To(25*s), 0.5); !ok || got != 10*s {
+		t.Errorf("remaining within a bound = %v %v, want 10s (the median of 10s and 20s, less 5s)", got, ok)
 	}
 }
 
