@@ -237,6 +237,8 @@ type replay struct {
 	// Workloads that may be admitted are ahead of it in its ClusterQueue.
 	index map[string]int
 	ahead []int
+	// arrivals are the Workloads the replay expects to arrive.
+	arrivals []*pendingWL
 	// unseen counts, per ClusterQueue, the pending Workloads its status
 	// counts beyond those read (of namespaces the reads did not cover):
 	// some may be ahead.
@@ -273,6 +275,9 @@ type runningWL struct {
 
 // pendingWL is a pending Workload of the tree.
 type pendingWL struct {
+	// arrival is set for a Workload the replay expects to arrive (at the
+	// LocalQueue's recent rate), not one read.
+	arrival   bool
 	key       string
 	wl        *kueue.Workload
 	cq        *cqReplay
@@ -420,11 +425,90 @@ func (f *Forecast) newReplay(cqName string) *replay {
 			rp.unseen[name] = n
 		}
 	}
+	rp.arrivals = f.arrivals(rp, runsFor)
+	rp.pending = append(rp.pending, rp.arrivals...)
 	slices.SortFunc(rp.running, func(a, b *runningWL) int { return cmp.Compare(a.key, b.key) })
 	slices.SortFunc(rp.pending, func(a, b *pendingWL) int {
 		return cmp.Or(cmp.Compare(b.prio, a.prio), a.ts.Compare(b.ts), cmp.Compare(a.wl.UID, b.wl.UID), cmp.Compare(a.key, b.key))
 	})
 	return rp
+}
+
+// Arrivals: a LocalQueue with at least minArrivals Workloads created in
+// the last arrivalWindow, the last of them recent (within two of its
+// gaps), is expected to go on receiving Workloads like its latest, at the
+// mean gap between those creations, for as long again as they span (at
+// most maxArrivals of them).
+const (
+	arrivalWindow = time.Hour
+	minArrivals   = 3
+	maxArrivals   = 200
+)
+
+// arrivals are the Workloads the replay expects each LocalQueue of the
+// tree to receive. They are queued behind everything read of the same
+// priority, so they delay a Workload only where Kueue would let them go
+// first: when it does not fit and they do (BestEffortFIFO), or when they
+// fit within their ClusterQueue's nominal quota and it must borrow.
+func (f *Forecast) arrivals(rp *replay, runsFor func(string, kueue.LocalQueueName, *cqReplay) []time.Duration) []*pendingWL {
+	type lqArrivals struct {
+		times  []time.Time
+		latest *kueue.Workload
+		cq     *cqReplay
+	}
+	byLQ := map[string]*lqArrivals{}
+	for _, wl := range f.in.Objects.Workloads {
+		created := wl.CreationTimestamp.Time
+		if created.After(rp.now) || rp.now.Sub(created) > arrivalWindow || wl.Spec.QueueName == "" {
+			continue
+		}
+		c := rp.cqs[f.clusterQueueOf(wl)]
+		if c == nil {
+			continue
+		}
+		key := wl.Namespace + "/" + string(wl.Spec.QueueName)
+		a := byLQ[key]
+		if a == nil {
+			a = &lqArrivals{cq: c}
+			byLQ[key] = a
+		}
+		a.times = append(a.times, created)
+		if a.latest == nil || created.After(a.latest.CreationTimestamp.Time) ||
+			created.Equal(a.latest.CreationTimestamp.Time) && wl.Name > a.latest.Name {
+			a.latest = wl
+		}
+	}
+	keys := make([]string, 0, len(byLQ))
+	for k := range byLQ {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	var out []*pendingWL
+	for _, key := range keys {
+		a := byLQ[key]
+		if len(a.times) < minArrivals || a.cq.held != "" {
+			continue
+		}
+		slices.SortFunc(a.times, func(x, y time.Time) int { return x.Compare(y) })
+		first, last := a.times[0], a.times[len(a.times)-1]
+		gap := last.Sub(first) / time.Duration(len(a.times)-1)
+		if gap <= 0 || rp.now.Sub(last) > 2*gap {
+			continue
+		}
+		until := rp.now.Add(rp.now.Sub(first))
+		tmpl := a.latest
+		reqs := workloadRequests(tmpl, nil)
+		runs := runsFor(tmpl.Namespace, tmpl.Spec.QueueName, a.cq)
+		bound := f.bound(tmpl)
+		for i, t := 1, last.Add(gap); i <= maxArrivals && t.Before(until); i, t = i+1, t.Add(gap) {
+			if !t.After(rp.now) {
+				continue
+			}
+			out = append(out, &pendingWL{arrival: true, key: fmt.Sprintf("%s/~arrival-%d", key, i), wl: tmpl, cq: a.cq,
+				prio: priorityOf(tmpl), ts: t, notBefore: t, reqs: reqs, bound: bound, runs: runs})
+		}
+	}
+	return out
 }
 
 func derefAll[T any](in []*T) []T {
@@ -556,7 +640,7 @@ func (rp *replay) run() {
 	for i, pw := range rp.pending {
 		rp.index[pw.key] = i
 		rp.ahead[i] = counts[pw.cq]
-		if pw.held == "" && !pw.never {
+		if pw.held == "" && !pw.never && !pw.arrival {
 			counts[pw.cq]++
 		}
 	}
@@ -825,6 +909,19 @@ func (rp *replay) basis(self *pendingWL, ahead int) string {
 		parts = append(parts, "no finished workloads to learn from")
 	}
 	parts = append(parts, fmt.Sprintf("%d ahead in ClusterQueue %s", ahead, self.cq.cq.Name))
+	// Expected arrivals are named when the likely replay admits some of
+	// them first.
+	first := 0
+	if likely, ok := rp.starts[1][self.key]; ok {
+		for _, a := range rp.arrivals {
+			if t, ok := rp.starts[1][a.key]; ok && t.Before(likely) {
+				first++
+			}
+		}
+	}
+	if first > 0 {
+		parts = append(parts, plural(first, "expected arrival", "expected arrivals")+" (at their queues' recent rates) admitted first")
+	}
 	if n := rp.unseen[self.cq.cq.Name]; n > 0 {
 		parts = append(parts, fmt.Sprintf("%s of other namespaces not read (it may start later)", plural(n, "pending workload", "pending workloads")))
 	}
