@@ -2,6 +2,7 @@ package diagnose
 
 import (
 	"cmp"
+	"container/heap"
 	"fmt"
 	"maps"
 	"math"
@@ -72,11 +73,14 @@ type ForecastInput struct {
 // Workloads asked about. A Forecast is pure (the same input gives the same
 // estimates) and safe for concurrent use.
 type Forecast struct {
-	in    ForecastInput
-	lqs   map[string]*kueue.LocalQueue
-	cqs   map[string]*kueue.ClusterQueue
-	mu    sync.Mutex
-	trees map[string]*replay // by the name of any ClusterQueue of the tree
+	in  ForecastInput
+	lqs map[string]*kueue.LocalQueue
+	cqs map[string]*kueue.ClusterQueue
+	// inferred maps "namespace/localQueue" to a ClusterQueue, for
+	// LocalQueues the reads did not hold.
+	inferred map[string]string
+	mu       sync.Mutex
+	trees    map[string]*replay // by the name of any ClusterQueue of the tree
 }
 
 // Scenario quantiles of the run-time distribution: the optimistic replay
@@ -93,12 +97,27 @@ const (
 
 // NewForecast returns the forecast of in. It derives nothing until asked.
 func NewForecast(in ForecastInput) *Forecast {
-	f := &Forecast{in: in, lqs: map[string]*kueue.LocalQueue{}, cqs: map[string]*kueue.ClusterQueue{}, trees: map[string]*replay{}}
+	f := &Forecast{in: in, lqs: map[string]*kueue.LocalQueue{}, cqs: map[string]*kueue.ClusterQueue{}, inferred: map[string]string{}, trees: map[string]*replay{}}
 	for _, lq := range in.Objects.LocalQueues {
 		f.lqs[lq.Namespace+"/"+lq.Name] = lq
 	}
 	for _, cq := range in.Objects.ClusterQueues {
 		f.cqs[cq.Name] = cq
+	}
+	// A LocalQueue the reads did not hold is placed in the ClusterQueue
+	// its Workloads were admitted to (the latest admitted wins).
+	var latest map[string]time.Time
+	for _, wl := range in.Objects.Workloads {
+		key := wl.Namespace + "/" + string(wl.Spec.QueueName)
+		if wl.Status.Admission == nil || wl.Spec.QueueName == "" || f.lqs[key] != nil {
+			continue
+		}
+		if latest == nil {
+			latest = map[string]time.Time{}
+		}
+		if at := reservedAt(wl); f.inferred[key] == "" || at.After(latest[key]) || at.Equal(latest[key]) && string(wl.Status.Admission.ClusterQueue) < f.inferred[key] {
+			f.inferred[key], latest[key] = string(wl.Status.Admission.ClusterQueue), at
+		}
 	}
 	return f
 }
@@ -188,19 +207,7 @@ func (f *Forecast) clusterQueueOf(wl *kueue.Workload) string {
 	if lq := f.lqs[wl.Namespace+"/"+string(wl.Spec.QueueName)]; lq != nil {
 		return string(lq.Spec.ClusterQueue)
 	}
-	return f.inferred()[wl.Namespace+"/"+string(wl.Spec.QueueName)]
-}
-
-// inferred maps "namespace/localQueue" to the ClusterQueue its Workloads
-// were admitted to, for LocalQueues the reads did not hold.
-func (f *Forecast) inferred() map[string]string {
-	m := map[string]string{}
-	for _, wl := range f.in.Objects.Workloads {
-		if wl.Status.Admission != nil && wl.Spec.QueueName != "" {
-			m[wl.Namespace+"/"+string(wl.Spec.QueueName)] = string(wl.Status.Admission.ClusterQueue)
-		}
-	}
-	return m
+	return f.inferred[wl.Namespace+"/"+string(wl.Spec.QueueName)]
 }
 
 // replayOf returns the replay of cq's cohort tree, running it once.
@@ -237,8 +244,6 @@ type replay struct {
 	// Workloads that may be admitted are ahead of it in its ClusterQueue.
 	index map[string]int
 	ahead []int
-	// arrivals are the Workloads the replay expects to arrive.
-	arrivals []*pendingWL
 	// unseen counts, per ClusterQueue, the pending Workloads its status
 	// counts beyond those read (of namespaces the reads did not cover):
 	// some may be ahead.
@@ -275,9 +280,6 @@ type runningWL struct {
 
 // pendingWL is a pending Workload of the tree.
 type pendingWL struct {
-	// arrival is set for a Workload the replay expects to arrive (at the
-	// LocalQueue's recent rate), not one read.
-	arrival   bool
 	key       string
 	wl        *kueue.Workload
 	cq        *cqReplay
@@ -289,6 +291,7 @@ type pendingWL struct {
 	bound     *time.Duration
 	runs      []time.Duration
 	never     bool
+	shapeKey  string
 }
 
 func (f *Forecast) newReplay(cqName string) *replay {
@@ -425,90 +428,11 @@ func (f *Forecast) newReplay(cqName string) *replay {
 			rp.unseen[name] = n
 		}
 	}
-	rp.arrivals = f.arrivals(rp, runsFor)
-	rp.pending = append(rp.pending, rp.arrivals...)
 	slices.SortFunc(rp.running, func(a, b *runningWL) int { return cmp.Compare(a.key, b.key) })
 	slices.SortFunc(rp.pending, func(a, b *pendingWL) int {
 		return cmp.Or(cmp.Compare(b.prio, a.prio), a.ts.Compare(b.ts), cmp.Compare(a.wl.UID, b.wl.UID), cmp.Compare(a.key, b.key))
 	})
 	return rp
-}
-
-// Arrivals: a LocalQueue with at least minArrivals Workloads created in
-// the last arrivalWindow, the last of them recent (within two of its
-// gaps), is expected to go on receiving Workloads like its latest, at the
-// mean gap between those creations, for as long again as they span (at
-// most maxArrivals of them).
-const (
-	arrivalWindow = time.Hour
-	minArrivals   = 3
-	maxArrivals   = 200
-)
-
-// arrivals are the Workloads the replay expects each LocalQueue of the
-// tree to receive. They are queued behind everything read of the same
-// priority, so they delay a Workload only where Kueue would let them go
-// first: when it does not fit and they do (BestEffortFIFO), or when they
-// fit within their ClusterQueue's nominal quota and it must borrow.
-func (f *Forecast) arrivals(rp *replay, runsFor func(string, kueue.LocalQueueName, *cqReplay) []time.Duration) []*pendingWL {
-	type lqArrivals struct {
-		times  []time.Time
-		latest *kueue.Workload
-		cq     *cqReplay
-	}
-	byLQ := map[string]*lqArrivals{}
-	for _, wl := range f.in.Objects.Workloads {
-		created := wl.CreationTimestamp.Time
-		if created.After(rp.now) || rp.now.Sub(created) > arrivalWindow || wl.Spec.QueueName == "" {
-			continue
-		}
-		c := rp.cqs[f.clusterQueueOf(wl)]
-		if c == nil {
-			continue
-		}
-		key := wl.Namespace + "/" + string(wl.Spec.QueueName)
-		a := byLQ[key]
-		if a == nil {
-			a = &lqArrivals{cq: c}
-			byLQ[key] = a
-		}
-		a.times = append(a.times, created)
-		if a.latest == nil || created.After(a.latest.CreationTimestamp.Time) ||
-			created.Equal(a.latest.CreationTimestamp.Time) && wl.Name > a.latest.Name {
-			a.latest = wl
-		}
-	}
-	keys := make([]string, 0, len(byLQ))
-	for k := range byLQ {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	var out []*pendingWL
-	for _, key := range keys {
-		a := byLQ[key]
-		if len(a.times) < minArrivals || a.cq.held != "" {
-			continue
-		}
-		slices.SortFunc(a.times, func(x, y time.Time) int { return x.Compare(y) })
-		first, last := a.times[0], a.times[len(a.times)-1]
-		gap := last.Sub(first) / time.Duration(len(a.times)-1)
-		if gap <= 0 || rp.now.Sub(last) > 2*gap {
-			continue
-		}
-		until := rp.now.Add(rp.now.Sub(first))
-		tmpl := a.latest
-		reqs := workloadRequests(tmpl, nil)
-		runs := runsFor(tmpl.Namespace, tmpl.Spec.QueueName, a.cq)
-		bound := f.bound(tmpl)
-		for i, t := 1, last.Add(gap); i <= maxArrivals && t.Before(until); i, t = i+1, t.Add(gap) {
-			if !t.After(rp.now) {
-				continue
-			}
-			out = append(out, &pendingWL{arrival: true, key: fmt.Sprintf("%s/~arrival-%d", key, i), wl: tmpl, cq: a.cq,
-				prio: priorityOf(tmpl), ts: t, notBefore: t, reqs: reqs, bound: bound, runs: runs})
-		}
-	}
-	return out
 }
 
 func derefAll[T any](in []*T) []T {
@@ -640,7 +564,7 @@ func (rp *replay) run() {
 	for i, pw := range rp.pending {
 		rp.index[pw.key] = i
 		rp.ahead[i] = counts[pw.cq]
-		if pw.held == "" && !pw.never && !pw.arrival {
+		if pw.held == "" && !pw.never {
 			counts[pw.cq]++
 		}
 	}
@@ -668,10 +592,10 @@ func (rp *replay) simulate(q float64) map[string]time.Time {
 			n.use = u
 		}
 	}()
-	var events []simEvent
+	events := &eventHeap{}
 	seq := 0
 	push := func(at time.Time, n *qnode, u map[fr]int64) {
-		events = append(events, simEvent{at: at, node: n, usage: u, seq: seq})
+		heap.Push(events, simEvent{at: at, node: n, usage: u, seq: seq})
 		seq++
 	}
 	for _, rw := range rp.running {
@@ -688,14 +612,12 @@ func (rp *replay) simulate(q float64) map[string]time.Time {
 	waiting := slices.Clone(rp.pending)
 	for t := rp.now; ; {
 		rp.admit(t, q, &waiting, starts, push)
-		if len(waiting) == 0 || len(events) == 0 {
+		if len(waiting) == 0 || events.Len() == 0 {
 			return starts
 		}
-		slices.SortFunc(events, func(a, b simEvent) int { return cmp.Or(a.at.Compare(b.at), cmp.Compare(a.seq, b.seq)) })
-		t = events[0].at
-		for len(events) > 0 && !events[0].at.After(t) {
-			ev := events[0]
-			events = events[1:]
+		t = (*events)[0].at
+		for events.Len() > 0 && !(*events)[0].at.After(t) {
+			ev := heap.Pop(events).(simEvent)
 			if ev.node != nil {
 				for k, v := range ev.usage {
 					ev.node.use[k] = max(0, ev.node.use[k]-v)
@@ -703,6 +625,27 @@ func (rp *replay) simulate(q float64) map[string]time.Time {
 			}
 		}
 	}
+}
+
+// eventHeap orders a replay's events by time, then by when they were
+// pushed (container/heap).
+type eventHeap []simEvent
+
+func (h eventHeap) Len() int { return len(h) }
+func (h eventHeap) Less(i, j int) bool {
+	return h[i].at.Before(h[j].at) || h[i].at.Equal(h[j].at) && h[i].seq < h[j].seq
+}
+func (h eventHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+
+// Push implements heap.Interface.
+func (h *eventHeap) Push(x any) { *h = append(*h, x.(simEvent)) }
+
+// Pop implements heap.Interface.
+func (h *eventHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
 }
 
 // admit admits, at t, every waiting Workload that fits, as Kueue's
@@ -713,9 +656,13 @@ func (rp *replay) simulate(q float64) map[string]time.Time {
 func (rp *replay) admit(t time.Time, q float64, waiting *[]*pendingWL, starts map[string]time.Time, push func(time.Time, *qnode, map[fr]int64)) {
 	for _, mayBorrow := range []bool{false, true} {
 		blocked := map[*cqReplay]bool{}
+		// A shape that did not fit a ClusterQueue does not fit it later
+		// in the pass either (admitting only takes quota): the many
+		// Workloads of one template are tried once.
+		failed := map[*cqReplay]map[string]bool{}
 		kept := (*waiting)[:0]
 		for _, pw := range *waiting {
-			if pw.held != "" || pw.never || blocked[pw.cq] || pw.notBefore.After(t) {
+			if pw.held != "" || pw.never || blocked[pw.cq] || pw.notBefore.After(t) || failed[pw.cq][pw.shape()] {
 				kept = append(kept, pw)
 				continue
 			}
@@ -730,6 +677,12 @@ func (rp *replay) admit(t time.Time, q float64, waiting *[]*pendingWL, starts ma
 				if pw.cq.strict {
 					blocked[pw.cq] = true
 				}
+				if !fits {
+					if failed[pw.cq] == nil {
+						failed[pw.cq] = map[string]bool{}
+					}
+					failed[pw.cq][pw.shape()] = true
+				}
 				kept = append(kept, pw)
 				continue
 			}
@@ -743,6 +696,26 @@ func (rp *replay) admit(t time.Time, q float64, waiting *[]*pendingWL, starts ma
 		}
 		*waiting = kept
 	}
+}
+
+// shape names what a pending Workload asks for, pod set by pod set
+// (computed once): Workloads of one shape fit alike.
+func (pw *pendingWL) shape() string {
+	if pw.shapeKey != "" {
+		return pw.shapeKey
+	}
+	var b strings.Builder
+	for _, req := range pw.reqs {
+		fmt.Fprintf(&b, "%d;", req.count)
+		for _, r := range req.resources() {
+			fmt.Fprintf(&b, "%s=%d,", r, req.total[r])
+		}
+		// Eligibility depends on the pod template: shapes of different
+		// templates never match.
+		fmt.Fprintf(&b, "%p|", req.spec)
+	}
+	pw.shapeKey = b.String()
+	return pw.shapeKey
 }
 
 // borrows reports whether taking u would put the ClusterQueue n over its
@@ -909,19 +882,6 @@ func (rp *replay) basis(self *pendingWL, ahead int) string {
 		parts = append(parts, "no finished workloads to learn from")
 	}
 	parts = append(parts, fmt.Sprintf("%d ahead in ClusterQueue %s", ahead, self.cq.cq.Name))
-	// Expected arrivals are named when the likely replay admits some of
-	// them first.
-	first := 0
-	if likely, ok := rp.starts[1][self.key]; ok {
-		for _, a := range rp.arrivals {
-			if t, ok := rp.starts[1][a.key]; ok && t.Before(likely) {
-				first++
-			}
-		}
-	}
-	if first > 0 {
-		parts = append(parts, plural(first, "expected arrival", "expected arrivals")+" (at their queues' recent rates) admitted first")
-	}
 	if n := rp.unseen[self.cq.cq.Name]; n > 0 {
 		parts = append(parts, fmt.Sprintf("%s of other namespaces not read (it may start later)", plural(n, "pending workload", "pending workloads")))
 	}

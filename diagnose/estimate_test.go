@@ -297,32 +297,6 @@ func TestEstimate(t *testing.T) {
 			want: span{50 * s, 50 * s, 50 * s, "2 running workloads (2 with limits), no finished workloads to learn from, 0 ahead in ClusterQueue a, cohort pool", ""},
 		},
 		{
-			name: "arrivals at the recent rate that need not borrow go first",
-			build: func(w *world) *kueue.Workload {
-				// big has run past every finished run: its limit ends it.
-				w.cq("a", "pool", "2").running("big", "a", "2", 20*s, maxExec(50), func(wl *kueue.Workload) {
-					wl.CreationTimestamp = metav1.NewTime(estNow.Add(-2 * time.Hour))
-				})
-				w.cq("b", "pool", "0")
-				// LocalQueue lq-a received a 1-cpu workload every 10s,
-				// each done in 5s.
-				for i := range 5 {
-					created := estNow.Add(-time.Duration(50-10*i) * s)
-					wl := wlOf(fmt.Sprintf("quick-%d", i), "a", "1")
-					wl.CreationTimestamp = metav1.NewTime(created)
-					wl.Status.Admission = &kueue.Admission{ClusterQueue: "a"}
-					wl.Status.Conditions = []metav1.Condition{cond(kueue.WorkloadQuotaReserved, created), cond(kueue.WorkloadFinished, created.Add(5*s))}
-					w.in.Objects.Workloads = append(w.in.Objects.Workloads, wl)
-				}
-				return w.pending("me", "b", "2", m)
-			},
-			report: func() *Report { return waiting("b") },
-			// big frees a's 2 cpu at 30s; the arrivals of 10s, 20s, 30s
-			// and 40s fit a's nominal quota and go first; me, which must
-			// borrow, gets 2 cpu at 45s.
-			want: span{45 * s, 45 * s, 45 * s, "1 running workload (1 with limits), 5 finished in the last 45s, 0 ahead in ClusterQueue b, 4 expected arrivals (at their queues' recent rates) admitted first, cohort pool", ""},
-		},
-		{
 			name: "the job's activeDeadlineSeconds bounds it",
 			build: func(w *world) *kueue.Workload {
 				w.cq("a", "", "4").running("big", "a", "4", 10*s, func(wl *kueue.Workload) {
