@@ -79,8 +79,10 @@ type Forecast struct {
 	// inferred maps "namespace/localQueue" to a ClusterQueue, for
 	// LocalQueues the reads did not hold.
 	inferred map[string]string
-	mu       sync.Mutex
-	trees    map[string]*replay // by the name of any ClusterQueue of the tree
+	// byCQ are the Workloads of each ClusterQueue, in input order.
+	byCQ  map[string][]*kueue.Workload
+	mu    sync.Mutex
+	trees map[string]*replay // by the name of any ClusterQueue of the tree
 }
 
 // Scenario quantiles of the run-time distribution: the optimistic replay
@@ -117,6 +119,12 @@ func NewForecast(in ForecastInput) *Forecast {
 		}
 		if at := reservedAt(wl); f.inferred[key] == "" || at.After(latest[key]) || at.Equal(latest[key]) && string(wl.Status.Admission.ClusterQueue) < f.inferred[key] {
 			f.inferred[key], latest[key] = string(wl.Status.Admission.ClusterQueue), at
+		}
+	}
+	f.byCQ = map[string][]*kueue.Workload{}
+	for _, wl := range in.Objects.Workloads {
+		if cq := f.clusterQueueOf(wl); cq != "" {
+			f.byCQ[cq] = append(f.byCQ[cq], wl)
 		}
 	}
 	return f
@@ -240,6 +248,10 @@ type replay struct {
 	incomplete string
 	// starts are, per scenario, when each pending Workload is admitted.
 	starts [3]map[string]time.Time
+	// once makes running1, history and never, the words every estimate
+	// of the replay shares.
+	once                     sync.Once
+	running1, history, never string
 	// index is each pending Workload's place in pending, ahead how many
 	// Workloads that may be admitted are ahead of it in its ClusterQueue.
 	index map[string]int
@@ -269,6 +281,7 @@ type cqReplay struct {
 // runningWL is an admitted Workload of the tree.
 type runningWL struct {
 	key   string
+	wl    *kueue.Workload
 	cq    *cqReplay
 	usage map[fr]int64
 	// elapsed is how long it has held its quota; bound what its limits
@@ -329,12 +342,18 @@ func (f *Forecast) newReplay(cqName string) *replay {
 	lqRuns := map[string][]finishedRun{}
 	cqRuns := map[string][]finishedRun{}
 	known := map[*qnode]map[fr]int64{}
-	for _, wl := range in.Objects.Workloads {
+	names := make([]string, 0, len(rp.cqs))
+	for name := range rp.cqs {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	var wls []*kueue.Workload
+	for _, name := range names {
+		wls = append(wls, f.byCQ[name]...)
+	}
+	for _, wl := range wls {
 		cqName := f.clusterQueueOf(wl)
 		c := rp.cqs[cqName]
-		if c == nil {
-			continue
-		}
 		key := wl.Namespace + "/" + wl.Name
 		lqKey := wl.Namespace + "/" + string(wl.Spec.QueueName)
 		switch PhaseOf(wl) {
@@ -352,7 +371,7 @@ func (f *Forecast) newReplay(cqName string) *replay {
 				}
 				known[c.node][k] += v
 			}
-			rw := &runningWL{key: key, cq: c, usage: u, elapsed: max(0, in.Now.Sub(reservedAt(wl))), bound: f.bound(wl)}
+			rw := &runningWL{key: key, wl: wl, cq: c, usage: u, elapsed: max(0, in.Now.Sub(reservedAt(wl))), bound: f.bound(wl)}
 			if rw.bound != nil && wl.Status.AccumulatedPastExecutionTimeSeconds != nil {
 				b := max(0, *rw.bound-time.Duration(*wl.Status.AccumulatedPastExecutionTimeSeconds)*time.Second)
 				rw.bound = &b
@@ -390,13 +409,8 @@ func (f *Forecast) newReplay(cqName string) *replay {
 		}
 		return c.runs
 	}
-	byKey := map[string]*kueue.Workload{}
-	for _, wl := range in.Objects.Workloads {
-		byKey[wl.Namespace+"/"+wl.Name] = wl
-	}
 	for _, rw := range rp.running {
-		wl := byKey[rw.key]
-		rw.runs = runsFor(wl.Namespace, wl.Spec.QueueName, rw.cq)
+		rw.runs = runsFor(rw.wl.Namespace, rw.wl.Spec.QueueName, rw.cq)
 	}
 	for _, pw := range rp.pending {
 		pw.runs = runsFor(pw.wl.Namespace, pw.wl.Spec.QueueName, pw.cq)
@@ -822,7 +836,8 @@ func (rp *replay) estimate(wl *kueue.Workload, e *Estimate) {
 		}
 	}
 	if got[1] == nil {
-		e.NoEstimate = rp.whyNever()
+		rp.once.Do(rp.summarize)
+		e.NoEstimate = rp.never
 		return
 	}
 	// Earlier ends can reorder a BestEffortFIFO queue: keep the range
@@ -846,41 +861,8 @@ func (rp *replay) estimate(wl *kueue.Workload, e *Estimate) {
 
 // basis says what the replay of self rests on.
 func (rp *replay) basis(self *pendingWL, ahead int) string {
-	var limited, learned, unknown int
-	for _, rw := range rp.running {
-		switch {
-		case rw.bound != nil:
-			limited++
-		case len(rw.runs) > 0:
-			learned++
-		default:
-			unknown++
-		}
-	}
-	var parts []string
-	n := len(rp.running)
-	switch {
-	case n == 0:
-		parts = append(parts, "nothing running")
-	default:
-		p := plural(n, "running workload", "running workloads")
-		var how []string
-		if limited > 0 {
-			how = append(how, fmt.Sprintf("%d with limits", limited))
-		}
-		if learned > 0 {
-			how = append(how, fmt.Sprintf("%d by run times", learned))
-		}
-		if unknown > 0 {
-			how = append(how, fmt.Sprintf("%d with no limit or history", unknown))
-		}
-		parts = append(parts, p+" ("+strings.Join(how, ", ")+")")
-	}
-	if rp.finished > 0 {
-		parts = append(parts, fmt.Sprintf("%s in the last %s", plural(rp.finished, "finished", "finished"), roundSpan(rp.now.Sub(rp.since))))
-	} else {
-		parts = append(parts, "no finished workloads to learn from")
-	}
+	rp.once.Do(rp.summarize)
+	parts := []string{rp.running1, rp.history}
 	parts = append(parts, fmt.Sprintf("%d ahead in ClusterQueue %s", ahead, self.cq.cq.Name))
 	if n := rp.unseen[self.cq.cq.Name]; n > 0 {
 		parts = append(parts, fmt.Sprintf("%s of other namespaces not read (it may start later)", plural(n, "pending workload", "pending workloads")))
@@ -919,6 +901,43 @@ func roundSpan(d time.Duration) string {
 		return fmt.Sprintf("%dh", int(d.Round(time.Hour)/time.Hour))
 	}
 	return fmt.Sprintf("%dd", int(d/(24*time.Hour)))
+}
+
+// summarize words what every estimate of the replay rests on alike: the
+// running workloads, the history, and why a Workload is never admitted.
+func (rp *replay) summarize() {
+	var limited, learned, unknown int
+	for _, rw := range rp.running {
+		switch {
+		case rw.bound != nil:
+			limited++
+		case len(rw.runs) > 0:
+			learned++
+		default:
+			unknown++
+		}
+	}
+	switch n := len(rp.running); n {
+	case 0:
+		rp.running1 = "nothing running"
+	default:
+		var how []string
+		if limited > 0 {
+			how = append(how, fmt.Sprintf("%d with limits", limited))
+		}
+		if learned > 0 {
+			how = append(how, fmt.Sprintf("%d by run times", learned))
+		}
+		if unknown > 0 {
+			how = append(how, fmt.Sprintf("%d with no limit or history", unknown))
+		}
+		rp.running1 = plural(n, "running workload", "running workloads") + " (" + strings.Join(how, ", ") + ")"
+	}
+	rp.history = "no finished workloads to learn from"
+	if rp.finished > 0 {
+		rp.history = fmt.Sprintf("%s in the last %s", plural(rp.finished, "finished", "finished"), roundSpan(rp.now.Sub(rp.since)))
+	}
+	rp.never = rp.whyNever()
 }
 
 // whyNever says why the likely replay never admits self: quota that
