@@ -197,7 +197,8 @@ func (f *Forecast) Estimate(wl *kueue.Workload, r *Report) *Estimate {
 	}
 	cq := f.clusterQueueOf(wl)
 	if cq == "" || f.cqs[cq] == nil {
-		e.NoEstimate = "I could not read its ClusterQueue, so I cannot replay its quota"
+		name := cmp.Or(cq, r.Queue.ClusterQueue, "of LocalQueue "+string(wl.Spec.QueueName))
+		e.NoEstimate = "I could not read ClusterQueue " + name + ", so I cannot replay its quota"
 		return e
 	}
 	rp := f.replayOf(cq)

@@ -553,3 +553,16 @@ func TestEstimatePhrase(t *testing.T) {
 		t.Error("a nil estimate has a phrase")
 	}
 }
+
+// TestEstimateWithoutClusterQueue: a ClusterQueue the caller could not
+// read is named, and nothing is made up.
+func TestEstimateWithoutClusterQueue(t *testing.T) {
+	w := newWorld()
+	w.cq("a", "", "4")
+	wl := w.pending("me", "a", "1", m)
+	w.in.Objects.ClusterQueues = nil
+	e := NewForecast(w.in).Estimate(wl, waiting("a"))
+	if e == nil || e.Known() || e.NoEstimate != "I could not read ClusterQueue a, so I cannot replay its quota" {
+		t.Errorf("got %+v", e)
+	}
+}

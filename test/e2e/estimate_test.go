@@ -148,6 +148,10 @@ func TestEstimateTrace(t *testing.T) {
 		samples []estimateSample
 		digests int
 		readFor time.Duration
+		// askedAlone is set once one pending job was asked about alone.
+		askedAlone bool
+		// begin is when the trace starts.
+		begin time.Time
 	)
 	sample := func() {
 		start := time.Now()
@@ -170,6 +174,27 @@ func TestEstimateTrace(t *testing.T) {
 				byCQ[it.ClusterQueue] = append(byCQ[it.ClusterQueue], it)
 			}
 		}
+		if !askedAlone && time.Since(begin) > time.Minute {
+			// A single question about one pending job, as `kueuebot
+			// diagnose` asks it: its own reads and one LIST of
+			// Workloads, then the same forecast.
+			for _, items := range byCQ {
+				it := items[len(items)-1]
+				if it.Code != diagnose.CodeWaitingForQuota {
+					continue
+				}
+				res, err := ex.Explain(ctx, rbac.Identity{}, explain.Question{Kind: "Job", Name: it.Name, Namespace: it.Namespace})
+				if err != nil {
+					t.Errorf("explain %s: %v", it.Ref(), err)
+				} else if e := res.Report.Estimate; e == nil || !e.Known() && e.NoEstimate == "" {
+					t.Errorf("explain %s (%s): estimate %+v, want figures or a reason", it.Ref(), res.Report.Verdict.Code, e)
+				} else {
+					t.Logf("asked alone: %s: %s (%s)", it.Ref(), e.Phrase(), e.Basis)
+				}
+				askedAlone = true
+				break
+			}
+		}
 		for cq, items := range byCQ {
 			// Kueue's order: all have the same priority, oldest first.
 			slices.SortFunc(items, func(a, b *digest.Item) int { return cmp.Or(cmp.Compare(b.Wait, a.Wait), cmp.Compare(a.Name, b.Name)) })
@@ -186,7 +211,7 @@ func TestEstimateTrace(t *testing.T) {
 
 	// Submit the trace; sample at each submission (once Kueue made its
 	// Workload) and every 10 s.
-	begin := time.Now()
+	begin = time.Now()
 	submitted := make(chan string, len(trace))
 	var submit sync.WaitGroup
 	submit.Go(func() {
