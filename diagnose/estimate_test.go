@@ -538,6 +538,8 @@ func TestEstimatePhrase(t *testing.T) {
 		{mk(20*m, 30*m, 45*m), "in 20-45 min, most likely in 30 min"},
 		{mk(0, 0, 0), "likely now (it fits as soon as Kueue evaluates it)"},
 		{mk(10*s, 2*m, 5*m), "within 5 min, most likely in 2 min"},
+		{mk(10*s, 65*s, 70*s), "within 1 min"},
+		{mk(10*s, 50*s, 70*s), "within 1 min, most likely in under a minute"},
 		{mk(30*m, 30*m, 30*m), "likely in 30 min"},
 		{mk(50*m, 80*m, 2*time.Hour), "in 50 min-2 h, most likely in 1 h 20 min"},
 		{mk(2*time.Hour, 3*time.Hour, -1), "likely in 3 h or later (a workload it waits for has no known end)"},

@@ -32,6 +32,8 @@ func (e *Estimate) Phrase() string {
 		return "likely now (it fits as soon as Kueue evaluates it)"
 	case Span(lo) == Span(hi):
 		return "likely in " + Span(likely)
+	case lo < time.Minute && Span(likely) == Span(hi):
+		return "within " + Span(hi)
 	case lo < time.Minute:
 		return fmt.Sprintf("within %s, most likely in %s", Span(hi), Span(likely))
 	}
