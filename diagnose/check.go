@@ -87,11 +87,10 @@ type QueueCheck struct {
 	Remedies []Remedy   `json:"remedies"`
 	Findings []Finding  `json:"findings"`
 	Gaps     []Gap      `json:"gaps"`
-	// Estimate is when a waiting Workload would likely be admitted. It is
-	// the hook for the start-time estimator of issue 15, which another
-	// change builds; check leaves it nil ("no estimate") until that
-	// estimator fills it (explain.Explainer.CheckEstimate).
-	Estimate any `json:"estimate"`
+	// Estimate is when a waiting Workload would likely be admitted if it
+	// were submitted now (behind every Workload pending in its queue), or
+	// why there is no estimate; nil unless Fit is FitWaits.
+	Estimate *Estimate `json:"estimate"`
 }
 
 // PlannedWorkload is the Workload Kueue would create for job in its

@@ -15,6 +15,11 @@ type Report struct {
 	Remedies []Remedy   `json:"remedies"`
 	Gaps     []Gap      `json:"gaps"`
 	Evidence []Evidence `json:"evidence"`
+	// Estimate is when a Workload waiting for admission is expected to be
+	// admitted, or why there is no estimate; nil for a job that is not
+	// waiting for admission, and when no forecast was asked for (the join,
+	// package explain, sets it: Analyze alone never does).
+	Estimate *Estimate `json:"estimate,omitempty"`
 	// ClusterScopedByBot is true when quota figures were read with the
 	// bot's identity on the caller's behalf (clusterScopedReads: bot).
 	ClusterScopedByBot bool `json:"clusterScopedByBot,omitempty"`

@@ -178,8 +178,8 @@ func (e *Explainer) Check(ctx context.Context, id rbac.Identity, req CheckReques
 				Command: diagnose.PlannedEditCommand(file, ns, "label", diagnose.QueueNameLabel+"="+name),
 				Summary: fmt.Sprintf("Add the label %s=%s to submit it to this queue.", diagnose.QueueNameLabel, name)}}, qc.Remedies...)
 		}
-		if qc.Fit == diagnose.FitWaits && e.CheckEstimate != nil {
-			qc.Estimate = e.CheckEstimate(s, &qc)
+		if qc.Fit == diagnose.FitWaits {
+			qc.Estimate = e.checkEstimate(ctx, id, s, &qc)
 		}
 		rep.Queues = append(rep.Queues, qc)
 	}

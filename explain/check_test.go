@@ -158,3 +158,58 @@ func TestManifestFromMessage(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckWaitsWithEstimate: a manifest that fits its queue's quota but
+// not now gets the estimate a submitted job would get: it joins the queue
+// behind what is pending, and the running workload's limit
+// (maximumExecutionTimeSeconds) says when its quota frees.
+func TestCheckWaitsWithEstimate(t *testing.T) {
+	e, _, kq := checkEnv(t)
+	now := time.Date(2026, 12, 2, 15, 0, 0, 0, time.UTC)
+	ctx := t.Context()
+	cq, err := kq.KueueV1beta2().ClusterQueues().Get(ctx, "small-cq", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	used := []kueue.FlavorUsage{{Name: "default", Resources: []kueue.ResourceUsage{{Name: corev1.ResourceCPU, Total: resource.MustParse("2")}}}}
+	cq.Status.FlavorsReservation, cq.Status.FlavorsUsage = used, used
+	cq.Status.ReservingWorkloads, cq.Status.AdmittedWorkloads = 1, 1
+	if _, err := kq.KueueV1beta2().ClusterQueues().UpdateStatus(ctx, cq, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	started := metav1.NewTime(now.Add(-5 * time.Minute))
+	limit := int32(600)
+	running := &kueue.Workload{
+		ObjectMeta: metav1.ObjectMeta{Name: "job-other-1", Namespace: "team-a", CreationTimestamp: started},
+		Spec: kueue.WorkloadSpec{QueueName: "small", MaximumExecutionTimeSeconds: &limit, PodSets: []kueue.PodSet{{Name: "main", Count: 2,
+			Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1")}}}}}}}}},
+		Status: kueue.WorkloadStatus{
+			Admission: &kueue.Admission{ClusterQueue: "small-cq", PodSetAssignments: []kueue.PodSetAssignment{{Name: "main",
+				Flavors: map[corev1.ResourceName]kueue.ResourceFlavorReference{corev1.ResourceCPU: "default"}, ResourceUsage: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2")}}}},
+			Conditions: []metav1.Condition{
+				{Type: kueue.WorkloadQuotaReserved, Status: metav1.ConditionTrue, Reason: "QuotaReserved", LastTransitionTime: started},
+				{Type: kueue.WorkloadAdmitted, Status: metav1.ConditionTrue, Reason: "Admitted", LastTransitionTime: started},
+			},
+		},
+	}
+	if _, err := kq.KueueV1beta2().Workloads("team-a").Create(ctx, running, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := e.Check(ctx, rbac.Identity{}, CheckRequest{Manifest: []byte(job(2, "kueue.x-k8s.io/queue-name: small"))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Report.Queues) != 1 || res.Report.Queues[0].Fit != diagnose.FitWaits {
+		t.Fatalf("queues %+v, want small: waits", res.Report.Queues)
+	}
+	est := res.Report.Queues[0].Estimate
+	if !est.Known() {
+		t.Fatalf("estimate %+v, want figures from the running workload's limit", est)
+	}
+	if want := now.Add(5 * time.Minute); !est.Likely.Equal(want) {
+		t.Errorf("likely %v, want %v (the running workload's 600 s limit ends then)", est.Likely, want)
+	}
+	if !strings.Contains(est.Basis, "limit") {
+		t.Errorf("basis %q, want it to say it rests on a limit", est.Basis)
+	}
+}

@@ -107,8 +107,12 @@ func BuildDigest(l *Listing, q DigestQuery, now time.Time) (*digest.Digest, erro
 	// A digest shows verdicts, queues and remedies: brief reports.
 	brief := fetch.ClassifyOptions{Brief: true}
 	items := make([]digest.Item, len(pending))
+	fc := forecastOf(l, now)
 	err := st.Classify(pending, now, brief, func(i int, r *diagnose.Report) {
 		items[i] = digest.ItemOf(pending[i].Workload, pending[i].Created, r, now)
+		if diagnose.Estimable(r) {
+			items[i].Estimate = fc.Estimate(pending[i].Workload, r)
+		}
 	})
 	if err != nil {
 		return nil, err

@@ -86,11 +86,6 @@ type Explainer struct {
 	Reader Reader
 	// Now is the clock for lists; time.Now when nil.
 	Now func() time.Time
-	// CheckEstimate, when set, estimates when a checked manifest that
-	// would wait would be admitted (QueueCheck.Estimate). It is the hook
-	// for issue 15's start-time estimator, built elsewhere; nil leaves
-	// every estimate out ("no estimate").
-	CheckEstimate func(s *diagnose.Snapshot, qc *diagnose.QueueCheck) any
 }
 
 // Error is an error whose text is meant for the user (plain text, escaped
@@ -162,6 +157,7 @@ func (e *Explainer) Explain(ctx context.Context, id rbac.Identity, q Question) (
 		return res, nil
 	case 1:
 		res.Report = diagnose.Analyze(found[0])
+		e.estimate(ctx, id, found[0], &res.Report)
 		return res, nil
 	}
 	where := make([]string, 0, len(found))

@@ -100,7 +100,8 @@ func (e *Explainer) Jobs(ctx context.Context, id rbac.Identity, q JobsQuery) (Jo
 		subjects = append(subjects, sub)
 	}
 	reports := make([]diagnose.Report, len(subjects))
-	err = l.Store.Classify(subjects, clock(e.Now), fetch.ClassifyOptions{}, func(i int, r *diagnose.Report) { reports[i] = *r })
+	now := clock(e.Now)
+	err = l.Store.Classify(subjects, now, fetch.ClassifyOptions{}, func(i int, r *diagnose.Report) { reports[i] = *r })
 	if err != nil {
 		return res, err
 	}
@@ -119,9 +120,14 @@ func (e *Explainer) Jobs(ctx context.Context, id rbac.Identity, q JobsQuery) (Jo
 		}
 		return cmp.Or(cmp.Compare(sa.Target.Namespace, sb.Target.Namespace), cmp.Compare(sa.Target.Name, sb.Target.Name), cmp.Compare(sa.Target.Kind, sb.Target.Kind))
 	})
+	fc := forecastOf(&l, now)
 	res.Jobs = make([]diagnose.Report, 0, len(order))
 	for _, i := range order {
-		res.Jobs = append(res.Jobs, reports[i])
+		r := reports[i]
+		if diagnose.Estimable(&r) {
+			r.Estimate = fc.Estimate(subjects[i].Workload, &r)
+		}
+		res.Jobs = append(res.Jobs, r)
 	}
 	return res, nil
 }

@@ -127,12 +127,22 @@ func TestListsAgreeWithDiagnose(t *testing.T) {
 				if sameJob(tgt, e.Target) {
 					listed = i
 				}
-				// Every job listed has the report of its own diagnosis.
+				// Every job listed has the report of its own diagnosis,
+				// and the estimate a question about it alone gives.
 				s, err := dump.Snapshot(tgt, joinNow)
 				if err != nil {
 					t.Fatal(err)
 				}
-				if diff := cmp.Diff(diagnose.Analyze(s), *r, cmpopts.EquateEmpty()); diff != "" {
+				alone, err := ex.Explain(t.Context(), rbac.Identity{}, Question{Kind: tgt.Kind, Name: tgt.Name, Namespace: tgt.Namespace})
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := diagnose.Analyze(s)
+				want.Estimate = alone.Report.Estimate
+				if diff := cmp.Diff(alone.Report, want, cmpopts.EquateEmpty()); diff != "" {
+					t.Errorf("%v: its own diagnosis is not Analyze's (-alone +analyze):\n%s", r.Target, diff)
+				}
+				if diff := cmp.Diff(want, *r, cmpopts.EquateEmpty()); diff != "" {
 					t.Errorf("%v: listed with a report that is not its own diagnosis (-own +listed):\n%s", r.Target, diff)
 				}
 				if !askedAbout(r) {

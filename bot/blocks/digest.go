@@ -71,6 +71,17 @@ func DigestMessages(d *digest.Digest, cli string) (Message, []Message) {
 		bl = append(bl, slack.NewSectionBlock(mrkdwn("Nothing is pending. :tada:"), nil, nil))
 	}
 
+	if nd := render.NotDraining(d); len(nd) > 0 {
+		var lines []string
+		for i, q := range nd {
+			if i == d.TopN {
+				lines = append(lines, fmt.Sprintf("_… and %d more._", len(nd)-i))
+				break
+			}
+			lines = append(lines, notDrainingLine(q, d))
+		}
+		bl = append(bl, slack.NewDividerBlock(), slack.NewSectionBlock(mrkdwn("*"+Escape(render.NotDrainingTitle)+"*\n"+strings.Join(lines, "\n")), nil, nil))
+	}
 	bl = append(bl, topSection("*Needs action* (waiting will not fix these)", d.NeedsAction, d.TopN, needsActionLine)...)
 	bl = append(bl, topSection("*"+Escape(render.StuckTitle(d))+"*", d.Stuck, d.TopN, stuckLine)...)
 	bl = append(bl, slack.NewContextBlock("", mrkdwn(fmt.Sprintf("As of %s. Details in the thread; mention me with a job's name to ask about it.",
@@ -195,6 +206,14 @@ func digestQueueLine(q *digest.Queue, d *digest.Digest) string {
 	if q.LongWaits > 0 {
 		fmt.Fprintf(&b, " · %d over %s", q.LongWaits, render.Wait(d.LongWait))
 	}
+	if dr := q.Drain; dr != nil && q.Pending > 0 {
+		switch {
+		case dr.NoEstimate > 0:
+			fmt.Fprintf(&b, " · %d without an estimate", dr.NoEstimate)
+		case dr.Likely != nil:
+			fmt.Fprintf(&b, " · likely drained in %s", render.Wait(max(0, dr.Likely.Sub(d.Now))))
+		}
+	}
 	for _, u := range q.Usage {
 		if q.NominalKnown && u.Percent >= 0 {
 			fmt.Fprintf(&b, "\n`%s` %s %s/%s %s", UsageBar(u.Percent), Escape(string(u.Resource)), diagnose.FormatQuantity(u.Used), diagnose.FormatQuantity(u.Nominal), Escape("("+u.Flavor+")"))
@@ -205,9 +224,26 @@ func digestQueueLine(q *digest.Queue, d *digest.Digest) string {
 	return b.String()
 }
 
-// itemLine is one workload: its reference, wait and verdict.
+// itemLine is one workload: its reference, wait and verdict, and when it
+// likely starts.
 func itemLine(it *digest.Item) string {
-	return fmt.Sprintf("• %s · waiting %s · %s", Code(it.Namespace+"/"+it.Kind+"/"+it.Name), render.Wait(it.Wait), Escape(it.Verdict()))
+	s := fmt.Sprintf("• %s · waiting %s · %s", Code(it.Namespace+"/"+it.Kind+"/"+it.Name), render.Wait(it.Wait), Escape(it.Verdict()))
+	if it.Estimate.Known() {
+		s += " · starts " + Escape(render.EstimateShort(it.Estimate))
+	}
+	return s
+}
+
+// notDrainingLine is one queue that will not drain today, and why.
+func notDrainingLine(q *digest.Queue, d *digest.Digest) string {
+	if q.Drain.NoEstimate > 0 {
+		verb := "have"
+		if q.Drain.NoEstimate == 1 {
+			verb = "has"
+		}
+		return fmt.Sprintf("• *%s*: %d of %d pending %s no estimate", Escape(render.QueueName(&q.QueueSummary)), q.Drain.NoEstimate, q.Pending, verb)
+	}
+	return fmt.Sprintf("• *%s*: the last of %d pending likely starts in %s", Escape(render.QueueName(&q.QueueSummary)), q.Pending, render.Wait(max(0, q.Drain.Likely.Sub(d.Now))))
 }
 
 // stuckLine is one admitted workload whose pods do not run: its

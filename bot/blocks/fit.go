@@ -76,7 +76,7 @@ func WillItFit(r *diagnose.CheckReport) Message {
 		if q.Fit == diagnose.FitWaits {
 			est := "no estimate"
 			if q.Estimate != nil {
-				est = fmt.Sprint(q.Estimate)
+				est = q.Estimate.Phrase()
 			}
 			text += "\n*Estimated start:* " + Line(est)
 		}

@@ -7,6 +7,7 @@ import (
 	"github.com/slack-go/slack"
 
 	"github.com/kueuebot/kueuebot/diagnose"
+	"github.com/kueuebot/kueuebot/diagnose/render"
 )
 
 // DefaultListLines is how many jobs a list shows, one line each, when
@@ -126,7 +127,19 @@ func HomeView(jobs []diagnose.Report, opts ListOptions) slack.HomeTabViewRequest
 
 // jobLine is one job on one line: name, verdict code, headline.
 func jobLine(r diagnose.Report) string {
-	return fmt.Sprintf("*%s* · %s · %s", Line(refText(r)), Code(string(r.Verdict.Code)), Line(truncate(headline(r.Verdict), maxListHeadline)))
+	return fmt.Sprintf("*%s* · %s%s · %s", Line(refText(r)), Code(string(r.Verdict.Code)), estimateNote(r), Line(truncate(headline(r.Verdict), maxListHeadline)))
+}
+
+// estimateNote is " · starts in 20m-45m" for a job with an estimate, " ·
+// no estimate" for one waiting for quota without one, else "".
+func estimateNote(r diagnose.Report) string {
+	switch {
+	case r.Estimate.Known():
+		return " · starts " + Line(render.EstimateShort(r.Estimate))
+	case r.Estimate != nil && diagnose.Replayed(&r):
+		return " · no estimate"
+	}
+	return ""
 }
 
 // homeLine is one job in the Home tab: name, kind and verdict, then the
@@ -140,7 +153,7 @@ func homeLine(r diagnose.Report) string {
 	if r.Verdict.Cause != "" {
 		s += " / " + Code(string(r.Verdict.Cause))
 	}
-	return s + "\n" + Line(truncate(headline(r.Verdict), maxListHeadline))
+	return s + estimateNote(r) + "\n" + Line(truncate(headline(r.Verdict), maxListHeadline))
 }
 
 // refText is "namespace/name".

@@ -69,6 +69,7 @@ func TestJobListGolden(t *testing.T) {
 		{"jobs_capped", listReports(t, 30), ListOptions{MaxLines: 5, Namespaces: []string{"a", "b", "c", "d", "e", "f", "g"}, Truncated: true}},
 		{"jobs_one", listReports(t, 1), ListOptions{Namespaces: []string{"team-a"}}},
 		{"jobs_none", nil, ListOptions{Namespaces: []string{"team-a", "team-b"}}},
+		{"jobs_estimates", []diagnose.Report{withEstimate(waitingForQuota()), withNoEstimate(waitingForQuota())}, ListOptions{Namespaces: []string{"team-a"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -66,6 +66,9 @@ func reportBlocks(r diagnose.Report, opts Options, details bool) []slack.Block {
 	if d := strings.TrimSpace(r.Verdict.Detail); d != "" {
 		bl = append(bl, slack.NewSectionBlock(mrkdwn(truncate(Paragraph(d), MaxSectionText)), nil, nil))
 	}
+	if e := r.Estimate; e != nil {
+		bl = append(bl, estimateBlock(e))
+	}
 	if details && len(r.Quota) > 0 {
 		bl = append(bl, slack.NewDividerBlock())
 		bl = append(bl, quotaBlocks(r, opts)...)
@@ -114,6 +117,16 @@ func reportBlocks(r diagnose.Report, opts Options, details bool) []slack.Block {
 		bl = append(bl, packSections("*Evidence*", items)...)
 	}
 	return bl
+}
+
+// estimateBlock says when the job is likely admitted, and on what the
+// figure rests, or that there is no estimate and why.
+func estimateBlock(e *diagnose.Estimate) slack.Block {
+	s := "🕒 *Estimated start:* " + Line(e.Phrase())
+	if e.Basis != "" {
+		s += "\n_Based on " + Line(e.Basis) + "._"
+	}
+	return slack.NewSectionBlock(mrkdwn(truncate(s, MaxSectionText)), nil, nil)
 }
 
 // MoreHint is the CLI command that prints the full report for a target.

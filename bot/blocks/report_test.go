@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/slack-go/slack"
@@ -40,6 +41,22 @@ func q(s string) resource.Quantity { return resource.MustParse(s) }
 func qp(s string) *resource.Quantity { v := resource.MustParse(s); return &v }
 
 func i32(v int32) *int32 { return &v }
+
+var estimateAt = time.Date(2026, 12, 2, 9, 0, 0, 0, time.UTC)
+
+// withEstimate gives r an estimate: in 20-45 min, most likely 30.
+func withEstimate(r diagnose.Report) diagnose.Report {
+	lo, likely, hi := estimateAt.Add(20*time.Minute), estimateAt.Add(30*time.Minute), estimateAt.Add(45*time.Minute)
+	r.Estimate = &diagnose.Estimate{At: estimateAt, Earliest: &lo, Likely: &likely, Latest: &hi,
+		Basis: "3 running workloads (3 with limits), 14 finished in the last 24h, 2 ahead in ClusterQueue cq-gpu, cohort research"}
+	return r
+}
+
+// withNoEstimate gives r an estimate that has no figures, and why.
+func withNoEstimate(r diagnose.Report) diagnose.Report {
+	r.Estimate = &diagnose.Estimate{At: estimateAt, NoEstimate: "2 running workloads have no limit (maximumExecutionTimeSeconds, activeDeadlineSeconds) and its queue has no finished workloads to learn from (team-b/big-1, team-b/big-2)"}
+	return r
+}
 
 func waitingForQuota() diagnose.Report {
 	return diagnose.Report{
@@ -131,6 +148,8 @@ func TestReportGolden(t *testing.T) {
 		{"waiting_for_quota_no_table", waitingForQuota(), Options{NoTable: true}},
 		{"not_found", notFound(), Options{}},
 		{"hostile", hostile(), Options{}},
+		{"waiting_with_estimate", withEstimate(waitingForQuota()), Options{}},
+		{"waiting_no_estimate", withNoEstimate(waitingForQuota()), Options{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

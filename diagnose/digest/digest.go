@@ -91,6 +91,9 @@ type Item struct {
 	Who []diagnose.Who `json:"who,omitempty"`
 	// Remedy is the first remedy's summary.
 	Remedy string `json:"remedy,omitempty"`
+	// Estimate is when it is likely admitted, or why there is no
+	// estimate (diagnose.Forecast); nil when none was made.
+	Estimate *diagnose.Estimate `json:"estimate,omitempty"`
 }
 
 // Ref returns "namespace/kind/name" as users type it to the bot.
@@ -250,6 +253,9 @@ type Totals struct {
 	NeedsAction int `json:"needsAction"`
 	// Stuck counts the admitted workloads stuck after admission.
 	Stuck int `json:"stuckAfterAdmission"`
+	// WillNotDrainToday counts the queues whose pending workloads are not
+	// all likely admitted by the end of the digest's day (Drain.Today).
+	WillNotDrainToday int `json:"willNotDrainToday"`
 }
 
 // Queue is one queue's line.
@@ -257,6 +263,24 @@ type Queue struct {
 	diagnose.QueueSummary
 	// LongWaits counts its pending workloads waiting longer than LongWait.
 	LongWaits int `json:"longWaits"`
+	// Drain is when its pending workloads are likely all admitted; nil
+	// when nothing is pending or no estimates were made.
+	Drain *Drain `json:"drain,omitempty"`
+}
+
+// Drain is when a queue's pending workloads are likely all admitted,
+// from their estimates.
+type Drain struct {
+	// Likely is when the last of them is likely admitted; nil when some
+	// have no estimate.
+	Likely *time.Time `json:"likely,omitempty"`
+	// Estimated and NoEstimate count its pending workloads with and
+	// without an estimate.
+	Estimated  int `json:"estimated"`
+	NoEstimate int `json:"noEstimate"`
+	// Today is true when all are likely admitted before the end of the
+	// digest's day (midnight after Now, in Now's location).
+	Today bool `json:"today"`
 }
 
 // Group is the pending workloads that share a verdict code.
@@ -385,13 +409,57 @@ func Compute(in Input) *Digest {
 		return cmp.Or(cmp.Compare(b.Count, a.Count), cmp.Compare(codeRank(a.Code), codeRank(b.Code)), cmp.Compare(a.Code, b.Code))
 	})
 
+	drains := drainsOf(pending, in.Now)
 	for _, q := range diagnose.QueueSummaries(in.Objects, in.Now) {
-		d.Queues = append(d.Queues, Queue{QueueSummary: q, LongWaits: longByQueue[queueKey(&q)]})
+		line := Queue{QueueSummary: q, LongWaits: longByQueue[queueKey(&q)], Drain: drains[queueKey(&q)]}
+		if line.Drain != nil && !line.Drain.Today {
+			d.Totals.WillNotDrainToday++
+		}
+		d.Queues = append(d.Queues, line)
 	}
 	if in.Previous != nil {
 		d.Trend = trend(d, in.Previous)
 	}
 	return d
+}
+
+// drainsOf is, per queue key, when its pending items are likely all
+// admitted; queues with no estimated item have none.
+func drainsOf(pending []*Item, now time.Time) map[string]*Drain {
+	endOfDay := time.Date(now.Year(), now.Month(), now.Day()+1, 0, 0, 0, 0, now.Location())
+	out := map[string]*Drain{}
+	add := func(key string, it *Item) {
+		dr := out[key]
+		if dr == nil {
+			dr = &Drain{}
+			out[key] = dr
+		}
+		if !it.Estimate.Known() {
+			dr.NoEstimate++
+			return
+		}
+		dr.Estimated++
+		if dr.Likely == nil || it.Estimate.Likely.After(*dr.Likely) {
+			l := *it.Estimate.Likely
+			dr.Likely = &l
+		}
+	}
+	for _, it := range pending {
+		if it.Estimate == nil {
+			continue
+		}
+		add(string(diagnose.QueueKindLocal)+" "+it.Namespace+"/"+it.LocalQueue, it)
+		if it.ClusterQueue != "" {
+			add(string(diagnose.QueueKindCluster)+" "+it.ClusterQueue, it)
+		}
+	}
+	for _, dr := range out {
+		if dr.NoEstimate > 0 {
+			dr.Likely = nil
+		}
+		dr.Today = dr.NoEstimate == 0 && dr.Likely != nil && dr.Likely.Before(endOfDay)
+	}
+	return out
 }
 
 // byWait orders items longest wait first, then by reference.

@@ -58,6 +58,13 @@ type ListOptions struct {
 	Timeout time.Duration
 	// Concurrency bounds the LISTs in flight; 4 when zero.
 	Concurrency int
+	// WorkloadsOnly lists nothing but Kueue v1beta2 Workloads (one
+	// paginated LIST per namespace, or one cluster-wide), with no
+	// discovery: what an estimate of one job reads beyond the job's own
+	// Snapshot (the ClusterQueue's admitted, pending and finished
+	// Workloads). The other options but PageSize, Timeout and
+	// Concurrency are ignored.
+	WorkloadsOnly bool
 }
 
 // ListStats is what ListInto did.
@@ -195,6 +202,15 @@ func (l *lister) served(ctx context.Context, gv string) ([]string, error) {
 }
 
 func (l *lister) run(ctx context.Context) error {
+	if l.opts.WorkloadsOnly {
+		var tasks []listTask
+		for _, t := range l.kueueTasks("v1beta2") {
+			if t.resource == resWorkloads {
+				tasks = append(tasks, t)
+			}
+		}
+		return l.runAll(ctx, tasks)
+	}
 	version := "v1beta2"
 	res, err := l.served(ctx, kueue.GroupVersion.String())
 	if err != nil && l.fatal(ctx, err) {

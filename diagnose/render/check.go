@@ -46,14 +46,11 @@ func fitWords(f diagnose.Fit) string {
 }
 
 // estimateText is the estimate, or "no estimate".
-func estimateText(e any) string {
-	switch v := e.(type) {
-	case nil:
+func estimateText(e *diagnose.Estimate) string {
+	if e == nil {
 		return "no estimate"
-	case fmt.Stringer:
-		return v.String()
 	}
-	return fmt.Sprint(e)
+	return e.Phrase()
 }
 
 func resources(rl corev1.ResourceList) string {

@@ -178,9 +178,83 @@ func flavorCount(q *diagnose.QueueSummary) int {
 	return len(seen)
 }
 
-// itemLine is one workload: reference, wait, verdict and cause.
+// itemLine is one workload: reference, wait, verdict and cause, and when
+// it is likely admitted.
 func itemLine(it *digest.Item) string {
-	return fmt.Sprintf("%s/%s/%s  waiting %s  %s", it.Namespace, strings.ToLower(it.Kind), it.Name, Wait(it.Wait), it.Verdict())
+	s := fmt.Sprintf("%s/%s/%s  waiting %s  %s", it.Namespace, strings.ToLower(it.Kind), it.Name, Wait(it.Wait), it.Verdict())
+	if it.Estimate.Known() {
+		s += "  starts " + EstimateShort(it.Estimate)
+	}
+	return s
+}
+
+// EstimateShort is an estimate in a table cell: "in 20-45m", "now",
+// "in 3h or later", "no estimate".
+func EstimateShort(e *diagnose.Estimate) string {
+	if !e.Known() {
+		return "no estimate"
+	}
+	likely := e.Likely.Sub(e.At)
+	lo := likely
+	if e.Earliest != nil {
+		lo = e.Earliest.Sub(e.At)
+	}
+	if e.Latest == nil {
+		return "in " + Wait(likely) + " or later"
+	}
+	hi := e.Latest.Sub(e.At)
+	switch {
+	case hi < time.Minute:
+		return "now"
+	case Wait(lo) == Wait(hi):
+		return "in " + Wait(likely)
+	}
+	return "in " + Wait(lo) + "-" + Wait(hi)
+}
+
+// DrainCell is when a queue is likely drained: "in 2h", "no estimate for
+// 3", or <none> when nothing of it is pending or estimated.
+func DrainCell(d *digest.Digest, q *digest.Queue) string {
+	dr := q.Drain
+	switch {
+	case dr == nil || q.Pending == 0:
+		return none
+	case dr.NoEstimate > 0:
+		return fmt.Sprintf("no estimate for %d", dr.NoEstimate)
+	case dr.Likely == nil:
+		return none
+	}
+	return "in " + Wait(max(0, dr.Likely.Sub(d.Now)))
+}
+
+// NotDrainingTitle heads the queues that will not drain today.
+const NotDrainingTitle = "Will not drain today (their pending workloads are not all likely admitted by midnight)"
+
+// notDrainingLine says why one queue will not drain today.
+func notDrainingLine(d *digest.Digest, q *digest.Queue) string {
+	dr := q.Drain
+	if dr.NoEstimate > 0 {
+		return fmt.Sprintf("%s: %d of its %d pending %s no estimate", QueueName(&q.QueueSummary), dr.NoEstimate, q.Pending, hasHave(dr.NoEstimate))
+	}
+	return fmt.Sprintf("%s: the last of its %d pending is likely admitted in %s", QueueName(&q.QueueSummary), dr.Estimated, Wait(max(0, dr.Likely.Sub(d.Now))))
+}
+
+func hasHave(n int) string {
+	if n == 1 {
+		return "has"
+	}
+	return "have"
+}
+
+// NotDraining are the digest's queues that will not drain today.
+func NotDraining(d *digest.Digest) []*digest.Queue {
+	var out []*digest.Queue
+	for i := range d.Queues {
+		if q := &d.Queues[i]; q.Drain != nil && !q.Drain.Today && q.Pending > 0 {
+			out = append(out, q)
+		}
+	}
+	return out
 }
 
 // causes lists a group's causes: "QuotaInUse 20, BorrowingLimited 5".
@@ -205,16 +279,22 @@ func DigestText(d *digest.Digest) string {
 	if len(d.Queues) > 0 {
 		b.WriteString("\nQueues:\n")
 		tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "  QUEUE\tSTATE\tPENDING\tADMITTED\tOLDEST WAIT\tLONG WAITS\tUSAGE")
+		fmt.Fprintln(tw, "  QUEUE\tSTATE\tPENDING\tADMITTED\tOLDEST WAIT\tLONG WAITS\tLIKELY DRAINED\tUSAGE")
 		for i := range d.Queues {
 			q := &d.Queues[i]
 			oldest := none
 			if q.Pending > 0 {
 				oldest = Wait(q.OldestWait)
 			}
-			fmt.Fprintf(tw, "  %s\t%s\t%d\t%d\t%s\t%d\t%s\n", QueueName(&q.QueueSummary), q.State, q.Pending, q.Admitted, oldest, q.LongWaits, queueUsage(&q.QueueSummary, "; "))
+			fmt.Fprintf(tw, "  %s\t%s\t%d\t%d\t%s\t%d\t%s\t%s\n", QueueName(&q.QueueSummary), q.State, q.Pending, q.Admitted, oldest, q.LongWaits, DrainCell(d, q), queueUsage(&q.QueueSummary, "; "))
 		}
 		_ = tw.Flush()
+	}
+	if nd := NotDraining(d); len(nd) > 0 {
+		b.WriteString("\n" + NotDrainingTitle + ":\n")
+		for _, q := range nd {
+			fmt.Fprintf(&b, "  %s\n", notDrainingLine(d, q))
+		}
 	}
 	if len(d.Groups) > 0 {
 		b.WriteString("\nPending by verdict:\n")
@@ -269,15 +349,22 @@ func DigestMarkdown(d *digest.Digest) string {
 		fmt.Fprintf(&b, "%s.\n\n", mdEscape(tl))
 	}
 	if len(d.Queues) > 0 {
-		b.WriteString("| Queue | State | Pending | Admitted | Oldest wait | Long waits | Usage |\n|---|---|---:|---:|---:|---:|---|\n")
+		b.WriteString("| Queue | State | Pending | Admitted | Oldest wait | Long waits | Likely drained | Usage |\n|---|---|---:|---:|---:|---:|---|---|\n")
 		for i := range d.Queues {
 			q := &d.Queues[i]
 			oldest := none
 			if q.Pending > 0 {
 				oldest = Wait(q.OldestWait)
 			}
-			fmt.Fprintf(&b, "| %s | %s | %d | %d | %s | %d | %s |\n", mdEscape(QueueName(&q.QueueSummary)), q.State, q.Pending, q.Admitted,
-				mdEscape(oldest), q.LongWaits, mdEscape(queueUsage(&q.QueueSummary, "<br>")))
+			fmt.Fprintf(&b, "| %s | %s | %d | %d | %s | %d | %s | %s |\n", mdEscape(QueueName(&q.QueueSummary)), q.State, q.Pending, q.Admitted,
+				mdEscape(oldest), q.LongWaits, mdEscape(DrainCell(d, q)), mdEscape(queueUsage(&q.QueueSummary, "<br>")))
+		}
+		b.WriteString("\n")
+	}
+	if nd := NotDraining(d); len(nd) > 0 {
+		b.WriteString("**" + mdEscape(NotDrainingTitle) + "**\n\n")
+		for _, q := range nd {
+			fmt.Fprintf(&b, "- %s\n", mdEscape(notDrainingLine(d, q)))
 		}
 		b.WriteString("\n")
 	}
@@ -295,7 +382,11 @@ func DigestMarkdown(d *digest.Digest) string {
 					fmt.Fprintf(&b, "  - … and %d more\n", len(g.Workloads)-j)
 					break
 				}
-				fmt.Fprintf(&b, "  - `%s` waiting %s\n", it.Namespace+"/"+strings.ToLower(it.Kind)+"/"+it.Name, Wait(it.Wait))
+				fmt.Fprintf(&b, "  - `%s` waiting %s", it.Namespace+"/"+strings.ToLower(it.Kind)+"/"+it.Name, Wait(it.Wait))
+				if it.Estimate.Known() {
+					b.WriteString(", starts " + mdEscape(EstimateShort(it.Estimate)))
+				}
+				b.WriteString("\n")
 			}
 		}
 		b.WriteString("\n")

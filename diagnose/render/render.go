@@ -118,6 +118,12 @@ func TextString(r *diagnose.Report) string {
 	if v.Detail != "" {
 		fmt.Fprintf(&b, "%s\n", wrap(v.Detail, 100, ""))
 	}
+	if e := r.Estimate; e != nil {
+		fmt.Fprintf(&b, "\nEstimated start: %s\n", wrap(e.Phrase(), 100, "  "))
+		if e.Basis != "" {
+			fmt.Fprintf(&b, "Based on: %s\n", wrap(e.Basis, 100, "  "))
+		}
+	}
 
 	b.WriteString("\nQuota:\n")
 	if len(r.Quota) == 0 {
@@ -205,6 +211,13 @@ func MarkdownString(r *diagnose.Report) string {
 	fmt.Fprintf(&b, "**Workload:** `%s`  \n", orNone(r.Target.Workload))
 	fmt.Fprintf(&b, "**Queues:** LocalQueue `%s` (position %s), ClusterQueue `%s` (position %s)\n\n",
 		orNone(r.Queue.LocalQueue), pos(r.Queue.PositionInLocalQueue), orNone(r.Queue.ClusterQueue), pos(r.Queue.PositionInClusterQueue))
+	if e := r.Estimate; e != nil {
+		fmt.Fprintf(&b, "**Estimated start:** %s", mdEscape(e.Phrase()))
+		if e.Basis != "" {
+			fmt.Fprintf(&b, " (based on %s)", mdEscape(e.Basis))
+		}
+		b.WriteString("\n\n")
+	}
 	if v.Detail != "" {
 		fmt.Fprintf(&b, "%s\n\n", mdEscape(v.Detail))
 	}
