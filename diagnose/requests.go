@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	nodev1 "k8s.io/api/node/v1"
 	resourcehelpers "k8s.io/component-helpers/resource"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	"sigs.k8s.io/kueue/pkg/resources"
@@ -277,4 +278,30 @@ func perPodShare(p podSetRequest, r corev1.ResourceName) string {
 		return fmt.Sprintf(" (%s)", why)
 	}
 	return ""
+}
+
+// withRuntimeOverhead gives each pod set whose template names a
+// RuntimeClass the Snapshot holds, and sets no overhead itself, that
+// class's overhead.podFixed: Kueue adds it to what it counts
+// (pkg/workload handlePodOverhead) but does not store it in the
+// Workload's template, so the per-pod arithmetic can name it. The pod sets
+// are copied, never changed in place.
+func withRuntimeOverhead(reqs []podSetRequest, classes []nodev1.RuntimeClass) []podSetRequest {
+	if len(classes) == 0 {
+		return reqs
+	}
+	for i := range reqs {
+		ps := reqs[i].spec
+		if ps == nil || ps.Template.Spec.RuntimeClassName == nil || len(ps.Template.Spec.Overhead) > 0 {
+			continue
+		}
+		for _, rc := range classes {
+			if rc.Name == *ps.Template.Spec.RuntimeClassName && rc.Overhead != nil && len(rc.Overhead.PodFixed) > 0 {
+				cp := *ps
+				cp.Template.Spec.Overhead = rc.Overhead.PodFixed
+				reqs[i].spec = &cp
+			}
+		}
+	}
+	return reqs
 }
