@@ -1005,7 +1005,7 @@ func (a *analysis) topologyDomains(t topologyFit) string {
 	for i := range a.s.Nodes {
 		n := &a.s.Nodes[i]
 		v, ok := n.Labels[t.level]
-		if !ok || n.Spec.Unschedulable || !nodeReady(n) {
+		if !ok || n.Spec.Unschedulable || !nodeReady(n) || !a.topologyNode(n, t.topology) {
 			continue
 		}
 		d := byName[v]
@@ -1090,4 +1090,26 @@ func nodeReady(n *corev1.Node) bool {
 		}
 	}
 	return false
+}
+
+// topologyNode reports whether node n carries the nodeLabels of a flavor
+// of the ClusterQueue with that topologyName (every node when no flavor
+// read names it).
+func (a *analysis) topologyNode(n *corev1.Node, topology string) bool {
+	found := false
+	for i := range a.s.ResourceFlavors {
+		rf := &a.s.ResourceFlavors[i]
+		if rf.Spec.TopologyName == nil || string(*rf.Spec.TopologyName) != topology {
+			continue
+		}
+		found = true
+		match := true
+		for k, v := range rf.Spec.NodeLabels {
+			match = match && n.Labels[k] == v
+		}
+		if match {
+			return true
+		}
+	}
+	return !found
 }

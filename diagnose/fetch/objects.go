@@ -208,7 +208,7 @@ func (c *collector) admittedObjects(ctx context.Context, r objectReader, wl *kue
 			c.s.PersistentVolumeClaims = pvcs
 		}
 	}
-	if all || scheduling {
+	if (all || scheduling) && c.s.Nodes == nil {
 		return c.nodes(ctx, r, admittedNodeSelector(wl, c.s.ResourceFlavors))
 	}
 	return nil
