@@ -123,7 +123,7 @@ func parseCreateRefusal(msg, ns string) *createRefusal {
 			rules = append(rules, m[1])
 		}
 		return &createRefusal{
-			what:   fmt.Sprintf("a LimitRange of namespace %s refuses its pods: %s", ns, strings.Join(rules, "; ")),
+			what:       fmt.Sprintf("a LimitRange of namespace %s refuses its pods: %s", ns, strings.Join(rules, "; ")),
 			remedy:     fmt.Sprintf("Change the pod template's requests and limits to fit the LimitRange (kubectl describe limitrange -n %s) and recreate the job, or ask whoever manages the namespace to change it.", ns),
 			who:        WhoYou,
 			limitRange: true,

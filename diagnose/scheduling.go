@@ -11,9 +11,9 @@ import (
 
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
-	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/duration"
+	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 )
 
