@@ -120,9 +120,8 @@ func (c *collector) pendingObjects(ctx context.Context, r objectReader, wl *kueu
 	if len(topo) == 0 || !(all || topologyRefused(wl)) {
 		return nil
 	}
-	if c.s.ClusterScopedByBot {
-		c.src.useBot() // the Topologies of the caller's own flavors, as the flavors
-	}
+	// clusterScopedReads=bot: the Topologies of the caller's own flavors
+	// are read as the flavors were (the source already switched).
 	tops, err := r.getTopologies(ctx, topo)
 	if err != nil {
 		if err := c.objectGap(ctx, "Topology", strings.Join(topo, ","), gapTopology, err); err != nil {
