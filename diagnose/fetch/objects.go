@@ -133,6 +133,9 @@ func (c *collector) pendingObjects(ctx context.Context, r objectReader, wl *kueu
 			c.missing("Topology", topo, names2(tops, func(t *kueue.Topology) string { return t.Name }))
 		}
 	}
+	if !topologyRefused(wl) {
+		return nil // Nodes belong to no job: read only when they name what blocks, from files too
+	}
 	sel := ""
 	if len(topo) == 1 && tasFlavor != nil {
 		sel = labels.SelectorFromSet(tasFlavor.Spec.NodeLabels).String()
@@ -207,7 +210,7 @@ func (c *collector) admittedObjects(ctx context.Context, r objectReader, wl *kue
 			c.s.PersistentVolumeClaims = pvcs
 		}
 	}
-	if (all || scheduling) && c.s.Nodes == nil {
+	if scheduling && c.s.Nodes == nil { // from files too: Nodes belong to no job
 		return c.nodes(ctx, r, admittedNodeSelector(wl, c.s.ResourceFlavors))
 	}
 	return nil
