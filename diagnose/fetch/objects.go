@@ -117,7 +117,7 @@ func (c *collector) pendingObjects(ctx context.Context, r objectReader, wl *kueu
 			}
 		}
 	}
-	if len(topo) == 0 || !(all || topologyRefused(wl)) {
+	if len(topo) == 0 || (!all && !topologyRefused(wl)) {
 		return nil
 	}
 	// clusterScopedReads=bot: the Topologies of the caller's own flavors
