@@ -687,10 +687,7 @@ func (a *analysis) inactiveCheck(cq *kueue.ClusterQueue, c *metav1.Condition) bo
 		}
 		cond := fmt.Sprintf("Active=%s (%s: %s)", active.Status, active.Reason, active.Message)
 		if ac.Spec.ControllerName == multiKueueController {
-			var clusters []string
-			for _, m := range reInactiveClusters.FindAllStringSubmatch(active.Message, -1) {
-				clusters = append(clusters, strings.Fields(m[2])...)
-			}
+			clusters := InactiveClusters(active.Message)
 			config := ""
 			if p := ac.Spec.Parameters; p != nil && p.Kind == "MultiKueueConfig" {
 				config = " (MultiKueueConfig " + p.Name + ")"
@@ -698,6 +695,12 @@ func (a *analysis) inactiveCheck(cq *kueue.ClusterQueue, c *metav1.Condition) bo
 			if len(clusters) > 0 {
 				names := "MultiKueueCluster " + strings.Join(clusters, ", MultiKueueCluster ")
 				cmd := "kubectl get multikueuecluster " + strings.Join(clusters, " ") + " -o yaml"
+				why, seen := a.workerConditions(clusters)
+				if seen {
+					a.remedy("FixWorkerCluster", WhoPlatform, cmd, "Ask the platform team to fix %s: %s.", names, why)
+					return a.set(CodeMisconfigured, CauseClusterQueueInactive, fmt.Sprintf("ClusterQueue %s admits nothing: its MultiKueue AdmissionCheck %s has no usable worker cluster (%s).", cq.Name, ac.Name, why),
+						fmt.Sprintf("AdmissionCheck %s%s is %s, so Kueue keeps ClusterQueue %s inactive (%s) and dispatches no job to a worker.", ac.Name, config, cond, cq.Name, c.Reason))
+				}
 				a.remedy("FixWorkerCluster", WhoPlatform, cmd, "Ask the platform team to fix %s: its Active condition says why it is not usable (an unreachable worker, a wrong or expired kubeconfig Secret, a CRD missing on the worker). MultiKueueClusters are cluster-scoped: only they can read them.", names)
 				return a.set(CodeMisconfigured, CauseClusterQueueInactive, fmt.Sprintf("ClusterQueue %s admits nothing: its MultiKueue AdmissionCheck %s has no usable worker cluster (%s is not active).", cq.Name, ac.Name, names),
 					fmt.Sprintf("AdmissionCheck %s%s is %s, so Kueue keeps ClusterQueue %s inactive (%s) and dispatches no job to a worker.", ac.Name, config, cond, cq.Name, c.Reason))
@@ -712,6 +715,55 @@ func (a *analysis) inactiveCheck(cq *kueue.ClusterQueue, c *metav1.Condition) bo
 			fmt.Sprintf("AdmissionCheck %s%s is %s, so Kueue keeps ClusterQueue %s inactive.", ac.Name, owner, cond, cq.Name))
 	}
 	return false
+}
+
+// InactiveClusters are the MultiKueueClusters a MultiKueue
+// AdmissionCheck's Active message names as missing or inactive, in order.
+func InactiveClusters(msg string) []string {
+	var out []string
+	for _, m := range reInactiveClusters.FindAllStringSubmatch(msg, -1) {
+		out = append(out, strings.Fields(m[2])...)
+	}
+	return out
+}
+
+// workerConditions says, for the named MultiKueueClusters the Snapshot
+// holds, why each is not usable, e.g. "MultiKueueCluster w1 is
+// Active=False (ClientConnectionFailed: dial tcp 127.0.0.1:1: connection
+// refused)"; one missing from a config that was read "does not exist".
+// seen is false when the Snapshot holds none of them (not read).
+func (a *analysis) workerConditions(clusters []string) (string, bool) {
+	var parts []string
+	seen := false
+	for _, n := range clusters {
+		var mc *kueue.MultiKueueCluster
+		for i := range a.s.MultiKueueClusters {
+			if a.s.MultiKueueClusters[i].Name == n {
+				mc = &a.s.MultiKueueClusters[i]
+			}
+		}
+		if mc == nil {
+			if a.s.MultiKueueClusters != nil {
+				parts = append(parts, "MultiKueueCluster "+n+" does not exist")
+				seen = true
+			} else {
+				parts = append(parts, "MultiKueueCluster "+n+" is not active")
+			}
+			continue
+		}
+		seen = true
+		c := apimeta.FindStatusCondition(mc.Status.Conditions, kueue.MultiKueueClusterActive)
+		if c == nil {
+			parts = append(parts, "MultiKueueCluster "+n+" has no Active condition yet")
+			continue
+		}
+		msg := c.Message
+		if len(msg) > 200 {
+			msg = msg[:197] + "..."
+		}
+		parts = append(parts, fmt.Sprintf("MultiKueueCluster %s is Active=%s (%s: %s)", n, c.Status, c.Reason, msg))
+	}
+	return strings.Join(parts, "; "), seen
 }
 
 // ClusterQueueChecks lists the AdmissionChecks the ClusterQueue uses, in

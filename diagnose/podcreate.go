@@ -3,7 +3,10 @@ package diagnose
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
+
+	corev1 "k8s.io/api/core/v1"
 )
 
 // createRefusal is what refused a job controller's pods (its FailedCreate
@@ -17,6 +20,55 @@ type createRefusal struct {
 	// remedy and who say who can fix it.
 	remedy string
 	who    Who
+	// quota names the ResourceQuota; limitRange is true for a LimitRange
+	// refusal (named from the Snapshot by withObjects).
+	quota      string
+	limitRange bool
+	// status is what the ResourceQuota's status says now, for the detail;
+	// "" when not read.
+	status string
+}
+
+// withObjects names, from the namespace's objects in the Snapshot, what the
+// event does not: the LimitRange (by name) behind a LimitRange refusal,
+// and what a ResourceQuota holds now (its status).
+func (r *createRefusal) withObjects(s *Snapshot) *createRefusal {
+	if r == nil {
+		return nil
+	}
+	ns := s.Target.Namespace
+	if r.limitRange && len(s.LimitRanges) > 0 {
+		names := make([]string, 0, len(s.LimitRanges))
+		for _, lr := range s.LimitRanges {
+			names = append(names, lr.Name)
+		}
+		which := "LimitRange " + names[0]
+		if len(names) > 1 {
+			which = "one of the LimitRanges " + strings.Join(names, ", ")
+		}
+		r.what = strings.Replace(r.what, "a LimitRange of namespace "+ns, which+" of namespace "+ns, 1)
+		r.remedy = strings.Replace(r.remedy, "kubectl describe limitrange -n "+ns, "kubectl describe limitrange "+strings.Join(names, " ")+" -n "+ns, 1)
+	}
+	if r.quota != "" {
+		for _, q := range s.ResourceQuotas {
+			if q.Name != r.quota || len(q.Status.Hard) == 0 {
+				continue
+			}
+			keys := make([]string, 0, len(q.Status.Hard))
+			for k := range q.Status.Hard {
+				keys = append(keys, string(k))
+			}
+			slices.Sort(keys)
+			var parts []string
+			for _, k := range keys {
+				used := q.Status.Used[corev1.ResourceName(k)]
+				hard := q.Status.Hard[corev1.ResourceName(k)]
+				parts = append(parts, fmt.Sprintf("%s %s of %s", k, used.String(), hard.String()))
+			}
+			r.status = fmt.Sprintf("ResourceQuota %s now has %s used.", q.Name, strings.Join(parts, ", "))
+		}
+	}
+	return r
 }
 
 var (
@@ -55,6 +107,7 @@ func parseCreateRefusal(msg, ns string) *createRefusal {
 			what:   fmt.Sprintf("the namespace's ResourceQuota %s refuses its pods: %s", name, strings.Join(parts, "; ")),
 			remedy: fmt.Sprintf("Free room in ResourceQuota %s (delete finished pods or other jobs of namespace %s), or ask whoever manages the namespace's quota to raise it; the job controller retries by itself.", name, ns),
 			who:    WhoYou,
+			quota:  name,
 		}
 	}
 	if m := rePodSecurity.FindStringSubmatch(msg); m != nil {
@@ -70,9 +123,10 @@ func parseCreateRefusal(msg, ns string) *createRefusal {
 			rules = append(rules, m[1])
 		}
 		return &createRefusal{
-			what:   fmt.Sprintf("a LimitRange of namespace %s refuses its pods: %s", ns, strings.Join(rules, "; ")),
-			remedy: fmt.Sprintf("Change the pod template's requests and limits to fit the LimitRange (kubectl describe limitrange -n %s) and recreate the job, or ask whoever manages the namespace to change it.", ns),
-			who:    WhoYou,
+			what:       fmt.Sprintf("a LimitRange of namespace %s refuses its pods: %s", ns, strings.Join(rules, "; ")),
+			remedy:     fmt.Sprintf("Change the pod template's requests and limits to fit the LimitRange (kubectl describe limitrange -n %s) and recreate the job, or ask whoever manages the namespace to change it.", ns),
+			who:        WhoYou,
+			limitRange: true,
 		}
 	}
 	if m := reNoServiceAccount.FindStringSubmatch(msg); m != nil {

@@ -3,6 +3,10 @@ package diagnose
 import (
 	"strings"
 	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // TestParseCreateRefusal holds the names read from the API server's
@@ -28,5 +32,33 @@ func TestParseCreateRefusal(t *testing.T) {
 		case tt.want != "" && (r == nil || !strings.Contains(r.what, tt.want)):
 			t.Errorf("%q: got %+v, want it to say %q", tt.msg, r, tt.want)
 		}
+	}
+}
+
+// TestCreateRefusalWithObjects: with the namespace's LimitRanges and
+// ResourceQuotas read, the refusal names the LimitRange and says what the
+// ResourceQuota holds now.
+func TestCreateRefusalWithObjects(t *testing.T) {
+	s := &Snapshot{
+		Target:      Target{Namespace: "team-a", Name: "j"},
+		LimitRanges: []corev1.LimitRange{{ObjectMeta: metav1.ObjectMeta{Name: "container-max"}}},
+		ResourceQuotas: []corev1.ResourceQuota{{ObjectMeta: metav1.ObjectMeta{Name: "compute-quota"}, Status: corev1.ResourceQuotaStatus{
+			Hard: corev1.ResourceList{corev1.ResourceRequestsCPU: resource.MustParse("2")},
+			Used: corev1.ResourceList{corev1.ResourceRequestsCPU: resource.MustParse("1500m")},
+		}}},
+	}
+	lr := parseCreateRefusal(`Error creating: pods "j-x" is forbidden: maximum cpu usage per Container is 1, but limit is 2`, "team-a").withObjects(s)
+	if want := "LimitRange container-max of namespace team-a refuses its pods"; !strings.Contains(lr.what, want) {
+		t.Errorf("what = %q, want it to say %q", lr.what, want)
+	}
+	if want := "kubectl describe limitrange container-max -n team-a"; !strings.Contains(lr.remedy, want) {
+		t.Errorf("remedy = %q, want %q", lr.remedy, want)
+	}
+	rq := parseCreateRefusal(`Error creating: pods "j-x" is forbidden: exceeded quota: compute-quota, requested: requests.cpu=1, used: requests.cpu=1500m, limited: requests.cpu=2`, "team-a").withObjects(s)
+	if want := "ResourceQuota compute-quota now has requests.cpu 1500m of 2 used."; rq.status != want {
+		t.Errorf("status = %q, want %q", rq.status, want)
+	}
+	if none := parseCreateRefusal(`Error creating: pods "j-x" is forbidden: exceeded quota: other, requested: requests.cpu=1, used: requests.cpu=0, limited: requests.cpu=1`, "team-a").withObjects(s); none.status != "" {
+		t.Errorf("status of an unread quota = %q, want none", none.status)
 	}
 }

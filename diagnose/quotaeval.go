@@ -101,7 +101,7 @@ func evaluateQuota(s *Snapshot, wl *kueue.Workload) *quotaOutcome {
 		assumedBy:       map[fr][]string{},
 	}
 	e.out = &quotaOutcome{tree: &quotaView{quotaTree: s.Shared.quotaTree(s), self: ownUsage(cq, wl)}, level: fitNow}
-	reqs := workloadRequests(wl, s.Shared)
+	reqs := withLimitRangeDefaults(withRuntimeOverhead(workloadRequests(wl, s.Shared), s.RuntimeClasses), s.LimitRanges)
 	nRows := 0
 	for _, req := range reqs {
 		for r := range req.total {

@@ -398,7 +398,11 @@ func (a *analysis) topologyMismatch() bool {
 		case t.level != "" && t.fit > 0:
 			head = fmt.Sprintf("Kueue cannot place the pods of %s: no %s has room for %d pods; the largest holds %d (topology %s, required by pod set %s).", a.jobRef(), t.level, t.want, t.fit, t.topology, t.podSet)
 			a.remedy("RelaxTopology", WhoYou, "", "Run at most %d pods of pod set %s, or relax its topology request: a higher level than %s, or preferred instead of required.", t.fit, t.podSet, t.level)
-			return a.set(CodeNoMatchingFlavor, CauseTopologyMismatch, head, a.qr.Message)
+			detail := a.qr.Message
+			if d := a.topologyDomains(t); d != "" {
+				detail = d + " Kueue: " + detail
+			}
+			return a.set(CodeNoMatchingFlavor, CauseTopologyMismatch, head, detail)
 		case t.level != "":
 			head = fmt.Sprintf("Kueue cannot place the pods of %s: no %s has room for even one of its %d pods (topology %s, required by pod set %s).", a.jobRef(), t.level, t.want, t.topology, t.podSet)
 		case t.fit > 0:
@@ -1001,4 +1005,142 @@ func resNames(rs []corev1.ResourceName) string {
 
 func sortedRes(m map[corev1.ResourceName]int64) []corev1.ResourceName {
 	return slices.Sorted(maps.Keys(m))
+}
+
+// maxDomainsNamed caps the topology domains an answer lists.
+const maxDomainsNamed = 4
+
+// topologyDomains describes, from the Nodes the Snapshot holds, the
+// domains of the required level, largest first by what their allocatable
+// holds of the pod set's pods (before what already runs there), e.g.
+// "The Topology default's levels are cloud.com/rack, kubernetes.io/hostname.
+// Ready Nodes by cloud.com/rack: r1 (2 nodes, 8 cpu allocatable, room for
+// 4 pods when empty), r2 (...)."; "" without Nodes.
+func (a *analysis) topologyDomains(t topologyFit) string {
+	if len(a.s.Nodes) == 0 || t.level == "" {
+		return ""
+	}
+	var per map[corev1.ResourceName]int64
+	for _, req := range workloadRequests(a.wl, a.s.Shared) {
+		if req.name == t.podSet {
+			per = req.perPod
+		}
+	}
+	type domain struct {
+		name  string
+		nodes int
+		alloc map[corev1.ResourceName]int64
+		fit   int64
+	}
+	byName := map[string]*domain{}
+	for i := range a.s.Nodes {
+		n := &a.s.Nodes[i]
+		v, ok := n.Labels[t.level]
+		if !ok || n.Spec.Unschedulable || !nodeReady(n) || !a.topologyNode(n, t.topology) {
+			continue
+		}
+		d := byName[v]
+		if d == nil {
+			d = &domain{name: v, alloc: map[corev1.ResourceName]int64{}}
+			byName[v] = d
+		}
+		d.nodes++
+		fit := int64(-1)
+		for r, q := range n.Status.Allocatable {
+			d.alloc[r] += value(r, q)
+		}
+		for r, p := range per {
+			if p <= 0 {
+				continue
+			}
+			q := n.Status.Allocatable[r]
+			if f := value(r, q) / p; fit < 0 || f < fit {
+				fit = f
+			}
+		}
+		d.fit += max(fit, 0)
+	}
+	if len(byName) == 0 {
+		return ""
+	}
+	ds := make([]*domain, 0, len(byName))
+	for _, d := range byName {
+		ds = append(ds, d)
+	}
+	slices.SortFunc(ds, func(x, y *domain) int {
+		if x.fit != y.fit {
+			return int(y.fit - x.fit)
+		}
+		return strings.Compare(x.name, y.name)
+	})
+	res := make([]corev1.ResourceName, 0, len(per))
+	for r := range per {
+		res = append(res, r)
+	}
+	slices.Sort(res)
+	var parts []string
+	for i, d := range ds {
+		if i == maxDomainsNamed {
+			parts = append(parts, fmt.Sprintf("and %d more", len(ds)-i))
+			break
+		}
+		var alloc []string
+		for _, r := range res {
+			alloc = append(alloc, fmtQ(r, d.alloc[r])+" "+string(r))
+		}
+		nodes := "1 node"
+		if d.nodes != 1 {
+			nodes = fmt.Sprintf("%d nodes", d.nodes)
+		}
+		s := fmt.Sprintf("%s (%s", d.name, nodes)
+		if len(alloc) > 0 {
+			s += ", " + strings.Join(alloc, ", ") + " allocatable"
+		}
+		if len(per) > 0 {
+			s += fmt.Sprintf(", room for %d pods when empty", d.fit)
+		}
+		parts = append(parts, s+")")
+	}
+	out := fmt.Sprintf("Ready Nodes by %s: %s; the largest %s is %s.", t.level, strings.Join(parts, ", "), t.level, ds[0].name)
+	for _, tp := range a.s.Topologies {
+		if tp.Name == t.topology {
+			levels := make([]string, 0, len(tp.Spec.Levels))
+			for _, l := range tp.Spec.Levels {
+				levels = append(levels, l.NodeLabel)
+			}
+			out = fmt.Sprintf("Topology %s has the levels %s. ", tp.Name, strings.Join(levels, ", ")) + out
+		}
+	}
+	return out
+}
+
+func nodeReady(n *corev1.Node) bool {
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// topologyNode reports whether node n carries the nodeLabels of a flavor
+// of the ClusterQueue with that topologyName (every node when no flavor
+// read names it).
+func (a *analysis) topologyNode(n *corev1.Node, topology string) bool {
+	found := false
+	for i := range a.s.ResourceFlavors {
+		rf := &a.s.ResourceFlavors[i]
+		if rf.Spec.TopologyName == nil || string(*rf.Spec.TopologyName) != topology {
+			continue
+		}
+		found = true
+		match := true
+		for k, v := range rf.Spec.NodeLabels {
+			match = match && n.Labels[k] == v
+		}
+		if match {
+			return true
+		}
+	}
+	return !found
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	nodev1 "k8s.io/api/node/v1"
 	resourcehelpers "k8s.io/component-helpers/resource"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	"sigs.k8s.io/kueue/pkg/resources"
@@ -23,6 +24,11 @@ type podSetRequest struct {
 	// or status.resourceRequests) rather than computed from the template.
 	fromKueue bool
 	spec      *kueue.PodSet
+	// defaulted names, per resource that no container of the template
+	// asks for, the LimitRange default that makes up what Kueue counts,
+	// e.g. "defaultRequest of LimitRange limits"; set by
+	// withLimitRangeDefaults.
+	defaulted map[corev1.ResourceName]string
 }
 
 func (p podSetRequest) resources() []corev1.ResourceName {
@@ -260,6 +266,9 @@ func perPodShare(p podSetRequest, r corev1.ResourceName) string {
 		spec = &p.spec.Template.Spec
 	}
 	sum, why := podShare(spec, r, per)
+	if d := p.defaulted[r]; d != "" && why == "" {
+		why = fmt.Sprintf("the %s, as the pod template asks for no %s", d, r)
+	}
 	each := fmt.Sprintf("%s %s", fmtQ(r, per), r)
 	if sum != "" {
 		each = sum
@@ -277,4 +286,78 @@ func perPodShare(p podSetRequest, r corev1.ResourceName) string {
 		return fmt.Sprintf(" (%s)", why)
 	}
 	return ""
+}
+
+// withRuntimeOverhead gives each pod set whose template names a
+// RuntimeClass the Snapshot holds, and sets no overhead itself, that
+// class's overhead.podFixed: Kueue adds it to what it counts
+// (pkg/workload handlePodOverhead) but does not store it in the
+// Workload's template, so the per-pod arithmetic can name it. The pod sets
+// are copied, never changed in place.
+func withRuntimeOverhead(reqs []podSetRequest, classes []nodev1.RuntimeClass) []podSetRequest {
+	if len(classes) == 0 {
+		return reqs
+	}
+	for i := range reqs {
+		ps := reqs[i].spec
+		if ps == nil || ps.Template.Spec.RuntimeClassName == nil || len(ps.Template.Spec.Overhead) > 0 {
+			continue
+		}
+		for _, rc := range classes {
+			if rc.Name == *ps.Template.Spec.RuntimeClassName && rc.Overhead != nil && len(rc.Overhead.PodFixed) > 0 {
+				cp := *ps
+				cp.Template.Spec.Overhead = rc.Overhead.PodFixed
+				reqs[i].spec = &cp
+			}
+		}
+	}
+	return reqs
+}
+
+// withLimitRangeDefaults notes, for each pod set of which no container
+// asks for a resource (requests or limits), the Container default of a
+// LimitRange of the namespace that the API server (and Kueue, when it
+// counts) fills in: defaultRequest, else default (a limit, which then
+// stands for the request).
+func withLimitRangeDefaults(reqs []podSetRequest, lrs []corev1.LimitRange) []podSetRequest {
+	if len(lrs) == 0 {
+		return reqs
+	}
+	for i := range reqs {
+		ps := reqs[i].spec
+		if ps == nil || ps.Template.Spec.Resources != nil {
+			continue
+		}
+		for r := range reqs[i].perPod {
+			asked := false
+			for _, c := range ps.Template.Spec.Containers {
+				_, req := c.Resources.Requests[r]
+				_, lim := c.Resources.Limits[r]
+				asked = asked || req || lim
+			}
+			if asked {
+				continue
+			}
+			for _, lr := range lrs {
+				for _, item := range lr.Spec.Limits {
+					if item.Type != corev1.LimitTypeContainer {
+						continue
+					}
+					field := ""
+					if _, ok := item.DefaultRequest[r]; ok {
+						field = "defaultRequest"
+					} else if _, ok := item.Default[r]; ok {
+						field = "default"
+					}
+					if field != "" && reqs[i].defaulted[r] == "" {
+						if reqs[i].defaulted == nil {
+							reqs[i].defaulted = map[corev1.ResourceName]string{}
+						}
+						reqs[i].defaulted[r] = field + " of LimitRange " + lr.Name
+					}
+				}
+			}
+		}
+	}
+	return reqs
 }

@@ -9,9 +9,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/duration"
+	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 )
 
@@ -45,8 +47,11 @@ func (a *analysis) admitted() bool {
 		switch ev := a.eventWith("FailedCreate"); {
 		case ev != "":
 			detail += " The job controller reports: " + ev
-			if r := parseCreateRefusal(ev, a.ns); r != nil {
+			if r := parseCreateRefusal(ev, a.ns).withObjects(a.s); r != nil {
 				head = fmt.Sprintf("%s is admitted, but %s.", a.jobRef(), r.what)
+				if r.status != "" {
+					detail += " " + r.status
+				}
 				a.remedy("FixCreate", r.who, fmt.Sprintf("kubectl describe %s %s", a.jobRef(), a.nsFlag()), "%s", r.remedy)
 			} else {
 				a.remedy("FixCreate", WhoYou, fmt.Sprintf("kubectl describe %s %s", a.jobRef(), a.nsFlag()),
@@ -214,6 +219,9 @@ func (a *analysis) schedulingRemedies(cause Cause, msg string, pods []*corev1.Po
 		}
 	case CauseUntoleratedTaint:
 		taints := schedulerTaints(msg)
+		if fromNodes := nodeTaints(a.s.Nodes, pods); len(fromNodes) > 0 {
+			taints = fromNodes // key=value:effect, from the Nodes themselves
+		}
 		if len(taints) == 0 {
 			a.remedy("AddToleration", WhoYou, "", "kube-scheduler does not say which taint: ask the platform team (who can read the Nodes) for the taint's key, value and effect, then recreate the job with a toleration for it, or have it added to the ResourceFlavor.")
 			return ""
@@ -228,6 +236,9 @@ func (a *analysis) schedulingRemedies(cause Cause, msg string, pods []*corev1.Po
 		return fmt.Sprintf("the nodes carry the taint %s, which the pods do not tolerate", list)
 	case CauseNodeAffinityMismatch:
 		a.remedy("FixNodeSelector", WhoPlatform, "", "Ask the platform team to check that the ResourceFlavor's nodeLabels (injected as nodeSelector) match real nodes; also check your own nodeSelector/affinity.")
+		if what := a.flavorNodes(); what != "" {
+			return what
+		}
 	case CauseUnboundVolume:
 		claims, missing := podClaims(pods, msg)
 		if len(claims) == 0 {
@@ -235,6 +246,9 @@ func (a *analysis) schedulingRemedies(cause Cause, msg string, pods []*corev1.Po
 			return ""
 		}
 		a.remedy("FixVolume", WhoYou, fmt.Sprintf("kubectl describe pvc %s %s", claims[0], a.nsFlag()), "Look at the events of %s: create it if it is missing, or fix its storageClassName, size or access mode so a volume can be provisioned (ask the platform team about the StorageClass).", claimList(claims))
+		if state := claimStates(a.s, claims); state != "" {
+			return state
+		}
 		if missing {
 			return claimList(claims) + " does not exist"
 		}
@@ -508,4 +522,114 @@ func (a *analysis) eventWith(reason string) string {
 		return ""
 	}
 	return best.Message
+}
+
+// nodeTaints lists, as key=value:effect, the NoSchedule and NoExecute
+// taints of the Nodes the Snapshot holds that the pods do not tolerate
+// (the first pod's tolerations: a job's pods share a template), sorted,
+// once each; nil without Nodes.
+func nodeTaints(nodes []corev1.Node, pods []*corev1.Pod) []string {
+	if len(nodes) == 0 {
+		return nil
+	}
+	var tolerations []corev1.Toleration
+	if len(pods) > 0 {
+		tolerations = pods[0].Spec.Tolerations
+	}
+	var out []string
+	for i := range nodes {
+		for _, t := range nodes[i].Spec.Taints {
+			if t.Effect == corev1.TaintEffectPreferNoSchedule || corev1helpers.TolerationsTolerateTaint(logr.Discard(), tolerations, &t, false) {
+				continue
+			}
+			if s := taintString(t); !slices.Contains(out, s) {
+				out = append(out, s)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// claimStates says, from the claims the Snapshot holds, why the named
+// claims do not bind, e.g. "PersistentVolumeClaim data is Pending
+// (storageClassName fast-ssd, 10Gi ReadWriteOnce)", or that one does not
+// exist; "" when the claims were not read.
+func claimStates(s *Snapshot, claims []string) string {
+	if s.PersistentVolumeClaims == nil {
+		return ""
+	}
+	var parts []string
+	for _, n := range claims {
+		var pvc *corev1.PersistentVolumeClaim
+		for i := range s.PersistentVolumeClaims {
+			if s.PersistentVolumeClaims[i].Name == n {
+				pvc = &s.PersistentVolumeClaims[i]
+			}
+		}
+		if pvc == nil {
+			parts = append(parts, "PersistentVolumeClaim "+n+" does not exist")
+			continue
+		}
+		var detail []string
+		if sc := pvc.Spec.StorageClassName; sc != nil {
+			if *sc == "" {
+				detail = append(detail, `storageClassName "" (only a pre-provisioned volume can bind it)`)
+			} else {
+				detail = append(detail, "storageClassName "+*sc)
+			}
+		} else {
+			detail = append(detail, "no storageClassName (the default StorageClass, if any)")
+		}
+		if q, ok := pvc.Spec.Resources.Requests[corev1.ResourceStorage]; ok {
+			d := q.String()
+			for _, m := range pvc.Spec.AccessModes {
+				d += " " + string(m)
+			}
+			detail = append(detail, d)
+		}
+		phase := string(pvc.Status.Phase)
+		if phase == "" {
+			phase = string(corev1.ClaimPending)
+		}
+		parts = append(parts, fmt.Sprintf("PersistentVolumeClaim %s is %s (%s)", n, phase, strings.Join(detail, ", ")))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// flavorNodes says, when the Nodes were read for the one flavor the
+// Workload was assigned and that flavor has nodeLabels, how many Nodes
+// carry them, e.g. "no Node has the nodeLabels instance-type=gpu of
+// ResourceFlavor gpu"; "" otherwise.
+func (a *analysis) flavorNodes() string {
+	flavors := a.admittedFlavors()
+	if a.s.Nodes == nil || len(flavors) != 1 {
+		return ""
+	}
+	for i := range a.s.ResourceFlavors {
+		rf := &a.s.ResourceFlavors[i]
+		if rf.Name != flavors[0] || len(rf.Spec.NodeLabels) == 0 {
+			continue
+		}
+		keys := make([]string, 0, len(rf.Spec.NodeLabels))
+		for k, v := range rf.Spec.NodeLabels {
+			keys = append(keys, k+"="+v)
+		}
+		slices.Sort(keys)
+		n := 0
+		for j := range a.s.Nodes {
+			match := true
+			for k, v := range rf.Spec.NodeLabels {
+				match = match && a.s.Nodes[j].Labels[k] == v
+			}
+			if match {
+				n++
+			}
+		}
+		if n == 0 {
+			return fmt.Sprintf("no Node has the nodeLabels %s of ResourceFlavor %s", strings.Join(keys, ","), rf.Name)
+		}
+		return fmt.Sprintf("%d Node(s) have the nodeLabels %s of ResourceFlavor %s, and none of them matches the pods' own nodeSelector or affinity", n, strings.Join(keys, ","), rf.Name)
+	}
+	return ""
 }

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	nodev1 "k8s.io/api/node/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
@@ -84,6 +85,35 @@ type Snapshot struct {
 	// how many Kueue admitted, and which Pod's Workload is Workload. Pods
 	// then holds that one Pod.
 	PerPod *PerPodCount
+
+	// Nodes are the Nodes the job's pods may run on, read (when the
+	// caller may) only when they name what blocks: a pod kube-scheduler
+	// refuses for a taint or a node selector, or a flavor with a
+	// topologyName whose pods Kueue cannot place. Only their names,
+	// labels, taints, unschedulable flag, Ready condition and allocatable
+	// are kept. Nil when not read.
+	Nodes []corev1.Node
+	// PersistentVolumeClaims are the claims the job's pods name, read
+	// when a pod is not scheduled. Nil when not read.
+	PersistentVolumeClaims []corev1.PersistentVolumeClaim
+	// ResourceQuotas and LimitRanges are the namespace's, read when the
+	// job controller reports that the API server refused its pods, or,
+	// for LimitRanges, when a container of a pending pod set asks for
+	// nothing (a LimitRange default then makes up its request). Nil when
+	// not read.
+	ResourceQuotas []corev1.ResourceQuota
+	LimitRanges    []corev1.LimitRange
+	// RuntimeClasses are the ones the pod sets name, read when a pod set
+	// names one (its overhead.podFixed is part of what Kueue counts).
+	RuntimeClasses []nodev1.RuntimeClass
+	// Topologies are the ones the ResourceFlavors name (topologyName),
+	// read when the Workload is pending.
+	Topologies []kueue.Topology
+	// MultiKueueConfigs and MultiKueueClusters are those of the
+	// ClusterQueue's MultiKueue AdmissionChecks (and the clusters their
+	// configs list), read when the checks are read.
+	MultiKueueConfigs  []kueue.MultiKueueConfig
+	MultiKueueClusters []kueue.MultiKueueCluster
 
 	// KueueConfig is what Kueue's own Configuration says about which jobs
 	// it manages and how long it waits for their Pods, when the bot may

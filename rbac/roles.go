@@ -40,7 +40,8 @@ var labels = map[string]string{"app.kubernetes.io/name": "kueuebot", "app.kubern
 //     of identity.users by resourceNames; any value when email is enabled;
 //   - list LocalQueues (to learn candidate namespaces);
 //   - only with kube.clusterScopedReads: bot, get/list ClusterQueues,
-//     ResourceFlavors, Cohorts and WorkloadPriorityClasses (a job without
+//     ResourceFlavors, Cohorts, Topologies (those the caller's flavors
+//     name) and WorkloadPriorityClasses (a job without
 //     a Workload names a class; whether it exists says why Kueue made none:
 //     get for one question, list for lists and digests).
 //
@@ -83,8 +84,12 @@ func BotClusterRole(cfg *config.Config) *rbacv1.ClusterRole {
 	}
 	rules = append(rules, rbacv1.PolicyRule{APIGroups: []string{"kueue.x-k8s.io"}, Resources: []string{"localqueues"}, Verbs: []string{"list"}})
 	if cfg.Kube.ClusterScopedReads == config.ClusterScopedBot {
+		// Topologies: those the caller's flavors name (topologyName), read
+		// with the flavors. WorkloadPriorityClasses: a job without a
+		// Workload names one, and whether it exists tells why Kueue made
+		// none (get for one question, list for lists and digests).
 		rules = append(rules, rbacv1.PolicyRule{APIGroups: []string{"kueue.x-k8s.io"},
-			Resources: []string{"clusterqueues", "cohorts", "resourceflavors", "workloadpriorityclasses"}, Verbs: []string{"get", "list"}})
+			Resources: []string{"clusterqueues", "cohorts", "resourceflavors", "topologies", "workloadpriorityclasses"}, Verbs: []string{"get", "list"}})
 	}
 	return &rbacv1.ClusterRole{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "ClusterRole"},
@@ -98,12 +103,16 @@ func BotClusterRole(cfg *config.Config) *rbacv1.ClusterRole {
 // LocalQueue a job names (get) and a namespace's LocalQueues (list), the
 // Events of the job, its Workload and its Pods (list only, by involved
 // object), and the job's place in its LocalQueue from Kueue's visibility
-// API (get of the pendingworkloads subresource). Nothing else: not
+// API (get of the pendingworkloads subresource), and the namespace's
+// PersistentVolumeClaims, ResourceQuotas and LimitRanges (list only: the
+// claims of unscheduled pods, the quotas and limits that refuse pods or
+// default a request; diagnose/fetch objects.go). Nothing else: not
 // events.k8s.io (the core Events are read), no controller of Pods the
 // registry does not hold.
 var readerFixedReads = []rbacv1.PolicyRule{
 	{APIGroups: []string{"kueue.x-k8s.io"}, Resources: []string{"localqueues"}, Verbs: kinds.ReadVerbs},
 	{APIGroups: []string{""}, Resources: []string{"events"}, Verbs: []string{"list"}},
+	{APIGroups: []string{""}, Resources: []string{"limitranges", "persistentvolumeclaims", "resourcequotas"}, Verbs: []string{"list"}},
 	{APIGroups: []string{"visibility.kueue.x-k8s.io"}, Resources: []string{"localqueues/pendingworkloads"}, Verbs: []string{"get"}},
 }
 

@@ -39,7 +39,7 @@ func TestBotClusterRole(t *testing.T) {
 		return rbacv1.PolicyRule{APIGroups: []string{"authentication.k8s.io"}, Resources: []string{"userextras/kueuebot.io/slack-user-id"}, Verbs: impersonate, ResourceNames: ids}
 	}
 	lqRule := rbacv1.PolicyRule{APIGroups: []string{"kueue.x-k8s.io"}, Resources: []string{"localqueues"}, Verbs: []string{"list"}}
-	quotaRule := rbacv1.PolicyRule{APIGroups: []string{"kueue.x-k8s.io"}, Resources: []string{"clusterqueues", "cohorts", "resourceflavors", "workloadpriorityclasses"}, Verbs: []string{"get", "list"}}
+	quotaRule := rbacv1.PolicyRule{APIGroups: []string{"kueue.x-k8s.io"}, Resources: []string{"clusterqueues", "cohorts", "resourceflavors", "topologies", "workloadpriorityclasses"}, Verbs: []string{"get", "list"}}
 
 	tests := []struct {
 		name   string
@@ -124,6 +124,8 @@ func TestReaderClusterRole(t *testing.T) {
 		"get localqueues.kueue.x-k8s.io": true, "list localqueues.kueue.x-k8s.io": true,
 		"list events": true,
 		"get localqueues/pendingworkloads.visibility.kueue.x-k8s.io": true,
+		// What names the object that blocks, in the namespace: listed only.
+		"list persistentvolumeclaims": true, "list resourcequotas": true, "list limitranges": true,
 	}
 	for _, k := range kinds.All() {
 		gr := k.Resource.GroupResource().String()

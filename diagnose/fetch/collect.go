@@ -548,6 +548,11 @@ func (c *collector) queues(ctx context.Context, wl *kueue.Workload) error {
 		}
 	}
 
+	if r, ok := c.src.(objectReader); ok && !c.planned && wl != nil && c.s.ClusterQueue != nil && (!reserved || all) {
+		if err := c.pendingObjects(ctx, r, wl); err != nil {
+			return err
+		}
+	}
 	if c.planned {
 		return nil
 	}
@@ -580,6 +585,11 @@ func (c *collector) queues(ctx context.Context, wl *kueue.Workload) error {
 	if c.s.Job != nil && (admitted || all) {
 		if err := c.podsAndEvents(ctx, wl); err != nil {
 			return err
+		}
+		if r, ok := c.src.(objectReader); ok {
+			if err := c.admittedObjects(ctx, r, wl); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
@@ -825,6 +835,11 @@ func (c *collector) clusterQueue(ctx context.Context, name string, wl *kueue.Wor
 		} else {
 			c.s.AdmissionChecks = acs
 			c.missing("AdmissionCheck", names, names2(acs, func(ac *kueue.AdmissionCheck) string { return ac.Name }))
+			if r, ok := c.src.(objectReader); ok {
+				if err := c.multiKueue(ctx, r); err != nil {
+					return err
+				}
+			}
 		}
 	}
 

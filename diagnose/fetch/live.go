@@ -65,6 +65,30 @@ const DefaultTimeout = 10 * time.Second
 //     Kueue's preemption message names (to name the preemptor).
 //   - Finished: 2 (job, Workload).
 //
+// The objects that name what blocks (objects.go) add at most 4 requests to
+// a pending Workload and at most 4 to an admitted one, each only in the
+// state that needs it, never one per pod or workload (TestFetchNamingObjects):
+//
+//   - Pending: +1 LimitRange LIST of the namespace when a container of the
+//     pod sets asks for no cpu or no memory; +1 RuntimeClass GET (LIST for
+//     several) when a pod set names one; when Kueue's message says the
+//     pods do not fit the topology of a flavor with a topologyName, +1
+//     Topology GET (LIST for several) and +1 Node LIST (label selector:
+//     the flavor's nodeLabels; at most 500, kept slim).
+//   - A ClusterQueue with a MultiKueue AdmissionCheck, when the checks are
+//     read: +1 MultiKueueConfig GET (LIST for several) and +1
+//     MultiKueueCluster LIST.
+//   - Admitted: +2 when the job controller reports a FailedCreate (the
+//     namespace's ResourceQuota LIST and LimitRange LIST); +1
+//     PersistentVolumeClaim LIST when a pending, unscheduled pod uses
+//     claims; +1 Node LIST (the assigned flavor's nodeLabels as label
+//     selector, at most 500, kept slim) when kube-scheduler refuses a pod
+//     for a taint or a node selector. So at most 14 for an admitted job.
+//
+// A Forbidden read of these is a Gap that says what could not be checked
+// and who can (Nodes, RuntimeClasses, Topologies and MultiKueue objects are
+// cluster-scoped: the platform team); a NotFound LIST is nothing to name.
+//
 // Discovery comes on top and is cached for the Fetcher's lifetime: the
 // first Fetch asks once which Kueue version is served
 // (kueue.x-k8s.io/v1beta2, else v1beta1, read through KueueV1beta1 and

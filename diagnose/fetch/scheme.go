@@ -6,6 +6,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
+	nodev1 "k8s.io/api/node/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -18,7 +19,8 @@ import (
 )
 
 // scheme knows every typed kind the store keeps: core (Pod, Event,
-// Namespace), batch Job, events.k8s.io Event, and Kueue v1beta2 and v1beta1.
+// Namespace, and Node, PersistentVolumeClaim, ResourceQuota, LimitRange),
+// node.k8s.io RuntimeClass, batch Job, events.k8s.io Event, and Kueue v1beta2 and v1beta1.
 // Kueue's v1beta1 package registers Kueue's own conversion functions (the
 // ones its conversion webhook runs), so a v1beta1 object converts to
 // v1beta2 with scheme.ConvertToVersion.
@@ -28,6 +30,7 @@ func init() {
 	utilruntime.Must(corev1.AddToScheme(scheme))
 	utilruntime.Must(batchv1.AddToScheme(scheme))
 	utilruntime.Must(eventsv1.AddToScheme(scheme))
+	utilruntime.Must(nodev1.AddToScheme(scheme))
 	utilruntime.Must(kueue.AddToScheme(scheme))
 	utilruntime.Must(kueuev1beta1.AddToScheme(scheme))
 }
@@ -45,10 +48,21 @@ var (
 	gkEvent          = schema.GroupKind{Kind: "Event"}
 	gkNamespace      = schema.GroupKind{Kind: "Namespace"}
 	gkBatchJob       = schema.GroupKind{Group: "batch", Kind: "Job"}
+
+	// What names the object that blocks (objects.go).
+	gkNode              = schema.GroupKind{Kind: "Node"}
+	gkClaim             = schema.GroupKind{Kind: "PersistentVolumeClaim"}
+	gkResourceQuota     = schema.GroupKind{Kind: "ResourceQuota"}
+	gkLimitRange        = schema.GroupKind{Kind: "LimitRange"}
+	gkRuntimeClass      = schema.GroupKind{Group: "node.k8s.io", Kind: "RuntimeClass"}
+	gkTopology          = kueue.GroupVersion.WithKind("Topology").GroupKind()
+	gkMultiKueueConfig  = kueue.GroupVersion.WithKind("MultiKueueConfig").GroupKind()
+	gkMultiKueueCluster = kueue.GroupVersion.WithKind("MultiKueueCluster").GroupKind()
 )
 
 // kueueKinds are the Kueue kinds the store keeps, in both versions.
-var kueueKinds = []string{"Workload", "LocalQueue", "ClusterQueue", "Cohort", "ResourceFlavor", "AdmissionCheck", "WorkloadPriorityClass"}
+var kueueKinds = []string{"Workload", "LocalQueue", "ClusterQueue", "Cohort", "ResourceFlavor", "AdmissionCheck", "WorkloadPriorityClass",
+	"Topology", "MultiKueueConfig", "MultiKueueCluster"}
 
 // typedKinds are the kinds decoded into typed objects. Any other kind is
 // either a job kind of the registry (kept unstructured) or ignored, so that
@@ -61,6 +75,12 @@ var typedKinds = func() map[schema.GroupVersionKind]bool {
 		corev1.SchemeGroupVersion.WithKind("Namespace"): true,
 		eventsv1.SchemeGroupVersion.WithKind("Event"):   true,
 		batchv1.SchemeGroupVersion.WithKind("Job"):      true,
+		// What names the object that blocks (objects.go).
+		corev1.SchemeGroupVersion.WithKind("Node"):                  true,
+		corev1.SchemeGroupVersion.WithKind("PersistentVolumeClaim"): true,
+		corev1.SchemeGroupVersion.WithKind("ResourceQuota"):         true,
+		corev1.SchemeGroupVersion.WithKind("LimitRange"):            true,
+		nodev1.SchemeGroupVersion.WithKind("RuntimeClass"):          true,
 	}
 	for _, k := range kueueKinds {
 		m[kueue.GroupVersion.WithKind(k)] = true
@@ -140,6 +160,9 @@ func normalize(obj runtime.Object) (out runtime.Object, gk schema.GroupKind, ok 
 	}
 	if wl, isWL := obj.(*kueue.Workload); isWL && slimming {
 		slimWorkload(wl)
+	}
+	if n, isNode := obj.(*corev1.Node); isNode {
+		obj = slimNode(n)
 	}
 	if job, isJob := obj.(*batchv1.Job); isJob && slimming {
 		slimPodSpec(&job.Spec.Template.Spec)

@@ -97,7 +97,23 @@ type report struct {
 	Queue    struct{ LocalQueue, ClusterQueue string }
 	Quota    []json.RawMessage
 	Gaps     []struct{ Kind, Name, Reason string }
-	Remedies []struct{ Code, Who, Command string }
+	Remedies []remedy
+	Findings []struct{ Message string }
+}
+
+type remedy struct{ Code, Who, Command, Summary string }
+
+// text is what the user reads of the answer: headline, detail, remedies
+// and findings (what a scenario's mentions are looked for in).
+func (r report) text() string {
+	parts := []string{r.Verdict.Headline, r.Verdict.Detail}
+	for _, m := range r.Remedies {
+		parts = append(parts, m.Summary)
+	}
+	for _, f := range r.Findings {
+		parts = append(parts, f.Message)
+	}
+	return strings.Join(parts, "\n")
 }
 
 // diagnoseAs runs `kueuebot diagnose` live against the sandbox with user's
@@ -206,13 +222,19 @@ type expect struct {
 	// Remedies are remedy codes the answer must offer (what to do, when the
 	// code and cause alone do not pin the answer down).
 	Remedies []string `json:"remedies"`
+	// Mentions are words the answer must contain, read as the scenario's
+	// user (the blocking object's name, the limit). AdminMentions hold
+	// only for who may read every object (the runner, the dumps); they are
+	// not checked here.
+	Mentions      []string `json:"mentions"`
+	AdminMentions []string `json:"adminMentions"`
 }
 
 // missingRemedies is the remedy codes of want that r does not offer.
 func missingRemedies(r report, want []string) []string {
 	var missing []string
 	for _, w := range want {
-		if !slices.ContainsFunc(r.Remedies, func(m struct{ Code, Who, Command string }) bool { return m.Code == w }) {
+		if !slices.ContainsFunc(r.Remedies, func(m remedy) bool { return m.Code == w }) {
 			missing = append(missing, w)
 		}
 	}
@@ -249,7 +271,7 @@ func targetArg(e expect) string {
 
 // TestScenariosLive: every scenario, applied to the real Kueue by
 // `make sandbox-scenarios`, diagnosed live as its user, gives the expected
-// verdict. Scenarios of another Kueue configuration than the one the
+// verdict, remedies and mentions. Scenarios of another Kueue configuration than the one the
 // sandbox runs now were removed after their dump (the runner diagnosed them
 // live, as admin, before that; TestFreshDumps replays their fresh dumps).
 func TestScenariosLive(t *testing.T) {
@@ -267,6 +289,11 @@ func TestScenariosLive(t *testing.T) {
 			}
 			if m := missingRemedies(r, e.Remedies); len(m) > 0 {
 				t.Errorf("the answer lacks the remedies %v\n%s", m, raw)
+			}
+			for _, want := range e.Mentions {
+				if !strings.Contains(r.text(), want) {
+					t.Errorf("the answer, read as %s, does not say %q, as expect.yaml asks:\n%s", e.User, want, raw)
+				}
 			}
 		})
 	}

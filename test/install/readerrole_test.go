@@ -31,7 +31,10 @@ import (
 // asks what people ask: why a job of each kind of the registry is waiting
 // (one that does not exist, so every kind is read), why the sample-job
 // scenario's Job is waiting (its Workload, LocalQueue, Pods, Events and
-// queue position), and which of their jobs are waiting. Every request made
+// queue position), why the Jobs of pods-resourcequota and
+// pods-pvc-unbound do not run (the namespace's ResourceQuotas,
+// LimitRanges and PersistentVolumeClaims), and which of their jobs are
+// waiting. Every request made
 // as that user is allowed by the role, and every rule of the role is
 // used by a request: a rule granted and never read fails the test.
 func TestReaderRoleIsWhatTheBotReads(t *testing.T) {
@@ -51,7 +54,16 @@ func TestReaderRoleIsWhatTheBotReads(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = c.kube.RbacV1().ClusterRoles().Delete(t.Context(), role.Name, metav1.DeleteOptions{}) })
-	for _, where := range []string{ns, scenarioNS} {
+	// Scenarios whose diagnosis reads the namespace's own objects: the
+	// ResourceQuotas and LimitRanges that refuse pods, the claims of pods
+	// that are not scheduled.
+	named := map[string]string{"sc-pods-resourcequota": "over-namespace-quota", "sc-pods-pvc-unbound": "needs-data"}
+	for where := range named {
+		if _, err := c.kube.CoreV1().Namespaces().Get(t.Context(), where, metav1.GetOptions{}); err != nil {
+			t.Fatalf("scenario namespace %s: %v (run make sandbox-scenarios)", where, err)
+		}
+	}
+	for _, where := range []string{ns, scenarioNS, "sc-pods-resourcequota", "sc-pods-pvc-unbound"} {
 		rb := &rbacv1.RoleBinding{
 			ObjectMeta: metav1.ObjectMeta{Name: user, Namespace: where},
 			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
@@ -94,6 +106,17 @@ func TestReaderRoleIsWhatTheBotReads(t *testing.T) {
 			continue // a sandbox without SANDBOX_VISIBILITY=1 serves no visibility API
 		}
 		t.Errorf("the reader role leaves a gap in the scenario's diagnosis: %+v", g)
+	}
+	for where, job := range named {
+		res, err := e.Explain(ctx, id, explain.Question{Kind: registry.Job, Name: job, Namespace: where})
+		if err != nil {
+			t.Fatalf("explain %s/%s: %v", where, job, err)
+		}
+		for _, g := range res.Report.Gaps {
+			if g.Kind != "Node" && (g.Kind != "PendingWorkloads" || served["visibility.kueue.x-k8s.io"]) {
+				t.Errorf("the reader role leaves a gap in the diagnosis of %s/%s: %+v", where, job, g)
+			}
+		}
 	}
 	if _, err := e.Jobs(ctx, id, explain.JobsQuery{Namespace: scenarioNS}); err != nil {
 		t.Fatalf("list the jobs: %v", err)

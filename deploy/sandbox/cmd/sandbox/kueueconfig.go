@@ -46,6 +46,10 @@ var kueueVariants = map[string]map[string]any{
 	}}},
 	// The alpha kueue.x-k8s.io/admission-gated-by annotation holds Workloads back.
 	"admission-gated-by": {"featureGates": map[string]any{"AdmissionGatedBy": true}},
+	// Topology-aware scheduling (beta, on by default in v0.17: set explicitly). A group of its own
+	// because its scenarios register Nodes: removed after their dump, they never change what
+	// kube-scheduler says about the other scenarios' pods ("0/3 nodes are available: ...").
+	"tas": {"featureGates": map[string]any{"TopologyAwareScheduling": true}},
 }
 
 // variantNames lists the known variants, default first.

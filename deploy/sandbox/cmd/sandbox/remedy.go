@@ -31,6 +31,10 @@ type expectation struct {
 	// Mentions are words the answer must contain (headline, detail, remedies, findings): the
 	// name of the object that blocks, the limit.
 	Mentions []string `json:"mentions,omitempty"`
+	// AdminMentions are words the answer must contain when read by who may read every object
+	// (this runner, as admin; the recorded dump), not by the scenario's user: the names of
+	// cluster-scoped objects (Nodes, Topologies, MultiKueueClusters) a plain user cannot read.
+	AdminMentions []string `json:"adminMentions,omitempty"`
 }
 
 func readExpectation(dir string) (expectation, error) {
@@ -194,7 +198,7 @@ func (sc *scenarioRun) checkVerdict(ctx context.Context) error {
 			return fmt.Errorf("live answer lacks the remedy %s that expect.yaml names:\n%s", want, raw)
 		}
 	}
-	for _, want := range e.Mentions {
+	for _, want := range append(slices.Clone(e.Mentions), e.AdminMentions...) {
 		if !strings.Contains(r.text(), want) {
 			return fmt.Errorf("live answer does not say %q, as expect.yaml asks:\n%s", want, raw)
 		}

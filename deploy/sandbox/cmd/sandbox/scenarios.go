@@ -54,6 +54,17 @@ type step struct {
 	Remedy *remedyStep `json:"remedy,omitempty"`
 	// As applies the file as this test user (alice, bob, carol) instead of admin.
 	As string `json:"as,omitempty"`
+	// Delete deletes one object as admin, without waiting for it to go (a ClusterQueue that
+	// Kueue's finalizer holds while it has admitted Workloads stays, with a deletionTimestamp).
+	Delete *objectRef `json:"delete,omitempty"`
+}
+
+// objectRef names one object.
+type objectRef struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Namespace  string `json:"namespace,omitempty"`
+	Name       string `json:"name"`
 }
 
 type waitFor struct {
@@ -109,6 +120,12 @@ var (
 		{"AdmissionCheck", gvr("kueue.x-k8s.io", "v1beta2", "admissionchecks")},
 		{"WorkloadPriorityClass", gvr("kueue.x-k8s.io", "v1beta2", "workloadpriorityclasses")},
 		{"ClusterTrainingRuntime", gvr("trainer.kubeflow.org", "v1alpha1", "clustertrainingruntimes")},
+		// What names the object that blocks (diagnose/fetch objects.go).
+		{"Topology", gvr("kueue.x-k8s.io", "v1beta2", "topologies")},
+		{"MultiKueueConfig", gvr("kueue.x-k8s.io", "v1beta2", "multikueueconfigs")},
+		{"MultiKueueCluster", gvr("kueue.x-k8s.io", "v1beta2", "multikueueclusters")},
+		{"RuntimeClass", gvr("node.k8s.io", "v1", "runtimeclasses")},
+		{"Node", gvr("", "v1", "nodes")},
 	}
 )
 
@@ -129,7 +146,7 @@ func dumpKinds(c *cluster, all []*unstructured.Unstructured) ([]dumpKind, error)
 	var extra []dumpKind
 	for _, o := range all {
 		gvk := o.GroupVersionKind()
-		if o.GetNamespace() == "" || fixed[gvk.Kind] || seen[gvk] || gvk.Group == "rbac.authorization.k8s.io" {
+		if o.GetNamespace() == "" || fixed[gvk.Kind] || seen[gvk] || gvk.Group == "rbac.authorization.k8s.io" || gvk.Kind == "Secret" {
 			continue
 		}
 		seen[gvk] = true
@@ -298,6 +315,9 @@ func readScenarioObjects(dir string, sf scenarioFile) (scenarioObjects, error) {
 		so.all = append(so.all, objs...)
 	}
 	for _, obj := range so.all {
+		if obj.GetKind() == "Secret" {
+			continue // never dumped, and its namespace (e.g. Kueue's, for a MultiKueue kubeconfig) is not the scenario's
+		}
 		if obj.GetKind() == "Namespace" {
 			so.namespaces[obj.GetName()] = true
 		} else if obj.GetNamespace() != "" {
@@ -436,6 +456,17 @@ func (sc *scenarioRun) runStep(ctx context.Context, s step) error {
 		}
 		_, err = ri.Patch(ctx, target.GetName(), types.MergePatchType, b, metav1.PatchOptions{FieldManager: fieldManager}, sub...)
 		return err
+	case s.Delete != nil:
+		target := &unstructured.Unstructured{}
+		target.SetAPIVersion(s.Delete.APIVersion)
+		target.SetKind(s.Delete.Kind)
+		target.SetNamespace(s.Delete.Namespace)
+		target.SetName(s.Delete.Name)
+		ri, _, err := c.resource(target)
+		if err != nil {
+			return err
+		}
+		return ri.Delete(ctx, target.GetName(), metav1.DeleteOptions{})
 	case s.Kubelet != nil:
 		return runKubelet(ctx, c, *s.Kubelet, bound)
 	case s.Remedy != nil:
