@@ -384,20 +384,28 @@ func podClaims(pods []*corev1.Pod, msg string) ([]string, bool) {
 		return out, true
 	}
 	for _, p := range pods {
-		for _, v := range p.Spec.Volumes {
-			name := ""
-			switch {
-			case v.PersistentVolumeClaim != nil:
-				name = v.PersistentVolumeClaim.ClaimName
-			case v.Ephemeral != nil:
-				name = p.Name + "-" + v.Name
-			}
-			if name != "" && !slices.Contains(out, name) {
-				out = append(out, name)
-			}
-		}
+		out = AppendClaimNames(out, p)
 	}
 	return out, false
+}
+
+// AppendClaimNames appends, once each, the PersistentVolumeClaims pod
+// uses: its volumes' claims and its generic ephemeral volumes' (named
+// <pod>-<volume>, as the ephemeral volume controller names them).
+func AppendClaimNames(out []string, pod *corev1.Pod) []string {
+	for _, v := range pod.Spec.Volumes {
+		name := ""
+		switch {
+		case v.PersistentVolumeClaim != nil:
+			name = v.PersistentVolumeClaim.ClaimName
+		case v.Ephemeral != nil:
+			name = pod.Name + "-" + v.Name
+		}
+		if name != "" && !slices.Contains(out, name) {
+			out = append(out, name)
+		}
+	}
+	return out
 }
 
 // claimList is "PersistentVolumeClaim a" or "PersistentVolumeClaims a, b"

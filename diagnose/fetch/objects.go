@@ -291,18 +291,7 @@ func unscheduledClaims(pods []corev1.Pod, all bool) []string {
 		if !all && (p.Spec.NodeName != "" || p.Status.Phase != corev1.PodPending) {
 			continue
 		}
-		for _, v := range p.Spec.Volumes {
-			name := ""
-			switch {
-			case v.PersistentVolumeClaim != nil:
-				name = v.PersistentVolumeClaim.ClaimName
-			case v.Ephemeral != nil:
-				name = p.Name + "-" + v.Name
-			}
-			if name != "" && !slices.Contains(out, name) {
-				out = append(out, name)
-			}
-		}
+		out = diagnose.AppendClaimNames(out, p)
 	}
 	slices.Sort(out)
 	return out
