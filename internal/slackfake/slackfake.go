@@ -1,7 +1,9 @@
 // Package slackfake is a Slack stand-in on 127.0.0.1 for tests: a Web API
-// (auth.test, apps.connections.open, users.info, chat.postMessage,
-// chat.postEphemeral, chat.update, chat.getPermalink, views.publish, reactions.add and
-// reactions.remove), response_url endpoints, a Socket Mode WebSocket that
+// (auth.test, apps.connections.open, users.info, chat.postMessage with
+// message metadata, chat.postEphemeral, chat.update, chat.getPermalink,
+// conversations.history, views.publish, reactions.add and
+// reactions.remove), response_url endpoints, answers held back to stand
+// for a crash between Slack's record of a post and its answer (HoldPosts), a Socket Mode WebSocket that
 // says hello, pings and reports acks, failure and 429 injection, and
 // builders for the envelopes and payloads Slack sends (events, slash
 // commands, interactions) and for signed HTTP requests. It is written from
@@ -57,6 +59,9 @@ type Post struct {
 	View string `json:",omitempty"`
 	// Reaction is the emoji name of reactions.add/remove.
 	Reaction string `json:",omitempty"`
+	// Metadata is the raw message metadata JSON of chat.postMessage
+	// (event_type and event_payload), when the bot sent any.
+	Metadata string `json:",omitempty"`
 	// At is when the fake received it.
 	At time.Time `json:"-"`
 }
@@ -90,6 +95,10 @@ type Server struct {
 	failures map[string][]*failure
 	calls    map[string]int
 	acked    map[string]time.Time
+	// history holds each channel's chat.postMessage messages, oldest
+	// first (conversations.history); holds the pending HoldPosts.
+	history map[string][]historyMessage
+	holds   map[string]*hold
 	// writeMu serialises writes to the Socket Mode connections.
 	writeMu sync.Mutex
 }
@@ -107,6 +116,8 @@ func New(t testing.TB) *Server {
 		failures: map[string][]*failure{},
 		calls:    map[string]int{},
 		acked:    map[string]time.Time{},
+		history:  map[string][]historyMessage{},
+		holds:    map[string]*hold{},
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/api/auth.test", func(w http.ResponseWriter, r *http.Request) {
@@ -154,14 +165,21 @@ func New(t testing.TB) *Server {
 				reply(t, w, map[string]any{"ok": false, "error": "channel_not_found"})
 				return
 			}
-			f.record(Post{
-				Method: method, Channel: form.Get("channel"), ThreadTS: form.Get("thread_ts"),
-				User: form.Get("user"), HasBlocks: strings.Contains(form.Get("blocks"), `"header"`),
-				Blocks: form.Get("blocks"), Text: form.Get("text"), TS: form.Get("ts"),
-			})
 			ts := form.Get("ts")
 			if ts == "" {
 				ts = strconv.FormatInt(time.Now().UnixNano(), 10)
+			}
+			p := Post{
+				Method: method, Channel: form.Get("channel"), ThreadTS: form.Get("thread_ts"),
+				User: form.Get("user"), HasBlocks: strings.Contains(form.Get("blocks"), `"header"`),
+				Blocks: form.Get("blocks"), Text: form.Get("text"), TS: form.Get("ts"), Metadata: form.Get("metadata"),
+			}
+			if method == "chat.postMessage" {
+				f.remember(p, ts)
+			}
+			f.record(p)
+			if method == "chat.postMessage" && !f.holdResponse(r, p) {
+				return // held until the client went away: no answer
 			}
 			reply(t, w, map[string]any{"ok": true, "channel": form.Get("channel"), "ts": ts, "message_ts": ts})
 		}
@@ -192,6 +210,7 @@ func New(t testing.TB) *Server {
 		}
 		reply(t, w, map[string]any{"ok": true, "channel": ch, "permalink": Permalink(ch, ts)})
 	})
+	mux.HandleFunc("/api/conversations.history", f.conversationsHistory)
 	mux.HandleFunc("/api/reactions.add", reaction("reactions.add"))
 	mux.HandleFunc("/api/reactions.remove", reaction("reactions.remove"))
 	mux.HandleFunc("/api/views.publish", func(w http.ResponseWriter, r *http.Request) {
