@@ -63,7 +63,7 @@ type Notifier struct {
 	Log         *slog.Logger
 	// Tick is how often expiry and Pods are checked (10 s when zero);
 	// Resync how often the store is read again for subscriptions other
-	// replicas wrote (1 min when zero).
+	// replicas wrote (30 s when zero).
 	Tick, Resync time.Duration
 	// Workers is how many subscriptions are handled at once (8 when zero).
 	Workers int
@@ -104,7 +104,7 @@ func New(n Notifier) *Notifier {
 		n.Tick = 10 * time.Second
 	}
 	if n.Resync <= 0 {
-		n.Resync = time.Minute
+		n.Resync = 30 * time.Second
 	}
 	if n.Workers <= 0 {
 		n.Workers = 8
@@ -262,8 +262,9 @@ func identityKey(id rbac.Identity) string {
 // (leadership lost, or shutdown). Run it under leader election.
 func (n *Notifier) Lead(ctx context.Context) {
 	ls := &leadState{
-		ctx:      ctx,
-		queue:    workqueue.NewTypedRateLimitingQueue(workqueue.NewTypedItemExponentialFailureRateLimiter[string](time.Second, time.Minute)),
+		ctx: ctx,
+		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.NewTypedItemExponentialFailureRateLimiter[string](time.Second, time.Minute),
+			workqueue.TypedRateLimitingQueueConfig[string]{Clock: n.Clock}),
 		kick:     make(chan struct{}, 1),
 		watchers: map[string]*watcher{},
 		bad:      map[string]map[string]time.Time{},
@@ -784,7 +785,7 @@ func (n *Notifier) watch(ls *leadState, ns, user string, cl *rbac.Clients) *watc
 			return wls.Watch(ctx, o)
 		},
 	}
-	inf := cache.NewSharedIndexInformer(lw, &kueue.Workload{}, 0, cache.Indexers{jobIndex: jobUIDs})
+	inf := cache.NewSharedIndexInformer(cache.ToListWatcherWithWatchListSemantics(lw, cl.Kueue), &kueue.Workload{}, 0, cache.Indexers{jobIndex: jobUIDs})
 	_ = inf.SetTransform(slim)
 	w := &watcher{ns: ns, user: user, informer: inf, cancel: cancel}
 	_ = inf.SetWatchErrorHandlerWithContext(func(ctx context.Context, r *cache.Reflector, err error) {

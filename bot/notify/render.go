@@ -31,7 +31,9 @@ const (
 // finds a pending event looks for exactly that in the DM's history.
 const MetadataEventType = "kueuebot_notification"
 
-func plain(s string) *slack.TextBlockObject { return slack.NewTextBlockObject(slack.PlainTextType, s, false, false) }
+func plain(s string) *slack.TextBlockObject {
+	return slack.NewTextBlockObject(slack.PlainTextType, s, false, false)
+}
 
 func mrkdwn(s string) *slack.TextBlockObject {
 	t := slack.NewTextBlockObject(slack.MarkdownType, s, false, false)

@@ -98,8 +98,10 @@ type Store struct {
 type shard struct {
 	name string
 	mu   sync.Mutex // held while a batch is written
-	// cm is the last ConfigMap read or written (nil: not read yet).
-	cm *corev1.ConfigMap
+	// cm is the last ConfigMap read or written (nil: not read yet);
+	// exists says whether it is on the server (else it is created).
+	cm     *corev1.ConfigMap
+	exists bool
 	// queue holds changes waiting for the next write.
 	qmu   sync.Mutex
 	queue []*change
@@ -148,17 +150,17 @@ func dataBytes(cm *corev1.ConfigMap) int {
 }
 
 // read gets the shard's ConfigMap; a missing one is empty (created on the
-// first write).
-func (s *Store) read(ctx context.Context, sh *shard) (*corev1.ConfigMap, error) {
-	cm, err := s.Client.CoreV1().ConfigMaps(s.Namespace).Get(ctx, sh.name, metav1.GetOptions{})
+// first write: exists is false).
+func (s *Store) read(ctx context.Context, sh *shard) (cm *corev1.ConfigMap, exists bool, err error) {
+	cm, err = s.Client.CoreV1().ConfigMaps(s.Namespace).Get(ctx, sh.name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: sh.name, Namespace: s.Namespace,
-			Labels: map[string]string{"app.kubernetes.io/name": "kueuebot", "app.kubernetes.io/component": "notify"}}}, nil
+			Labels: map[string]string{"app.kubernetes.io/name": "kueuebot", "app.kubernetes.io/component": "notify"}}}, false, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("notify: ConfigMap %s/%s: %w", s.Namespace, sh.name, err)
+		return nil, false, fmt.Errorf("notify: ConfigMap %s/%s: %w", s.Namespace, sh.name, err)
 	}
-	return cm, nil
+	return cm, true, nil
 }
 
 // Load reads every shard and returns all subscriptions, by shard then user
@@ -167,12 +169,12 @@ func (s *Store) Load(ctx context.Context) ([]Subscription, error) {
 	s.init()
 	var out []Subscription
 	for _, sh := range s.shards {
-		cm, err := s.read(ctx, sh)
+		cm, exists, err := s.read(ctx, sh)
 		if err != nil {
 			return nil, err
 		}
 		sh.mu.Lock()
-		sh.cm = cm
+		sh.cm, sh.exists = cm, exists
 		sh.mu.Unlock()
 		users := make([]string, 0, len(cm.Data))
 		for u := range cm.Data {
@@ -194,7 +196,7 @@ func (s *Store) Load(ctx context.Context) ([]Subscription, error) {
 func (s *Store) User(ctx context.Context, user string) ([]Subscription, error) {
 	s.init()
 	sh := s.shards[ShardOf(user)]
-	cm, err := s.read(ctx, sh)
+	cm, _, err := s.read(ctx, sh)
 	if err != nil {
 		return nil, err
 	}
@@ -243,14 +245,14 @@ func (s *Store) flush(ctx context.Context, sh *shard) {
 		}
 	}
 	for attempt := 0; ; attempt++ {
-		cm := sh.cm
+		cm, exists := sh.cm, sh.exists
 		if cm == nil || attempt > 0 {
-			fresh, err := s.read(ctx, sh)
+			fresh, ok, err := s.read(ctx, sh)
 			if err != nil {
 				finish(err)
 				return
 			}
-			cm = fresh
+			cm, exists = fresh, ok
 		}
 		next := cm.DeepCopy()
 		if next.Data == nil {
@@ -297,7 +299,7 @@ func (s *Store) flush(ctx context.Context, sh *shard) {
 		}
 		var written *corev1.ConfigMap
 		var err error
-		if next.ResourceVersion == "" {
+		if !exists {
 			written, err = s.Client.CoreV1().ConfigMaps(s.Namespace).Create(ctx, next, metav1.CreateOptions{})
 			if apierrors.IsAlreadyExists(err) {
 				err = apierrors.NewConflict(corev1.Resource("configmaps"), sh.name, err)
@@ -313,7 +315,7 @@ func (s *Store) flush(ctx context.Context, sh *shard) {
 			finish(fmt.Errorf("notify: ConfigMap %s/%s: %w", s.Namespace, sh.name, err))
 			return
 		}
-		sh.cm = written
+		sh.cm, sh.exists = written, true
 		finish(nil)
 		return
 	}

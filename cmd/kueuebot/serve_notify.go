@@ -1,0 +1,44 @@
+package main
+
+import (
+	"errors"
+	"log/slog"
+
+	"github.com/slack-go/slack"
+	"k8s.io/client-go/rest"
+
+	"github.com/kueuebot/kueuebot/bot/leader"
+	"github.com/kueuebot/kueuebot/bot/notify"
+	"github.com/kueuebot/kueuebot/config"
+	"github.com/kueuebot/kueuebot/rbac"
+)
+
+// newNotifier builds "Tell me when it starts" for `serve` when
+// notify.enabled: the leader watches the subscriptions, kept in the bot's
+// namespace, and reads every job as its subscriber (impersonating the
+// identity resolver gives, through base). nil when disabled; with dumps
+// (--from-file) there is nothing to watch.
+func newNotifier(cfg *config.Config, api *slack.Client, log *slog.Logger, fromFiles bool, e *leader.Election, base *rest.Config, resolver notify.Resolver) (*notify.Notifier, error) {
+	if !cfg.Notify.Enabled {
+		return nil, nil
+	}
+	if fromFiles {
+		log.Warn("notifications are off when serving from dumps (--from-file)")
+		return nil, nil
+	}
+	if e == nil || base == nil {
+		return nil, errors.New("notify.enabled needs the bot's namespace for leader election and subscriptions: set POD_NAMESPACE (the chart and deploy/manifests set it from the downward API)")
+	}
+	n := notify.New(notify.Notifier{
+		Store:       &notify.Store{Client: e.Client, Namespace: e.Namespace},
+		Slack:       api,
+		Resolve:     resolver,
+		Clients:     func(id rbac.Identity) (*rbac.Clients, error) { return rbac.ClientsFor(base, id) },
+		Holder:      e.Identity,
+		MaxPerUser:  cfg.Notify.MaxPerUser,
+		ExpireAfter: cfg.Notify.ExpireAfter,
+		Log:         log,
+	})
+	log.Info("notifications on", slog.String("namespace", e.Namespace), slog.Int("maxPerUser", cfg.Notify.MaxPerUser), slog.Duration("expireAfter", cfg.Notify.ExpireAfter))
+	return n, nil
+}
