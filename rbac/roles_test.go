@@ -113,7 +113,8 @@ func TestBotClusterRole(t *testing.T) {
 }
 
 // TestReaderClusterRole: the reader role is exactly get and list on every
-// kind of the registry, plus the fetcher's fixed reads, each with only the
+// kind of the registry, plus the fetcher's fixed reads and the watch on
+// Workloads notifications keep, each with only the
 // verbs it uses: no deployments or statefulsets (no kind of the registry),
 // no events.k8s.io (the core Events are read), no get of Events (they are
 // listed), no list of queue positions (one LocalQueue's is got).
@@ -124,6 +125,8 @@ func TestReaderClusterRole(t *testing.T) {
 		"get localqueues.kueue.x-k8s.io": true, "list localqueues.kueue.x-k8s.io": true,
 		"list events": true,
 		"get localqueues/pendingworkloads.visibility.kueue.x-k8s.io": true,
+		// notifications watch a namespace's Workloads as a subscriber
+		"watch workloads.kueue.x-k8s.io": true,
 	}
 	for _, k := range kinds.All() {
 		gr := k.Resource.GroupResource().String()
@@ -166,6 +169,9 @@ func allows(rules []rbacv1.PolicyRule, group, resource, verb string) bool {
 func checkReadOnly(t *testing.T, r *rbacv1.ClusterRole) {
 	t.Helper()
 	ok := map[string]bool{"get": true, "list": true, "impersonate": true}
+	if r.Name == ReaderName {
+		ok["watch"] = true // Workloads only, held by TestReaderClusterRole
+	}
 	for _, rule := range r.Rules {
 		for _, v := range rule.Verbs {
 			if !ok[v] {

@@ -135,5 +135,57 @@ func (f *Server) conversationsHistory(w http.ResponseWriter, r *http.Request) {
 	if out == nil {
 		out = []map[string]any{}
 	}
+	// Everything newer than oldest fits in one page here; no cursor.
 	reply(f.t, w, map[string]any{"ok": true, "messages": out, "has_more": false})
+}
+
+// StallPosts makes the next n chat.postMessage calls to channel wait
+// before Slack records them: a call whose caller goes away meanwhile (a
+// SIGKILLed process) is never recorded, as a post that never reached
+// Slack; release lets the waiting ones through. The channel of each
+// stalled call is sent on Stalled as it arrives.
+func (f *Server) StallPosts(channel string, n int) (release func()) {
+	h := &hold{n: n, release: make(chan struct{})}
+	f.mu.Lock()
+	f.stalls[channel] = h
+	f.mu.Unlock()
+	done := false
+	return func() {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		if !done {
+			done = true
+			close(h.release)
+			if f.stalls[channel] == h {
+				delete(f.stalls, channel)
+			}
+		}
+	}
+}
+
+// Stalled receives the channel of each post StallPosts holds back.
+func (f *Server) Stalled() <-chan string { return f.stalled }
+
+func (f *Server) stallRequest(r *http.Request, channel string) bool {
+	f.mu.Lock()
+	h := f.stalls[channel]
+	if h != nil && h.n > 0 {
+		h.n--
+	} else {
+		h = nil
+	}
+	f.mu.Unlock()
+	if h == nil {
+		return true
+	}
+	select {
+	case f.stalled <- channel:
+	default:
+	}
+	select {
+	case <-h.release:
+		return true
+	case <-r.Context().Done():
+		return false
+	}
 }

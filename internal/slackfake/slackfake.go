@@ -99,6 +99,9 @@ type Server struct {
 	// first (conversations.history); holds the pending HoldPosts.
 	history map[string][]historyMessage
 	holds   map[string]*hold
+	stalls  map[string]*hold
+	// stalled receives the channel of each stalled post as it arrives.
+	stalled chan string
 	// writeMu serialises writes to the Socket Mode connections.
 	writeMu sync.Mutex
 }
@@ -118,6 +121,8 @@ func New(t testing.TB) *Server {
 		acked:    map[string]time.Time{},
 		history:  map[string][]historyMessage{},
 		holds:    map[string]*hold{},
+		stalls:   map[string]*hold{},
+		stalled:  make(chan string, 64),
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/api/auth.test", func(w http.ResponseWriter, r *http.Request) {
@@ -168,6 +173,9 @@ func New(t testing.TB) *Server {
 			ts := form.Get("ts")
 			if ts == "" {
 				ts = strconv.FormatInt(time.Now().UnixNano(), 10)
+			}
+			if method == "chat.postMessage" && !f.stallRequest(r, form.Get("channel")) {
+				return // stalled until the client went away: never recorded
 			}
 			p := Post{
 				Method: method, Channel: form.Get("channel"), ThreadTS: form.Get("thread_ts"),
