@@ -110,7 +110,7 @@ func newHarness(t *testing.T, maxPerUser int) *harness {
 	api := slack.New("xoxb-test", slack.OptionAPIURL(h.fs.APIURL()))
 	h.n = New(Notifier{
 		Store: &Store{Client: h.bot, Namespace: botNS}, Slack: api, Resolve: h.resolver, Clients: h.clients,
-		Holder: "pod-a", MaxPerUser: maxPerUser, ExpireAfter: 24 * time.Hour, Clock: h.clock, Workers: 2,
+		Holder: "pod-a", MaxPerUser: maxPerUser, ExpireAfter: 24 * time.Hour, Clock: h.clock, Workers: 2, PodPoll: 10 * time.Second,
 		Log: slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug})),
 	})
 	return h

@@ -15,7 +15,9 @@ import (
 	"github.com/slack-go/slack"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/selection"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
@@ -65,6 +67,9 @@ type Notifier struct {
 	// Resync how often the store is read again for subscriptions other
 	// replicas wrote (30 s when zero).
 	Tick, Resync time.Duration
+	// PodPoll is how often the Pods of admitted subscribed Workloads that
+	// do not all run yet are read, for Running (30 s when zero).
+	PodPoll time.Duration
 	// Workers is how many subscriptions are handled at once (8 when zero).
 	Workers int
 	// PendingGrace is how long a pending event another replica recorded
@@ -90,6 +95,8 @@ type leadState struct {
 	// bad holds, per namespace, the subscribers whose watch was refused,
 	// and until when they are not tried again.
 	bad map[string]map[string]time.Time
+	// lastPods is when Pods were last polled.
+	lastPods time.Time
 }
 
 // New returns a Notifier with n's settings and defaults for those unset.
@@ -105,6 +112,9 @@ func New(n Notifier) *Notifier {
 	}
 	if n.Resync <= 0 {
 		n.Resync = 30 * time.Second
+	}
+	if n.PodPoll <= 0 {
+		n.PodPoll = 30 * time.Second
 	}
 	if n.Workers <= 0 {
 		n.Workers = 8
@@ -331,10 +341,11 @@ func (n *Notifier) Lead(ctx context.Context) {
 	}
 }
 
-// periodic queues the subscriptions that expired, those with a pending
-// event, and those whose Workload is admitted and whose Pods are not yet
-// all running (only those read Pods).
+// periodic queues the subscriptions that expired and those with a
+// pending event, and, every PodPoll, checks the Pods of the admitted
+// subscribed Workloads whose Pods do not all run yet (pollPods).
 func (n *Notifier) periodic(ls *leadState, now time.Time) {
+	var waiting []Subscription
 	for _, s := range n.snapshot() {
 		if s.Pending != nil || !now.Before(s.Expires) {
 			ls.queue.Add(s.ID)
@@ -345,8 +356,114 @@ func (n *Notifier) periodic(ls *leadState, now time.Time) {
 		}
 		if w := ls.watchers[s.Namespace]; w != nil {
 			if wl := w.workload(&s); wl != nil && WantsPods(wl, s.Seen) {
-				ls.queue.Add(s.ID)
+				waiting = append(waiting, s)
 			}
+		}
+	}
+	if len(waiting) > 0 && now.Sub(ls.lastPods) >= n.PodPoll {
+		ls.lastPods = now
+		n.pollPods(ls, waiting)
+	}
+}
+
+// podGroup is the subscriptions of one namespace and subscriber whose Pod
+// selectors are one equality on the same label key: one LIST with
+// "key in (values)" reads all their Pods.
+type podGroup struct {
+	ns, user, key string
+	values        map[string][]string // label value -> subscription IDs
+	subscriber    Subscription
+}
+
+// maxInValues bounds the values of one set-based selector.
+const maxInValues = 100
+
+// pollPods reads, as each subscriber, the Pods of their admitted
+// Workloads that do not all run yet, one LIST per namespace, subscriber
+// and selector key (Jobs: batch.kubernetes.io/controller-uid in (...)),
+// and queues those whose Pods now all run. Selectors that are not one
+// equality are read one by one. The requests grow with the namespaces and
+// their subscribers, not with the subscriptions.
+func (n *Notifier) pollPods(ls *leadState, waiting []Subscription) {
+	groups := map[string]*podGroup{}
+	var single []Subscription
+	for _, s := range waiting {
+		sel, err := labels.Parse(s.PodSelector)
+		reqs, _ := sel.Requirements()
+		if err != nil || len(reqs) != 1 || reqs[0].Operator() != selection.Equals && reqs[0].Operator() != selection.DoubleEquals {
+			single = append(single, s)
+			continue
+		}
+		v := reqs[0].Values().UnsortedList()[0]
+		gk := s.Namespace + "\x00" + s.User + "\x00" + reqs[0].Key()
+		g := groups[gk]
+		if g == nil || len(g.values) >= maxInValues {
+			if g != nil {
+				gk += "\x00" + s.ID
+			}
+			g = &podGroup{ns: s.Namespace, user: s.User, key: reqs[0].Key(), values: map[string][]string{}, subscriber: s}
+			groups[gk] = g
+		}
+		g.values[v] = append(g.values[v], s.ID)
+	}
+	for _, g := range groups {
+		vals := make([]string, 0, len(g.values))
+		for v := range g.values {
+			vals = append(vals, v)
+		}
+		slices.Sort(vals)
+		counts, err := n.countPods(ls.ctx, g.subscriber, g.key+" in ("+strings.Join(vals, ",")+")", g.key)
+		if err != nil {
+			n.Log.WarnContext(ls.ctx, "notification: Pods unreadable as the subscriber", slog.String("namespace", g.ns), slog.String("slackUser", g.user), slog.Any("error", err))
+			continue
+		}
+		for v, ids := range g.values {
+			for _, id := range ids {
+				n.enqueueIfRunning(ls, id, counts[v])
+			}
+		}
+	}
+	for _, s := range single {
+		counts, err := n.countPods(ls.ctx, s, s.PodSelector, "")
+		if err == nil {
+			n.enqueueIfRunning(ls, s.ID, counts[""])
+		}
+	}
+}
+
+// countPods lists Pods as s's subscriber and counts the running or
+// succeeded ones per value of label key ("" when key is empty).
+func (n *Notifier) countPods(ctx context.Context, s Subscription, selector, key string) (map[string]int, error) {
+	ident, err := n.Resolve.Resolve(ctx, s.SlackUser())
+	if err != nil {
+		return nil, err
+	}
+	cl, err := n.clientsFor(ident)
+	if err != nil {
+		return nil, err
+	}
+	list, err := cl.Kube.CoreV1().Pods(s.Namespace).List(ctx, metav1.ListOptions{LabelSelector: selector})
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]int{}
+	for i := range list.Items {
+		p := &list.Items[i]
+		if p.DeletionTimestamp == nil && (p.Status.Phase == "Running" || p.Status.Phase == "Succeeded") {
+			out[p.Labels[key]]++
+		}
+	}
+	return out, nil
+}
+
+func (n *Notifier) enqueueIfRunning(ls *leadState, id string, running int) {
+	s, ok := n.get(id)
+	if !ok {
+		return
+	}
+	if w := ls.watchers[s.Namespace]; w != nil {
+		if wl := w.workload(&s); wl != nil && running >= PodCount(wl) && running > 0 {
+			ls.queue.Add(id)
 		}
 	}
 }
@@ -833,7 +950,7 @@ func (n *Notifier) onWorkload(ns string, obj any, deleted bool) {
 		if !match {
 			continue
 		}
-		if deleted || len(Transitions(s.Seen, Observe(wl, Pods{}))) > 0 || WantsPods(wl, s.Seen) && s.PodSelector != "" {
+		if deleted || len(Transitions(s.Seen, Observe(wl, Pods{}))) > 0 {
 			ids = append(ids, s.ID)
 		}
 	}

@@ -327,3 +327,44 @@ func TestLostAccess(t *testing.T) {
 		})
 	}
 }
+
+// TestPodsPolledPerNamespace: the Pods of admitted subscribed jobs whose
+// Pods do not all run yet are read with one LIST per namespace and
+// subscriber (a set-based selector), not one per job; the jobs whose Pods
+// then all run are told.
+func TestPodsPolledPerNamespace(t *testing.T) {
+	h := newHarness(t, 10)
+	var wls []*kueue.Workload
+	for _, j := range []string{"p0", "p1", "p2", "p3", "p4"} {
+		wls = append(wls, h.job("team-a", j))
+	}
+	h.lead()
+	for _, wl := range wls {
+		h.subscribe("U0ALICE", "team-a", strings.TrimSuffix(strings.TrimPrefix(wl.Name, "job-"), "-1a2b3"))
+		h.dm("a confirmation")
+	}
+	for _, wl := range wls {
+		h.set("team-a", wl.Name, func(wl *kueue.Workload) { admit(wl, h.clock.Now()) })
+		h.dm("an admission DM")
+	}
+	h.pods("team-a", "p3", corev1.PodRunning, corev1.PodRunning)
+	lists := func() int {
+		n := 0
+		for _, a := range h.kube.Actions() {
+			if a.GetVerb() == "list" && a.GetResource().Resource == "pods" {
+				n++
+			}
+		}
+		return n
+	}
+	before := lists()
+	h.step(10 * time.Second)
+	if p := h.dm("the running DM"); !strings.HasPrefix(p.Text, "Running: p3") {
+		t.Errorf("DM %q", p.Text)
+	}
+	slackfake.Quiet(t, h.fs.Posts, 300*time.Millisecond, "another running DM")
+	// One LIST for the five jobs, and the one before p3's DM.
+	if got := lists() - before; got != 2 {
+		t.Errorf("%d Pod LISTs for one poll of 5 jobs, want 2 (one for all, one before the DM)", got)
+	}
+}
