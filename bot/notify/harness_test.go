@@ -241,7 +241,9 @@ func (h *harness) pods(ns, job string, phases ...corev1.PodPhase) {
 
 func user(id string) rbac.SlackUser { return rbac.SlackUser{ID: id, TeamID: slackfake.TeamID} }
 
-func jobRef(ns, name string) blocks.JobRef { return blocks.JobRef{Namespace: ns, Kind: "Job", Name: name} }
+func jobRef(ns, name string) blocks.JobRef {
+	return blocks.JobRef{Namespace: ns, Kind: "Job", Name: name}
+}
 
 // dm waits for the next chat.postMessage.
 func (h *harness) dm(what string) slackfake.Post {

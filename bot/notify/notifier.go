@@ -70,7 +70,8 @@ type Notifier struct {
 	// PodPoll is how often the Pods of admitted subscribed Workloads that
 	// do not all run yet are read, for Running (30 s when zero).
 	PodPoll time.Duration
-	// Workers is how many subscriptions are handled at once (8 when zero).
+	// Workers is how many subscriptions are handled at once (16 when
+	// zero).
 	Workers int
 	// PendingGrace is how long a pending event another replica recorded
 	// is left alone before this one looks for its message and posts it:
@@ -117,7 +118,7 @@ func New(n Notifier) *Notifier {
 		n.PodPoll = 30 * time.Second
 	}
 	if n.Workers <= 0 {
-		n.Workers = 8
+		n.Workers = 16
 	}
 	if n.PendingGrace <= 0 {
 		n.PendingGrace = 20 * time.Second
@@ -733,7 +734,7 @@ func readPods(ctx context.Context, cl *rbac.Clients, ns, selector string) (Pods,
 		case "Running":
 			p.Running++
 		case "Succeeded":
-			p.Succeed++
+			p.Succeeded++
 		}
 	}
 	return p, nil

@@ -48,7 +48,7 @@ func TestObserve(t *testing.T) {
 			want: []ev{{"admitted@2026-12-02T14:00:00Z", Admitted}}},
 		{name: "admitted, 2 of 3 pods running", wl: wlWith(func(wl *kueue.Workload) { admit(wl, t0) }), pods: Pods{Known: true, Running: 2},
 			want: []ev{{"admitted@2026-12-02T14:00:00Z", Admitted}}},
-		{name: "admitted, every pod running or done", wl: wlWith(func(wl *kueue.Workload) { admit(wl, t0) }), pods: Pods{Known: true, Running: 2, Succeed: 1},
+		{name: "admitted, every pod running or done", wl: wlWith(func(wl *kueue.Workload) { admit(wl, t0) }), pods: Pods{Known: true, Running: 2, Succeeded: 1},
 			want: []ev{{"admitted@2026-12-02T14:00:00Z", Admitted}, {"running@2026-12-02T14:00:00Z", Running}}},
 		{name: "PodsReady", wl: wlWith(func(wl *kueue.Workload) {
 			admit(wl, t0)

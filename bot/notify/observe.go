@@ -82,8 +82,8 @@ type Event struct {
 // false when they were not read (the Workload is not admitted, or the
 // list was refused).
 type Pods struct {
-	Known            bool
-	Running, Succeed int
+	Known              bool
+	Running, Succeeded int
 }
 
 // maxText bounds Kueue's condition messages kept in an event.
@@ -183,10 +183,10 @@ func Observe(wl *kueue.Workload, pods Pods) []Event {
 		if c := apimeta.FindStatusCondition(conds, kueue.WorkloadPodsReady); c != nil && c.Status == metav1.ConditionTrue {
 			r.At, r.PodsRunning = c.LastTransitionTime.Time, total
 			running = &r
-		} else if pods.Known && total > 0 && pods.Running+pods.Succeed >= total {
+		} else if pods.Known && total > 0 && pods.Running+pods.Succeeded >= total {
 			// No condition to take the time from (At stays zero): the
 			// admission's time keeps the key stable.
-			r.PodsRunning = pods.Running + pods.Succeed
+			r.PodsRunning = pods.Running + pods.Succeeded
 			running = &r
 		}
 	}

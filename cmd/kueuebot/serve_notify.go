@@ -5,6 +5,7 @@ import (
 	"log/slog"
 
 	"github.com/slack-go/slack"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
 	"github.com/kueuebot/kueuebot/bot/leader"
@@ -29,8 +30,16 @@ func newNotifier(cfg *config.Config, api *slack.Client, log *slog.Logger, fromFi
 	if e == nil || base == nil {
 		return nil, errors.New("notify.enabled needs the bot's namespace for leader election and subscriptions: set POD_NAMESPACE (the chart and deploy/manifests set it from the downward API)")
 	}
+	// The bot's own client for the subscription ConfigMaps, with room for
+	// a burst of DMs (two batched writes each).
+	own := rest.CopyConfig(base)
+	own.QPS, own.Burst = rbac.DefaultQPS, rbac.DefaultBurst
+	store, err := kubernetes.NewForConfig(own)
+	if err != nil {
+		return nil, err
+	}
 	n := notify.New(notify.Notifier{
-		Store:       &notify.Store{Client: e.Client, Namespace: e.Namespace},
+		Store:       &notify.Store{Client: store, Namespace: e.Namespace},
 		Slack:       api,
 		Resolve:     resolver,
 		Clients:     func(id rbac.Identity) (*rbac.Clients, error) { return rbac.ClientsFor(base, id) },

@@ -92,7 +92,9 @@ func notifyQueues(t *testing.T, sb, user string, names ...string) (ns string, ra
 	if _, err := kq.KueueV1beta2().ResourceFlavors().Create(ctx, rf, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = kq.KueueV1beta2().ResourceFlavors().Delete(context.Background(), rf.Name, metav1.DeleteOptions{}) })
+	t.Cleanup(func() {
+		_ = kq.KueueV1beta2().ResourceFlavors().Delete(context.Background(), rf.Name, metav1.DeleteOptions{})
+	})
 	for _, name := range names {
 		cq := &kueue.ClusterQueue{ObjectMeta: metav1.ObjectMeta{Name: ns + "-" + name}, Spec: kueue.ClusterQueueSpec{
 			NamespaceSelector: &metav1.LabelSelector{},
@@ -102,7 +104,9 @@ func notifyQueues(t *testing.T, sb, user string, names ...string) (ns string, ra
 		if _, err := kq.KueueV1beta2().ClusterQueues().Create(ctx, cq, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { _ = kq.KueueV1beta2().ClusterQueues().Delete(context.Background(), cq.Name, metav1.DeleteOptions{}) })
+		t.Cleanup(func() {
+			_ = kq.KueueV1beta2().ClusterQueues().Delete(context.Background(), cq.Name, metav1.DeleteOptions{})
+		})
 		lq := &kueue.LocalQueue{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, Spec: kueue.LocalQueueSpec{ClusterQueue: kueue.ClusterQueueReference(cq.Name)}}
 		if _, err := kq.KueueV1beta2().LocalQueues(ns).Create(ctx, lq, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
