@@ -13,6 +13,7 @@ import (
 
 	"github.com/kueuebot/kueuebot/bot/blocks"
 	"github.com/kueuebot/kueuebot/internal/slackfake"
+	"github.com/kueuebot/kueuebot/kinds"
 )
 
 func wlWith(change func(wl *kueue.Workload)) *kueue.Workload {
@@ -367,4 +368,25 @@ func TestPodsPolledPerNamespace(t *testing.T) {
 	if got := lists() - before; got != 2 {
 		t.Errorf("%d Pod LISTs for one poll of 5 jobs, want 2 (one for all, one before the DM)", got)
 	}
+}
+
+// TestGone: a job deleted with its Workload ends the subscription with a
+// note.
+func TestGone(t *testing.T) {
+	h := newHarness(t, 5)
+	wl := h.job("team-a", "short")
+	h.lead()
+	h.subscribe("U0ALICE", "team-a", "short")
+	h.dm("the confirmation")
+	k, _ := kinds.ByKind("Job")
+	if err := h.dyn.Resource(k.Resource).Namespace("team-a").Delete(context.Background(), "short", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.kueue.KueueV1beta2().Workloads("team-a").Delete(context.Background(), wl.Name, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if p := h.dm("the note"); !strings.Contains(p.Blocks, "were deleted") {
+		t.Errorf("note %s", abbrev(p.Blocks))
+	}
+	slackfake.Quiet(t, h.fs.Posts, 300*time.Millisecond, "a DM after the note")
 }
