@@ -204,7 +204,7 @@ func deployFiles(t *testing.T) map[string][]byte {
 	}
 	const regen = "Regenerate: go test ./rbac -run TestDeployYAML -update"
 	return map[string][]byte{
-		"bot.yaml": render("The bot's ServiceAccount, ClusterRole and binding, and the Role for its Lease and\ndigest state (the example configures digests), rendered by rbac.BotObjects from\nconfig/example.yaml. Render yours from your config (kueuebot rbac --config FILE);\ndo not edit by hand.\n"+regen,
+		"bot.yaml": render("The bot's ServiceAccount, ClusterRole and binding, and the Role for its Lease,\ndigest state and notification subscriptions (the example configures both), rendered by rbac.BotObjects from\nconfig/example.yaml. Render yours from your config (kueuebot rbac --config FILE);\ndo not edit by hand.\n"+regen,
 			BotObjects(example, DefaultNamespace)...),
 		"reader.yaml": render("kueuebot-reader (rbac.ReaderClusterRole): bind it per namespace with a RoleBinding\nto let people read their jobs there through the bot. Read-only.\n"+regen,
 			ReaderClusterRole()),
