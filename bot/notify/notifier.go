@@ -70,8 +70,9 @@ type Notifier struct {
 	// PodPoll is how often the Pods of admitted subscribed Workloads that
 	// do not all run yet are read, for Running (30 s when zero).
 	PodPoll time.Duration
-	// Workers is how many subscriptions are handled at once (16 when
-	// zero).
+	// Workers is how many subscriptions are handled at once (64 when
+	// zero): a burst of transitions shares each shard's writes among the
+	// workers waiting on it.
 	Workers int
 	// PendingGrace is how long a pending event another replica recorded
 	// is left alone before this one looks for its message and posts it:
@@ -118,7 +119,7 @@ func New(n Notifier) *Notifier {
 		n.PodPoll = 30 * time.Second
 	}
 	if n.Workers <= 0 {
-		n.Workers = 16
+		n.Workers = 64
 	}
 	if n.PendingGrace <= 0 {
 		n.PendingGrace = 20 * time.Second
@@ -615,9 +616,13 @@ func (n *Notifier) resume(ctx context.Context, s Subscription) error {
 	return n.done(ctx, s, p.Event)
 }
 
-// done records e as told.
+// done records e as told. The view changes at once; the write is queued
+// behind the shard's earlier changes and not waited for: the next write of
+// the subscription comes after it, and if it fails the event stays
+// pending in the store, which the history check resolves without posting
+// again. Not waiting lets a burst of DMs share each shard's writes.
 func (n *Notifier) done(ctx context.Context, s Subscription, e Event) error {
-	err := n.update(context.WithoutCancel(ctx), s.User, func(cur []Subscription) ([]Subscription, error) {
+	apply := func(cur []Subscription) ([]Subscription, error) {
 		i := slices.IndexFunc(cur, func(c Subscription) bool { return c.ID == s.ID })
 		if i < 0 {
 			return nil, errNoSubscription
@@ -628,11 +633,25 @@ func (n *Notifier) done(ctx context.Context, s Subscription, e Event) error {
 		cur[i].Pending = nil
 		cur[i].Seen = remember(cur[i].Seen, e.Key)
 		return cur, nil
-	})
-	if errors.Is(err, errNoSubscription) {
-		return nil
 	}
-	return err
+	n.mu.Lock()
+	if cur, ok := n.subs[s.ID]; ok {
+		if next, err := apply([]Subscription{cur}); err == nil {
+			delete(n.subs, s.ID)
+			for _, v := range next {
+				n.subs[v.ID] = v
+			}
+		}
+	}
+	n.mu.Unlock()
+	c := n.Store.submit(ctx, s.User, apply)
+	go func() {
+		<-c.done
+		if c.err != nil && !errors.Is(c.err, errNoSubscription) {
+			n.Log.Warn("notification told, its record failed (the next leader finds it in the DM's history)", slog.String("subscription", s.ID), slog.String("event", e.Key), slog.Any("error", c.err))
+		}
+	}()
+	return nil
 }
 
 func metadata(s Subscription, e Event) slack.SlackMetadata {

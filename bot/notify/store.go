@@ -207,13 +207,7 @@ func (s *Store) User(ctx context.Context, user string) ([]Subscription, error) {
 // list (an error writes nothing and is returned). The change is written
 // with the others waiting for the same shard. It returns when written.
 func (s *Store) Update(ctx context.Context, user string, fn func([]Subscription) ([]Subscription, error)) error {
-	s.init()
-	sh := s.shards[ShardOf(user)]
-	c := &change{user: user, fn: fn, done: make(chan struct{})}
-	sh.qmu.Lock()
-	sh.queue = append(sh.queue, c)
-	sh.qmu.Unlock()
-	go s.flush(context.WithoutCancel(ctx), sh)
+	c := s.submit(ctx, user, fn)
 	select {
 	case <-c.done:
 		return c.err
@@ -221,6 +215,20 @@ func (s *Store) Update(ctx context.Context, user string, fn func([]Subscription)
 		// The change may still be written; the caller gives up waiting.
 		return ctx.Err()
 	}
+}
+
+// submit queues a change for the user's shard and starts a write; the
+// change's done closes once it is written (or failed: err). Changes of one
+// shard are applied in the order submitted.
+func (s *Store) submit(ctx context.Context, user string, fn func([]Subscription) ([]Subscription, error)) *change {
+	s.init()
+	sh := s.shards[ShardOf(user)]
+	c := &change{user: user, fn: fn, done: make(chan struct{})}
+	sh.qmu.Lock()
+	sh.queue = append(sh.queue, c)
+	sh.qmu.Unlock()
+	go s.flush(context.WithoutCancel(ctx), sh)
+	return c
 }
 
 // flush writes every change queued for the shard in one update.
