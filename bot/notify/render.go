@@ -10,17 +10,13 @@ import (
 	"github.com/kueuebot/kueuebot/bot/blocks"
 )
 
-// Action IDs of the buttons this package defines. Like every kueuebot
-// button they carry no identity: whoever presses is resolved again.
+// Action IDs of the buttons of notifications (defined in bot/blocks, where
+// the bot's answers and dispatch read them).
 const (
-	// ActionNotify is "Tell me when it starts" on a pending answer; its
-	// value is the job's blocks.JobRef (namespace/Kind/name). The bot
-	// calls Notifier.Subscribe for the user who pressed it.
-	ActionNotify = "kueuebot_notify"
-	// ActionStop is "Stop" on a notification DM; its value is the
-	// subscription ID. The bot calls Notifier.Unsubscribe for the user who
-	// pressed it (only that user's own subscription can match).
-	ActionStop = "kueuebot_notify_stop"
+	// ActionNotify is blocks.ActionNotify: "Tell me when it starts".
+	ActionNotify = blocks.ActionNotify
+	// ActionStop is blocks.ActionNotifyStop: "Stop these messages".
+	ActionStop = blocks.ActionNotifyStop
 	// BlockNotification is the actions block of a notification DM.
 	BlockNotification = "kueuebot_notification"
 )
@@ -41,17 +37,12 @@ func mrkdwn(s string) *slack.TextBlockObject {
 	return t
 }
 
-// NotifyButton is the "Tell me when it starts" button for a pending answer
-// about ref (a blocks.JobRef); put it in the answer's actions block.
-func NotifyButton(ref blocks.JobRef) *slack.ButtonBlockElement {
-	return slack.NewButtonBlockElement(ActionNotify, ref.String(), plain("Tell me when it starts"))
-}
+// NotifyButton is blocks.NotifyButton: put it in a pending answer's
+// actions block.
+func NotifyButton(ref blocks.JobRef) *slack.ButtonBlockElement { return blocks.NotifyButton(ref) }
 
-// StopButton ends the subscription id.
-func StopButton(id string) *slack.ButtonBlockElement {
-	b := slack.NewButtonBlockElement(ActionStop, id, plain("Stop these messages"))
-	return b
-}
+// StopButton is blocks.NotifyStopButton.
+func StopButton(id string) *slack.ButtonBlockElement { return blocks.NotifyStopButton(id) }
 
 // job renders the subscription's job as inline code.
 func job(s *Subscription) string {
