@@ -82,8 +82,16 @@ type Notifier struct {
 	// PostTimeout bounds one DM post (10 s when zero).
 	PostTimeout time.Duration
 
+	// Told, when set, is called after each DM is posted with when the
+	// transition was first seen on the watch (zero if not from the watch),
+	// for metrics and benchmarks.
+	Told func(s Subscription, e Event, seen, posted time.Time)
+
 	mu      *sync.Mutex
 	subs    map[string]Subscription // by ID
+	// seen holds when the watch first showed a subscription a transition
+	// it was not told of (for Told).
+	seen map[string]time.Time
 	leading *leadState
 	clients map[string]*rbac.Clients
 }
@@ -135,6 +143,7 @@ func New(n Notifier) *Notifier {
 	}
 	n.mu = &sync.Mutex{}
 	n.subs = map[string]Subscription{}
+	n.seen = map[string]time.Time{}
 	n.clients = map[string]*rbac.Clients{}
 	return &n
 }
@@ -671,6 +680,13 @@ func (n *Notifier) post(ctx context.Context, s Subscription, e Event) error {
 	if err != nil {
 		return fmt.Errorf("posting %s of %s to %s: %w", e.Type, s.Ref(), s.Channel, err)
 	}
+	if n.Told != nil {
+		n.mu.Lock()
+		seen := n.seen[s.ID]
+		delete(n.seen, s.ID)
+		n.mu.Unlock()
+		n.Told(s, e, seen, n.Clock.Now())
+	}
 	n.Log.InfoContext(ctx, "notification posted", slog.String("subscription", s.ID), slog.String("slackUser", s.User),
 		slog.String("job", s.Ref()), slog.String("event", string(e.Type)), slog.String("key", e.Key), slog.String("ts", ts))
 	return nil
@@ -972,6 +988,9 @@ func (n *Notifier) onWorkload(ns string, obj any, deleted bool) {
 		}
 		if deleted || len(Transitions(s.Seen, Observe(wl, Pods{}))) > 0 {
 			ids = append(ids, s.ID)
+			if _, ok := n.seen[s.ID]; !ok && n.Told != nil && len(n.seen) < 100000 {
+				n.seen[s.ID] = n.Clock.Now()
+			}
 		}
 	}
 	n.mu.Unlock()
