@@ -87,11 +87,11 @@ type Notifier struct {
 	// for metrics and benchmarks.
 	Told func(s Subscription, e Event, seen, posted time.Time)
 
-	mu      *sync.Mutex
-	subs    map[string]Subscription // by ID
+	mu   *sync.Mutex
+	subs map[string]Subscription // by ID
 	// seen holds when the watch first showed a subscription a transition
 	// it was not told of (for Told).
-	seen map[string]time.Time
+	seen    map[string]time.Time
 	leading *leadState
 	clients map[string]*rbac.Clients
 }
