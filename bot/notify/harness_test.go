@@ -86,6 +86,8 @@ type harness struct {
 	denied map[string]bool // Kubernetes users whose reads are Forbidden
 	reads  map[string]int  // Workload reads (get, list, watch) per Kubernetes user
 	podN   int
+	// noWatch makes access reviews of watch deny.
+	noWatch bool
 }
 
 func newHarness(t *testing.T, maxPerUser int) *harness {
@@ -104,7 +106,9 @@ func newHarness(t *testing.T, maxPerUser int) *harness {
 	})
 	h.kube.PrependReactor("create", "selfsubjectaccessreviews", func(a k8stesting.Action) (bool, runtime.Object, error) {
 		rev := a.(k8stesting.CreateAction).GetObject().(*authorizationv1.SelfSubjectAccessReview).DeepCopy()
-		rev.Status.Allowed = true
+		h.mu.Lock()
+		rev.Status.Allowed = !h.noWatch || rev.Spec.ResourceAttributes.Verb != "watch"
+		h.mu.Unlock()
 		return true, rev, nil
 	})
 	api := slack.New("xoxb-test", slack.OptionAPIURL(h.fs.APIURL()))

@@ -390,3 +390,31 @@ func TestGone(t *testing.T) {
 	}
 	slackfake.Quiet(t, h.fs.Posts, 300*time.Millisecond, "a DM after the note")
 }
+
+// TestSubscribeRefusals: what a user is told when they cannot subscribe;
+// nothing is stored and no DM is sent.
+func TestSubscribeRefusals(t *testing.T) {
+	h := newHarness(t, 5)
+	h.job("team-a", "train")
+	h.resolver.refuse("U0MALLORY")
+	if got := h.subscribe("U0MALLORY", "team-a", "train"); !strings.Contains(got, "not mapped") {
+		t.Errorf("refused user: %q", got)
+	}
+	if got := h.subscribe("U0ALICE", "team-a", "nope"); !strings.Contains(got, "There is no `Job team-a/nope`") {
+		t.Errorf("missing job: %q", got)
+	}
+	m, err := h.n.Subscribe(context.Background(), user("U0ALICE"), blocks.JobRef{Namespace: "Team A", Kind: "Job", Name: "x"})
+	if err != nil || !strings.Contains(blocks.Text(m.Blocks), "I cannot watch that") {
+		t.Errorf("bad ref: %q, %v", blocks.Text(m.Blocks), err)
+	}
+	h.mu.Lock()
+	h.noWatch = true
+	h.mu.Unlock()
+	if got := h.subscribe("U0ALICE", "team-a", "train"); !strings.Contains(got, "list and watch on workloads.kueue.x-k8s.io") {
+		t.Errorf("no watch: %q", got)
+	}
+	slackfake.Quiet(t, h.fs.Posts, 200*time.Millisecond, "a DM for a refused subscription")
+	if all, _ := h.n.Store.Load(context.Background()); len(all) != 0 {
+		t.Errorf("stored %+v", all)
+	}
+}
