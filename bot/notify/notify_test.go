@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	k8stesting "k8s.io/client-go/testing"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
 	"github.com/kueuebot/kueuebot/bot/blocks"
@@ -349,16 +350,21 @@ func TestPodsPolledPerNamespace(t *testing.T) {
 		h.dm("an admission DM")
 	}
 	h.pods("team-a", "p3", corev1.PodRunning, corev1.PodRunning)
-	lists := func() int {
-		n := 0
+	// Pod LISTs by one set-based selector (a poll) and by one job's
+	// selector (a check before a DM).
+	lists := func() (set, one int) {
 		for _, a := range h.kube.Actions() {
-			if a.GetVerb() == "list" && a.GetResource().Resource == "pods" {
-				n++
+			if l, ok := a.(k8stesting.ListAction); ok && a.GetResource().Resource == "pods" {
+				if strings.Contains(l.GetListRestrictions().Labels.String(), " in (") {
+					set++
+				} else {
+					one++
+				}
 			}
 		}
-		return n
+		return set, one
 	}
-	before := lists()
+	setBefore, oneBefore := lists()
 	polls := 0
 	var running slackfake.Post
 	for running.Channel == "" && polls < 5 {
@@ -374,9 +380,14 @@ func TestPodsPolledPerNamespace(t *testing.T) {
 		t.Fatalf("after %d polls: DM %q", polls, running.Text)
 	}
 	slackfake.Quiet(t, h.fs.Posts, 300*time.Millisecond, "another running DM")
-	// One LIST per poll for the five jobs, and the one before p3's DM.
-	if got := lists() - before; got < 2 || got > polls+1 {
-		t.Errorf("%d Pod LISTs for %d polls of 5 jobs, want at most %d (one per poll for all five, one before the DM)", got, polls, polls+1)
+	// One LIST per poll for the five jobs; single-job LISTs only where a
+	// job is looked at again (p3 before its DM).
+	set, one := lists()
+	if set -= setBefore; set < 1 || set > polls {
+		t.Errorf("%d set-based Pod LISTs in %d polls of 5 jobs, want one per poll", set, polls)
+	}
+	if one -= oneBefore; one < 1 || one > 5 {
+		t.Errorf("%d single-job Pod LISTs, want 1 (p3 before its DM) to 5", one)
 	}
 }
 
