@@ -37,13 +37,6 @@ func mrkdwn(s string) *slack.TextBlockObject {
 	return t
 }
 
-// NotifyButton is blocks.NotifyButton: put it in a pending answer's
-// actions block.
-func NotifyButton(ref blocks.JobRef) *slack.ButtonBlockElement { return blocks.NotifyButton(ref) }
-
-// StopButton is blocks.NotifyStopButton.
-func StopButton(id string) *slack.ButtonBlockElement { return blocks.NotifyStopButton(id) }
-
 // job renders the subscription's job as inline code.
 func job(s *Subscription) string {
 	return blocks.Code(s.Kind + " " + s.Namespace + "/" + s.Name)
@@ -107,7 +100,7 @@ func EventMessage(s *Subscription, e Event, now time.Time) blocks.Message {
 		slack.NewSectionBlock(mrkdwn(body), nil, nil),
 	}
 	if !e.Type.Terminal() {
-		bl = append(bl, slack.NewActionBlock(BlockNotification, StopButton(s.ID)))
+		bl = append(bl, slack.NewActionBlock(BlockNotification, blocks.NotifyStopButton(s.ID)))
 		bl = append(bl, slack.NewContextBlock("", mrkdwn(fmt.Sprintf("Subscription `%s`, until %s. Reply `stop` to end all of yours.", s.ID, s.Expires.UTC().Format("Jan 2 15:04 MST")))))
 	}
 	return blocks.Message{Text: blocks.Escape(head), Blocks: blocks.Fit(bl, "")}
@@ -127,7 +120,7 @@ func confirmation(s *Subscription, state string) blocks.Message {
 	bl := []slack.Block{
 		slack.NewHeaderBlock(plain(clipHeader(head))),
 		slack.NewSectionBlock(mrkdwn(body), nil, nil),
-		slack.NewActionBlock(BlockNotification, StopButton(s.ID)),
+		slack.NewActionBlock(BlockNotification, blocks.NotifyStopButton(s.ID)),
 		slack.NewContextBlock("", mrkdwn(fmt.Sprintf("Subscription `%s`, until %s. Reply `stop` to end all of yours.", s.ID, s.Expires.UTC().Format("Jan 2 15:04 MST")))),
 	}
 	return blocks.Message{Text: blocks.Escape(head), Blocks: blocks.Fit(bl, "")}
