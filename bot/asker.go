@@ -79,6 +79,9 @@ type Asker struct {
 	// Check answers "Will this fit?" on a manifest; nil: the bot says it
 	// cannot check manifests.
 	Check Checker
+	// Notify is "Tell me when it starts" (`/kueue notify JOB`, the button
+	// on pending answers, "stop" in the DM); nil: notifications are off.
+	Notify Subscriber
 	// Timeout bounds one answer of Ask (identity plus diagnosis); zero
 	// means DefaultTimeout. In Slack the Dispatcher bounds each question.
 	Timeout time.Duration
@@ -230,6 +233,8 @@ func (a *Asker) ask(ctx context.Context, entry event.Entry, user rbac.SlackUser,
 		return a.listJobs(q, explain.JobsQuery{Namespace: req.Namespace})
 	case parse.IntentQueues:
 		return a.listQueues(q, req)
+	case parse.IntentNotify:
+		return a.notify(q, questionOf(req))
 	}
 	return a.explain(q, questionOf(req))
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/kueuebot/kueuebot/bot/blocks"
 	"github.com/kueuebot/kueuebot/bot/delivery"
 	"github.com/kueuebot/kueuebot/bot/event"
+	"github.com/kueuebot/kueuebot/bot/notify"
 	"github.com/kueuebot/kueuebot/bot/triage"
 	"github.com/kueuebot/kueuebot/explain"
 )
@@ -120,6 +121,11 @@ func (b *Bot) Answer(ctx context.Context, ev *event.Event) Reply {
 		return Reply{To: ToNone, Verdict: "ignored"}
 	case event.EntryFit:
 		return b.willItFit(ctx, ev)
+	case event.EntryDM:
+		if a.Notify != nil && notify.IsStop(ev.Text) {
+			o := a.subscription(ctx, ev.Entry, ev.User, "stop notifications", func(ctx context.Context) (Message, error) { return a.Notify.StopAll(ctx, ev.User) })
+			return Reply{Message: b.render(o, ev, ToDefault, false), Verdict: o.verdict}
+		}
 	}
 	o := a.ask(ctx, ev.Entry, ev.User, ev.Text)
 	if o.notice != nil && ev.Entry == event.EntryShortcut && o.verdict == "unparsable" {
@@ -149,6 +155,11 @@ func (b *Bot) button(ctx context.Context, ev *event.Event) Reply {
 		to = ToChannel
 	case blocks.ActionEscalate:
 		return b.escalate(ctx, ev)
+	case blocks.ActionNotifyStop:
+		o := a.subscription(ctx, ev.Entry, ev.User, "stop notification "+ev.Value, func(ctx context.Context) (Message, error) { return a.Notify.Unsubscribe(ctx, ev.User, ev.Value) })
+		return Reply{Message: b.render(o, ev, ToPrivate, false), To: ToPrivate, Verdict: o.verdict}
+	case blocks.ActionNotify:
+		to = ToPrivate
 	case blocks.ActionPick:
 		to = ToPrivate
 		if ev.InHome {
@@ -161,6 +172,10 @@ func (b *Bot) button(ctx context.Context, ev *event.Event) Reply {
 	if err != nil {
 		b.log().WarnContext(ctx, "bad button value", slog.String("action", ev.ActionID), slog.Any("error", err))
 		return Reply{To: ToPrivate, Verdict: "unparsable", Message: blocks.Notice("", "That button is out of date. Ask me again, e.g. `/kueue why train-7`.")}
+	}
+	if ev.ActionID == blocks.ActionNotify {
+		o := a.subscription(ctx, ev.Entry, ev.User, "notify "+ref.String(), func(ctx context.Context) (Message, error) { return a.Notify.Subscribe(ctx, ev.User, ref) })
+		return Reply{Message: b.render(o, ev, ToPrivate, false), To: ToPrivate, Verdict: o.verdict}
 	}
 	o := a.job(ctx, ev.Entry, ev.User, explain.Question{Kind: ref.Kind, Namespace: ref.Namespace, Name: ref.Name})
 	if o.notice != nil && to == ToChannel {
@@ -207,7 +222,7 @@ func (b *Bot) render(o outcome, ev *event.Event, to Destination, detailed bool) 
 	case o.fit != nil:
 		return blocks.WillItFit(o.fit)
 	}
-	opts := answerOptions{Detailed: detailed, Shareable: b.ephemeralIn(ev, to), Render: b.Asker.Render}
+	opts := answerOptions{Detailed: detailed, Shareable: b.ephemeralIn(ev, to), Render: b.Asker.Render, Notify: b.Asker.Notify != nil}
 	if to == ToChannel {
 		opts.SharedBy = ev.User.ID
 	}

@@ -77,6 +77,7 @@ type harnessOptions struct {
 	jobs    JobLister
 	queues  QueueLister
 	check   Checker
+	notify  Subscriber
 	metrics *metrics.Metrics
 }
 
@@ -90,7 +91,7 @@ func startSocket(t *testing.T, o harnessOptions) *socketHarness {
 	res := testResolver()
 	api := delivery.NewSlackClient(delivery.SlackClientOptions{BotToken: "xoxb-test", AppToken: "xapp-test", APIURL: fs.APIURL(), Metrics: o.metrics})
 	replier := &delivery.SlackReplier{API: api}
-	b := &Bot{Asker: &Asker{Resolve: res, Explain: diag, Jobs: o.jobs, Queues: o.queues, Check: o.check}, Replier: replier, Files: replier, Replies: o.mode}
+	b := &Bot{Asker: &Asker{Resolve: res, Explain: diag, Jobs: o.jobs, Queues: o.queues, Check: o.check, Notify: o.notify}, Replier: replier, Files: replier, Replies: o.mode}
 	o.disp.Metrics = o.metrics
 	disp := dispatch.New(b, o.disp)
 	ready := &ops.Readiness{}

@@ -14,6 +14,7 @@ func helpText() string {
 		"• `jobset/train-7`, `rayjob my-ray`: a job of a given kind (" + kinds.Words() + ")\n" +
 		"• `job/NAME`: when the job's name is a common word such as `stuck`\n" +
 		"• `my jobs`: your jobs that are not running; `my queues`: your queues\n" +
+		"• `/kueue notify train-7` (or *Tell me when it starts* on an answer): a DM when it is admitted, runs, fails or finishes, where notifications are on; `stop` in our DM ends them\n" +
 		"• `help`: this message\n" +
 		"Ask in any language: `pourquoi train-7 attend ?`, `train-7 はなぜ待っているの？`, `为什么train-7在等待？`.\n" +
 		"Mention me (`@kueuebot train-7`), send me a direct message, or use `/kueue why train-7`, `/kueue jobs`, `/kueue queues`, `/kueue help`."

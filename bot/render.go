@@ -18,6 +18,8 @@ type answerOptions struct {
 	Shareable bool
 	// SharedBy notes who shared the answer (a Slack user ID).
 	SharedBy string
+	// Notify adds "Tell me when it starts" to pending answers.
+	Notify bool
 	// Render tunes the report rendering.
 	Render blocks.Options
 }
@@ -25,7 +27,7 @@ type answerOptions struct {
 // renderAnswer renders a diagnosis with its buttons (blocks.Answer), and
 // who shared it.
 func renderAnswer(r diagnose.Report, o answerOptions) Message {
-	m := blocks.Answer(r, blocks.AnswerOptions{Options: o.Render, Detailed: o.Detailed, Shareable: o.Shareable})
+	m := blocks.Answer(r, blocks.AnswerOptions{Options: o.Render, Detailed: o.Detailed, Shareable: o.Shareable, Notify: o.Notify && o.SharedBy == ""})
 	if o.SharedBy != "" && reSlackUserID.MatchString(o.SharedBy) && len(m.Blocks) < blocks.MaxBlocks {
 		// A context line before the buttons; the ID comes from Slack's
 		// payload and is checked, so the mention cannot be forged.

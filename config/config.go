@@ -26,7 +26,9 @@ type Config struct {
 	// Digests are the scheduled pending-queue digests (see Digest).
 	Digests []Digest `mapstructure:"digests"`
 	Triage  Triage   `mapstructure:"triage"`
-	Ops     Ops      `mapstructure:"ops"`
+	// Notify configures "Tell me when it starts" (see Notify).
+	Notify Notify `mapstructure:"notify"`
+	Ops    Ops    `mapstructure:"ops"`
 }
 
 // Slack mode values.
@@ -236,6 +238,7 @@ func Default() *Config {
 		},
 		Digests: []Digest{},
 		Triage:  Triage{Channels: []string{}, Patterns: DefaultTriagePatterns(), Detail: TriageSummary, Window: DefaultTriageWindow},
+		Notify:  Notify{MaxPerUser: DefaultNotifyMaxPerUser, ExpireAfter: DefaultNotifyExpireAfter},
 		Ops: Ops{
 			ListenAddr: DefaultOpsListenAddr, ShutdownGrace: DefaultShutdownGrace,
 			Workers: DefaultWorkers, QueueSize: DefaultQueueSize, AnswerTimeout: DefaultAnswerTimeout,

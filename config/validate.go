@@ -37,6 +37,7 @@ func (c *Config) Validate() error {
 	c.validateIdentity(&errs)
 	c.validateDigests(&errs)
 	c.validateTriage(&errs)
+	c.validateNotify(&errs)
 	c.validateOps(&errs)
 	return errs.err()
 }

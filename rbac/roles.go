@@ -103,10 +103,12 @@ func BotClusterRole(cfg *config.Config) *rbacv1.ClusterRole {
 // LocalQueue a job names (get) and a namespace's LocalQueues (list), the
 // Events of the job, its Workload and its Pods (list only, by involved
 // object), and the job's place in its LocalQueue from Kueue's visibility
-// API (get of the pendingworkloads subresource), and the namespace's
+// API (get of the pendingworkloads subresource), the namespace's
 // PersistentVolumeClaims, ResourceQuotas and LimitRanges (list only: the
 // claims of unscheduled pods, the quotas and limits that refuse pods or
-// default a request; diagnose/fetch objects.go). Nothing else: not
+// default a request; diagnose/fetch objects.go), and a watch on the
+// namespace's Workloads, which notifications (package bot/notify) keep
+// open as one subscriber of the namespace. Nothing else: not
 // events.k8s.io (the core Events are read), no controller of Pods the
 // registry does not hold.
 var readerFixedReads = []rbacv1.PolicyRule{
@@ -114,6 +116,7 @@ var readerFixedReads = []rbacv1.PolicyRule{
 	{APIGroups: []string{""}, Resources: []string{"events"}, Verbs: []string{"list"}},
 	{APIGroups: []string{""}, Resources: []string{"limitranges", "persistentvolumeclaims", "resourcequotas"}, Verbs: []string{"list"}},
 	{APIGroups: []string{"visibility.kueue.x-k8s.io"}, Resources: []string{"localqueues/pendingworkloads"}, Verbs: []string{"get"}},
+	{APIGroups: []string{"kueue.x-k8s.io"}, Resources: []string{"workloads"}, Verbs: []string{"watch"}},
 }
 
 // ReaderClusterRole is kueuebot-reader: what a person needs, in a
@@ -121,7 +124,7 @@ var readerFixedReads = []rbacv1.PolicyRule{
 // Platform teams bind it per namespace with a RoleBinding. It is generated
 // from the kind registry (each kind's kinds.Kind.ReadRule) and the
 // fetcher's fixed reads (readerFixedReads); rules of one API group with the
-// same verbs are merged. Read-only: get and list.
+// same verbs are merged. Read-only: get and list, and watch on Workloads.
 func ReaderClusterRole() *rbacv1.ClusterRole {
 	var rules []rbacv1.PolicyRule
 	add := func(r rbacv1.PolicyRule) {

@@ -113,7 +113,8 @@ func TestBotClusterRole(t *testing.T) {
 }
 
 // TestReaderClusterRole: the reader role is exactly get and list on every
-// kind of the registry, plus the fetcher's fixed reads, each with only the
+// kind of the registry, plus the fetcher's fixed reads and the watch on
+// Workloads notifications keep, each with only the
 // verbs it uses: no ReplicaSets or DaemonSets (no kind of the registry),
 // no events.k8s.io (the core Events are read), no get of Events (they are
 // listed), no list of queue positions (one LocalQueue's is got).
@@ -126,6 +127,8 @@ func TestReaderClusterRole(t *testing.T) {
 		"get localqueues/pendingworkloads.visibility.kueue.x-k8s.io": true,
 		// What names the object that blocks, in the namespace: listed only.
 		"list persistentvolumeclaims": true, "list resourcequotas": true, "list limitranges": true,
+		// notifications watch a namespace's Workloads as a subscriber
+		"watch workloads.kueue.x-k8s.io": true,
 	}
 	for _, k := range kinds.All() {
 		gr := k.Resource.GroupResource().String()
@@ -170,6 +173,9 @@ func allows(rules []rbacv1.PolicyRule, group, resource, verb string) bool {
 func checkReadOnly(t *testing.T, r *rbacv1.ClusterRole) {
 	t.Helper()
 	ok := map[string]bool{"get": true, "list": true, "impersonate": true}
+	if r.Name == ReaderName {
+		ok["watch"] = true // Workloads only, held by TestReaderClusterRole
+	}
 	for _, rule := range r.Rules {
 		for _, v := range rule.Verbs {
 			if !ok[v] {
@@ -202,7 +208,7 @@ func deployFiles(t *testing.T) map[string][]byte {
 	}
 	const regen = "Regenerate: go test ./rbac -run TestDeployYAML -update"
 	return map[string][]byte{
-		"bot.yaml": render("The bot's ServiceAccount, ClusterRole and binding, and the Role for its Lease and\ndigest state (the example configures digests), rendered by rbac.BotObjects from\nconfig/example.yaml. Render yours from your config (kueuebot rbac --config FILE);\ndo not edit by hand.\n"+regen,
+		"bot.yaml": render("The bot's ServiceAccount, ClusterRole and binding, and the Role for its Lease,\ndigest state and notification subscriptions (the example configures both), rendered by rbac.BotObjects from\nconfig/example.yaml. Render yours from your config (kueuebot rbac --config FILE);\ndo not edit by hand.\n"+regen,
 			BotObjects(example, DefaultNamespace)...),
 		"reader.yaml": render("kueuebot-reader (rbac.ReaderClusterRole): bind it per namespace with a RoleBinding\nto let people read their jobs there through the bot. Read-only.\n"+regen,
 			ReaderClusterRole()),

@@ -47,7 +47,7 @@ func TestBotObjects(t *testing.T) {
 	if got := len(BotObjects(c, "kueuebot")); got != 5 {
 		t.Errorf("with digests: %d objects, want 5 (SA, ClusterRole, binding, Role, binding)", got)
 	}
-	c.Digests = nil
+	c.Digests, c.Notify.Enabled = nil, false
 	objs := BotObjects(c, "kueuebot")
 	if got := len(objs); got != 5 {
 		t.Fatalf("without digests: %d objects, want 5 (the Role for the Lease of leader election)", got)
@@ -57,6 +57,23 @@ func TestBotObjects(t *testing.T) {
 			t.Errorf("without digests the Role grants more than the Lease: %+v", rule)
 		}
 	}
+	c.Notify.Enabled = true
+	var notifyRules []rbacv1.PolicyRule
+	for _, rule := range BotObjects(c, "kueuebot")[3].(*rbacv1.Role).Rules {
+		if slices.Equal(rule.Resources, []string{"configmaps"}) {
+			notifyRules = append(notifyRules, rule)
+		}
+	}
+	wantNotify := []rbacv1.PolicyRule{
+		{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get", "update"}, ResourceNames: NotifyConfigMapNames()},
+		{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"create"}},
+	}
+	if !slices.EqualFunc(notifyRules, wantNotify, func(a, b rbacv1.PolicyRule) bool {
+		return slices.Equal(a.Verbs, b.Verbs) && slices.Equal(a.ResourceNames, b.ResourceNames)
+	}) {
+		t.Errorf("with notify.enabled (no digests) the ConfigMap rules are %+v, want %+v", notifyRules, wantNotify)
+	}
+	c.Notify.Enabled = false
 	c.Kube.KueueConfig.ConfigMap = "kueue-manager-config"
 	objs = BotObjects(c, "kueuebot")
 	if got := len(objs); got != 7 {

@@ -18,6 +18,10 @@ type AnswerOptions struct {
 	Detailed bool
 	// Shareable adds Share in channel: set it on ephemeral answers only.
 	Shareable bool
+	// Notify adds "Tell me when it starts" to an answer about a job that
+	// is not running yet (it waits for admission, or its pods wait for
+	// the scheduler): the presser gets a DM as it starts.
+	Notify bool
 }
 
 // Button labels.
@@ -46,7 +50,7 @@ func Answer(rep diagnose.Report, opts AnswerOptions) Message {
 	lim := messageLimits
 	var actions *slack.ActionBlock
 	if hasRef {
-		actions = fitActions(answerActions(ref, rep, detailed, opts.Shareable))
+		actions = fitActions(answerActions(ref, rep, detailed, opts.Shareable, opts.Notify))
 		lim = lim.reserve(actions)
 	}
 	bl := fitWith(content, hintOf(rep, opts.Options), lim)
@@ -84,9 +88,12 @@ func detailsNote(r diagnose.Report) *slack.ContextBlock {
 	return slack.NewContextBlock("", mrkdwn(s))
 }
 
-func answerActions(ref JobRef, r diagnose.Report, detailed, shareable bool) *slack.ActionBlock {
+func answerActions(ref JobRef, r diagnose.Report, detailed, shareable, notify bool) *slack.ActionBlock {
 	v := ref.String()
 	els := []slack.BlockElement{slack.NewButtonBlockElement(ActionRefresh, v, plain(labelRefresh))}
+	if notify && (r.Verdict.Stage == diagnose.StageAdmission || r.Verdict.Stage == diagnose.StageScheduling) && r.Verdict.Code != diagnose.CodeNotFound {
+		els = append(els, NotifyButton(ref))
+	}
 	if !detailed && hasDetails(r) {
 		els = append(els, slack.NewButtonBlockElement(ActionDetails, v, plain(labelDetails)))
 	}

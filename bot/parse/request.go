@@ -30,6 +30,10 @@ const (
 	IntentQueues Intent = "Queues"
 	// IntentHelp: show what to type.
 	IntentHelp Intent = "Help"
+	// IntentNotify: tell the asker, in a DM, when one job is admitted,
+	// runs, fails, is evicted or finishes (`/kueue notify train-7`). Kind,
+	// Name, Namespace and Candidates are as for IntentDiagnose.
+	IntentNotify Intent = "Notify"
 )
 
 // Request is a parsed question.
@@ -66,6 +70,10 @@ func (r Request) String() string {
 		return "help"
 	case IntentJobs:
 		b.WriteString("jobs")
+	case IntentNotify:
+		b.WriteString("notify ")
+		b.WriteString(Request{Intent: IntentDiagnose, Kind: r.Kind, Name: r.Name, Namespace: r.Namespace}.String())
+		return b.String()
 	case IntentQueues:
 		b.WriteString("queues")
 		if r.Name != "" {
@@ -204,6 +212,17 @@ func parseCommand(toks []token) (Request, error) {
 		if r.Intent != IntentDiagnose {
 			return Request{}, parseErrorf("Which job? Type e.g. `/kueue why train-7` or `/kueue why jobset/train-7 -n team-a`. `/kueue jobs` lists your jobs.")
 		}
+		return r, nil
+	case "notify", "watch":
+		p := parser{toks: toks[1:]}
+		r, err := p.parse()
+		if err != nil {
+			return Request{}, err
+		}
+		if r.Intent != IntentDiagnose {
+			return Request{}, parseErrorf("Which job? Type e.g. `/kueue notify train-7` or `/kueue notify jobset/train-7 -n team-a`: I send you a DM when it starts.")
+		}
+		r.Intent = IntentNotify
 		return r, nil
 	case "jobs", "list", "ls":
 		p := parser{toks: toks[1:]}

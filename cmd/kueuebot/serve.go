@@ -20,6 +20,7 @@ import (
 	"github.com/kueuebot/kueuebot/bot/dispatch"
 	"github.com/kueuebot/kueuebot/bot/leader"
 	"github.com/kueuebot/kueuebot/bot/metrics"
+	"github.com/kueuebot/kueuebot/bot/notify"
 	"github.com/kueuebot/kueuebot/bot/ops"
 	"github.com/kueuebot/kueuebot/bot/transport"
 	"github.com/kueuebot/kueuebot/bot/triage"
@@ -105,8 +106,15 @@ func (o *serveOptions) run(cmd *cobra.Command) error {
 	if err != nil {
 		return err
 	}
+	notifier, err := newNotifier(cfg, api, log, fromFiles, election, own, resolver)
+	if err != nil {
+		return err
+	}
 	asker := &bot.Asker{Resolve: resolver, Explain: ex, Log: log}
 	asker.Jobs, asker.Queues, asker.Check = ex, ex, ex
+	if notifier != nil { // a nil *Notifier in the interface would not be nil
+		asker.Notify = notifier
+	}
 	replier := &delivery.SlackReplier{API: api}
 	handler := &bot.Bot{Asker: asker, Replier: replier, Files: replier, Replies: bot.ReplyMode(cfg.Slack.Replies), Log: log}
 	var tri *triage.Triage
@@ -165,7 +173,7 @@ func (o *serveOptions) run(cmd *cobra.Command) error {
 		}
 	}
 	components = append(components, component{"leader", func(ctx context.Context) error {
-		return runLeader(ctx, election, answer, runner)
+		return runLeader(ctx, election, answer, runner, notifier)
 	}})
 
 	log.InfoContext(ctx, "kueuebot serving", slog.String("version", version), slog.String("mode", cfg.Slack.Mode),
@@ -219,17 +227,20 @@ func runComponents(ctx context.Context, cs []component) error {
 	return errors.Join(errs...)
 }
 
-// runLeader runs the leader-only work (answering Slack, digests) while this
-// replica leads, or at once when there is no election (one replica: serving
-// from dumps, or no POD_NAMESPACE). A failure of the answering (Slack
+// runLeader runs the leader-only work (answering Slack, digests,
+// notifications) while this replica leads, or at once when there is no
+// election (one replica: serving from dumps, or no POD_NAMESPACE). A failure of the answering (Slack
 // refused the tokens) ends serve.
-func runLeader(ctx context.Context, e *leader.Election, answer func(context.Context) error, runner *digests.Runner) error {
+func runLeader(ctx context.Context, e *leader.Election, answer func(context.Context) error, runner *digests.Runner, notifier *notify.Notifier) error {
 	ctx, fail := context.WithCancelCause(ctx)
 	defer fail(nil)
 	lead := func(lctx context.Context) {
 		var wg sync.WaitGroup
 		if runner != nil {
 			wg.Go(func() { runner.Lead(lctx) })
+		}
+		if notifier != nil {
+			wg.Go(func() { notifier.Lead(lctx) })
 		}
 		if err := answer(lctx); err != nil {
 			fail(err)

@@ -1,7 +1,9 @@
 // Package slackfake is a Slack stand-in on 127.0.0.1 for tests: a Web API
-// (auth.test, apps.connections.open, users.info, chat.postMessage,
-// chat.postEphemeral, chat.update, chat.getPermalink, views.publish, reactions.add and
-// reactions.remove), response_url endpoints, a Socket Mode WebSocket that
+// (auth.test, apps.connections.open, users.info, chat.postMessage with
+// message metadata, chat.postEphemeral, chat.update, chat.getPermalink,
+// conversations.history, views.publish, reactions.add and
+// reactions.remove), response_url endpoints, answers held back to stand
+// for a crash between Slack's record of a post and its answer (HoldPosts), a Socket Mode WebSocket that
 // says hello, pings and reports acks, failure and 429 injection, and
 // builders for the envelopes and payloads Slack sends (events, slash
 // commands, interactions) and for signed HTTP requests. It is written from
@@ -57,6 +59,9 @@ type Post struct {
 	View string `json:",omitempty"`
 	// Reaction is the emoji name of reactions.add/remove.
 	Reaction string `json:",omitempty"`
+	// Metadata is the raw message metadata JSON of chat.postMessage
+	// (event_type and event_payload), when the bot sent any.
+	Metadata string `json:",omitempty"`
 	// At is when the fake received it.
 	At time.Time `json:"-"`
 }
@@ -91,6 +96,13 @@ type Server struct {
 	calls    map[string]int
 	acked    map[string]time.Time
 	files    map[string][]byte
+	// history holds each channel's chat.postMessage messages, oldest
+	// first (conversations.history); holds the pending HoldPosts.
+	history map[string][]historyMessage
+	holds   map[string]*hold
+	stalls  map[string]*hold
+	// stalled receives the channel of each stalled post as it arrives.
+	stalled chan string
 	// writeMu serialises writes to the Socket Mode connections.
 	writeMu sync.Mutex
 }
@@ -109,6 +121,10 @@ func New(t testing.TB) *Server {
 		calls:    map[string]int{},
 		acked:    map[string]time.Time{},
 		files:    map[string][]byte{},
+		history:  map[string][]historyMessage{},
+		holds:    map[string]*hold{},
+		stalls:   map[string]*hold{},
+		stalled:  make(chan string, 64),
 	}
 	mux := http.NewServeMux()
 	// Files' url_private_download: the content, to the bot token only.
@@ -174,14 +190,24 @@ func New(t testing.TB) *Server {
 				reply(t, w, map[string]any{"ok": false, "error": "channel_not_found"})
 				return
 			}
-			f.record(Post{
-				Method: method, Channel: form.Get("channel"), ThreadTS: form.Get("thread_ts"),
-				User: form.Get("user"), HasBlocks: strings.Contains(form.Get("blocks"), `"header"`),
-				Blocks: form.Get("blocks"), Text: form.Get("text"), TS: form.Get("ts"),
-			})
 			ts := form.Get("ts")
 			if ts == "" {
 				ts = strconv.FormatInt(time.Now().UnixNano(), 10)
+			}
+			if method == "chat.postMessage" && !f.stallRequest(r, form.Get("channel")) {
+				return // stalled until the client went away: never recorded
+			}
+			p := Post{
+				Method: method, Channel: form.Get("channel"), ThreadTS: form.Get("thread_ts"),
+				User: form.Get("user"), HasBlocks: strings.Contains(form.Get("blocks"), `"header"`),
+				Blocks: form.Get("blocks"), Text: form.Get("text"), TS: form.Get("ts"), Metadata: form.Get("metadata"),
+			}
+			if method == "chat.postMessage" {
+				f.remember(p, ts)
+			}
+			f.record(p)
+			if method == "chat.postMessage" && !f.holdResponse(r, p) {
+				return // held until the client went away: no answer
 			}
 			reply(t, w, map[string]any{"ok": true, "channel": form.Get("channel"), "ts": ts, "message_ts": ts})
 		}
@@ -212,6 +238,7 @@ func New(t testing.TB) *Server {
 		}
 		reply(t, w, map[string]any{"ok": true, "channel": ch, "permalink": Permalink(ch, ts)})
 	})
+	mux.HandleFunc("/api/conversations.history", f.conversationsHistory)
 	mux.HandleFunc("/api/reactions.add", reaction("reactions.add"))
 	mux.HandleFunc("/api/reactions.remove", reaction("reactions.remove"))
 	mux.HandleFunc("/api/views.publish", func(w http.ResponseWriter, r *http.Request) {

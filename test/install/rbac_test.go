@@ -35,6 +35,16 @@ config:
     - {name: platform, channel: C00PLATFRM, schedule: "0 9 * * 1-5", namespaces: [team-a], user: kueuebot-digest, groups: [platform]}
     - {name: friday, channel: C00PLATFR2, schedule: "0 17 * * 5", namespaces: [team-b], user: bob}
 `,
+	"notifications": `
+config:
+  notify: {enabled: true}
+`,
+	"notifications and digests": `
+config:
+  notify: {enabled: true, maxPerUser: 3, expireAfter: 24h}
+  digests:
+    - {name: platform, channel: C00PLATFRM, schedule: "0 9 * * 1-5", namespaces: [team-a], user: kueuebot-digest}
+`,
 	"email mode": `
 config:
   identity:

@@ -76,6 +76,14 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- end -}}
 
 {{/*
+"true" when the config enables notifications (notify.enabled): the bot's
+Role then gets the subscription ConfigMaps (rbac.NeedsNotifyState).
+*/}}
+{{- define "kueuebot.notify" -}}
+{{- if (dig "notify" "enabled" false .Values.config) -}}true{{- end -}}
+{{- end -}}
+
+{{/*
 The impersonation rules of the bot's ClusterRole, computed from config
 exactly as rbac.BotClusterRole computes them (a test in test/install proves
 it): users, groups and Slack user IDs the config maps, by resourceNames,

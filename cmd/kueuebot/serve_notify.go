@@ -1,0 +1,54 @@
+package main
+
+import (
+	"errors"
+	"log/slog"
+
+	"github.com/slack-go/slack"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"github.com/kueuebot/kueuebot/bot/leader"
+	"github.com/kueuebot/kueuebot/bot/notify"
+	"github.com/kueuebot/kueuebot/config"
+	"github.com/kueuebot/kueuebot/rbac"
+)
+
+// newNotifier builds "Tell me when it starts" for `serve` when
+// notify.enabled: the leader watches the subscriptions, kept in the bot's
+// namespace, and reads every job as its subscriber (impersonating the
+// identity resolver gives, through the bot's own config). nil when disabled; with dumps
+// (--from-file) there is nothing to watch.
+func newNotifier(cfg *config.Config, api *slack.Client, log *slog.Logger, fromFiles bool, e *leader.Election, bot *botClients, resolver notify.Resolver) (*notify.Notifier, error) {
+	if !cfg.Notify.Enabled {
+		return nil, nil
+	}
+	if fromFiles {
+		log.Warn("notifications are off when serving from dumps (--from-file)")
+		return nil, nil
+	}
+	if e == nil || bot == nil {
+		return nil, errors.New("notify.enabled needs the bot's namespace for leader election and subscriptions: set POD_NAMESPACE (the chart and deploy/manifests set it from the downward API)")
+	}
+	// The bot's own client for the subscription ConfigMaps, with room for
+	// a burst of DMs (two batched writes each).
+	base := bot.Base
+	own := rest.CopyConfig(base)
+	own.QPS, own.Burst = rbac.DefaultQPS, rbac.DefaultBurst
+	store, err := kubernetes.NewForConfig(own)
+	if err != nil {
+		return nil, err
+	}
+	n := notify.New(notify.Notifier{
+		Store:       &notify.Store{Client: store, Namespace: e.Namespace},
+		Slack:       api,
+		Resolve:     resolver,
+		Clients:     func(id rbac.Identity) (*rbac.Clients, error) { return rbac.ClientsFor(base, id) },
+		Holder:      e.Identity,
+		MaxPerUser:  cfg.Notify.MaxPerUser,
+		ExpireAfter: cfg.Notify.ExpireAfter,
+		Log:         log,
+	})
+	log.Info("notifications on", slog.String("namespace", e.Namespace), slog.Int("maxPerUser", cfg.Notify.MaxPerUser), slog.Duration("expireAfter", cfg.Notify.ExpireAfter))
+	return n, nil
+}
