@@ -163,6 +163,32 @@ func (s *Store) deploymentOf(t diagnose.Target) (diagnose.Target, bool) {
 	return diagnose.Target{Kind: kinds.Deployment, Namespace: t.Namespace, Name: name}, true
 }
 
+// namesUnknownPriorityClass reports whether a job of the store that has
+// no Workload names a WorkloadPriorityClass the store does not hold:
+// whether that class exists is what tells why Kueue made no Workload.
+func (s *Store) namesUnknownPriorityClass() bool {
+	for _, k := range kinds.All() {
+		if k.Kind == kinds.Workload {
+			continue
+		}
+		idx := s.lookup(schema.GroupKind{Group: k.Resource.Group, Kind: k.Kind})
+		if idx == nil {
+			continue
+		}
+		for _, obj := range idx.List() {
+			job, ok := obj.(metav1.Object)
+			if !ok {
+				continue
+			}
+			name := job.GetLabels()[diagnose.WorkloadPriorityClassLabel]
+			if name != "" && !s.hasObject(gkPriorityClass, "", name) && !s.hasWorkload(&k, job) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // hasWorkload reports whether the job has a Workload in the store, or
 // belongs to its parent job's.
 func (s *Store) hasWorkload(k *kinds.Kind, job metav1.Object) bool {

@@ -32,7 +32,7 @@ type Clients struct {
 	Dynamic dynamic.Interface
 	// ClusterScoped, when set (clusterScopedReads: bot), lists the
 	// cluster-scoped quota kinds (ClusterQueues, ResourceFlavors, Cohorts,
-	// WorkloadPriorityClasses) as the bot; AdmissionChecks are listed as
+	// and WorkloadPriorityClasses when needed) as the bot; AdmissionChecks are listed as
 	// the caller, as a single question reads them. Snapshots of
 	// the store then read only the ClusterQueue their own LocalQueue names,
 	// as a single question does (Snapshot.ClusterScopedByBot).
@@ -98,8 +98,9 @@ func (f ListFailure) String() string {
 }
 
 // ListInto fills the store with paginated LISTs (client-go tools/pager) of
-// Workloads, LocalQueues, ClusterQueues, ResourceFlavors, Cohorts,
-// AdmissionChecks and WorkloadPriorityClasses, and as opts asks of the job kinds, Pods and Events; and
+// Workloads, LocalQueues, ClusterQueues, ResourceFlavors, Cohorts and
+// AdmissionChecks (and WorkloadPriorityClasses when a job without a
+// Workload names one), and as opts asks of the job kinds, Pods and Events; and
 // of Namespaces when a ClusterQueue's namespaceSelector tests labels. The
 // cost is a handful of requests per namespace (or per kind, cluster-wide),
 // whatever the number of Workloads: the cluster's Kueue version is asked
@@ -225,12 +226,13 @@ func (l *lister) run(ctx context.Context) error {
 		}
 	}
 	var tasks []listTask
-	if err == nil && res == nil {
+	kueueServed := err != nil || res != nil
+	if !kueueServed {
 		notServed := apierrors.NewServiceUnavailable("the cluster does not serve Kueue's API (kueue.x-k8s.io)")
 		l.st.mu.Lock()
 		l.st.kueueNotServed = true
 		l.st.mu.Unlock()
-		for _, r := range []string{resWorkloads, resLocalQueues, resClusterQueues, resFlavors, resCohorts, resAdmissionChecks, resPriorityClasses} {
+		for _, r := range []string{resWorkloads, resLocalQueues, resClusterQueues, resFlavors, resCohorts, resAdmissionChecks} {
 			l.fail(r, "", notServed)
 		}
 	} else {
@@ -246,6 +248,16 @@ func (l *lister) run(ctx context.Context) error {
 	}
 	if err := l.runAll(ctx, tasks); err != nil {
 		return err
+	}
+	if kueueServed && l.opts.Jobs && l.st.namesUnknownPriorityClass() {
+		// A job without a Workload names a WorkloadPriorityClass: one
+		// LIST of the classes says whether it exists (Kueue makes no
+		// Workload when it does not), as a single question's GET does.
+		// Only then: an identity that may not read them is not refused
+		// on every digest.
+		if err := l.runAll(ctx, []listTask{l.priorityClassTask(version)}); err != nil {
+			return err
+		}
 	}
 	return l.namespaces(ctx)
 }
@@ -304,15 +316,22 @@ func (l *lister) kueueTasks(version string) []listTask {
 			}
 			return k.KueueV1beta2().AdmissionChecks().List(ctx, o)
 		}},
-		// The classes jobs name: a job whose class does not exist gets no
-		// Workload, and the list says so as a single question does.
-		listTask{resPriorityClasses, "", func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-			if v1 {
-				return cs.KueueV1beta1().WorkloadPriorityClasses().List(ctx, o)
-			}
-			return cs.KueueV1beta2().WorkloadPriorityClasses().List(ctx, o)
-		}},
 	)
+}
+
+// priorityClassTask lists the WorkloadPriorityClasses, as the bot with
+// Clients.ClusterScoped (as a single question reads the class).
+func (l *lister) priorityClassTask(version string) listTask {
+	cs := l.c.Kueue
+	if l.c.ClusterScoped != nil {
+		cs = l.c.ClusterScoped
+	}
+	return listTask{resPriorityClasses, "", func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+		if version == "v1beta1" {
+			return cs.KueueV1beta1().WorkloadPriorityClasses().List(ctx, o)
+		}
+		return cs.KueueV1beta2().WorkloadPriorityClasses().List(ctx, o)
+	}}
 }
 
 // coreTasks lists Pods and Events when asked; when not, Snapshots learn

@@ -71,9 +71,9 @@ func TestListIntoPaginatesWithAFixedNumberOfRequests(t *testing.T) {
 			}
 			pages := 2 * ((n/2 + 99) / 100)
 			// discovery + per namespace (Workload pages, LocalQueues)
-			// + ClusterQueues, ResourceFlavors, Cohorts, AdmissionChecks,
-			// WorkloadPriorityClasses.
-			want := 1 + pages + 2 + 5
+			// + ClusterQueues, ResourceFlavors, Cohorts, AdmissionChecks
+			// (no WorkloadPriorityClasses: no job names one).
+			want := 1 + pages + 2 + 4
 			if stats.Requests != want {
 				t.Errorf("%d requests, want %d (%d pages of Workloads)", stats.Requests, want, pages)
 			}
@@ -168,8 +168,8 @@ func TestListIntoV1beta1(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if stats.Requests != 2+2+5 {
-		t.Errorf("%d requests, want 9 (two discovery, two namespaced LISTs, five cluster-scoped)", stats.Requests)
+	if stats.Requests != 2+2+4 {
+		t.Errorf("%d requests, want 8 (two discovery, two namespaced LISTs, four cluster-scoped)", stats.Requests)
 	}
 	cqs := st.ClusterQueues()
 	if len(cqs) != 1 || cqs[0].Spec.CohortName != "legacy" {
@@ -188,8 +188,8 @@ func TestListIntoKueueNotServed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(stats.Failed) != 7 {
-		t.Errorf("failed = %v, want the seven Kueue kinds", stats.Failed)
+	if len(stats.Failed) != 6 {
+		t.Errorf("failed = %v, want the six Kueue kinds", stats.Failed)
 	}
 	s, err := st.Snapshot(diagnose.Target{Kind: KindWorkload, Namespace: testNS, Name: "wl"}, testNow)
 	if err != nil {

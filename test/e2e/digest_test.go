@@ -280,9 +280,10 @@ func TestDigestReadsAsItsIdentity(t *testing.T) {
 		t.Fatal("no request of the digest in the audit log")
 	}
 	// Cluster-scoped reads the identity is not granted (the namespaces'
-	// labels, AdmissionChecks) are refused and become gaps.
-	mayBeRefused := map[string]bool{"namespaces": true, "admissionchecks": true}
-	clusterScoped := map[string]bool{"clusterqueues": true, "resourceflavors": true, "cohorts": true, "admissionchecks": true, "namespaces": true}
+	// labels, AdmissionChecks, the WorkloadPriorityClasses a job without a
+	// Workload names) are refused and become gaps.
+	mayBeRefused := map[string]bool{"namespaces": true, "admissionchecks": true, "workloadpriorityclasses": true}
+	clusterScoped := map[string]bool{"clusterqueues": true, "resourceflavors": true, "cohorts": true, "admissionchecks": true, "namespaces": true, "workloadpriorityclasses": true}
 	listed := map[string]int{}
 	lists, refused, discovery := 0, 0, 0
 	for _, ev := range events {
