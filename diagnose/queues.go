@@ -122,6 +122,11 @@ type QueueSummary struct {
 	Reserved int `json:"reserved"`
 	Admitted int `json:"admitted"`
 	Finished int `json:"finished"`
+	// WithoutWorkload counts the jobs that name the LocalQueue but for
+	// which Kueue made no Workload (a missing WorkloadPriorityClass, a
+	// namespace Kueue does not manage): they wait too, and Pending does
+	// not count them. Set by the callers that read jobs (explain.Queues).
+	WithoutWorkload int `json:"withoutWorkload"`
 	// OldestPending is the pending Workload that has waited longest
 	// ("namespace/name"), and OldestWait how long (Now minus QueuedSince;
 	// OldestWaitSeconds in whole seconds, for JSON).

@@ -157,8 +157,17 @@ func (e *Explainer) Queues(ctx context.Context, id rbac.Identity, q QueuesQuery)
 	if err != nil {
 		return res, err
 	}
+	// Jobs Kueue made no Workload for wait in their LocalQueue too: the
+	// same subjects "my jobs" lists.
+	missing := map[string]int{}
+	for _, sub := range l.Store.Subjects() {
+		if sub.Workload == nil && sub.LocalQueue != "" {
+			missing[sub.Target.Namespace+"/"+sub.LocalQueue]++
+		}
+	}
 	for _, s := range diagnose.QueueSummaries(l.Store.Objects(), clock(e.Now)) {
 		if s.Kind == diagnose.QueueKindLocal && l.Readable(s.Namespace) {
+			s.WithoutWorkload = missing[s.Key()]
 			res.Queues = append(res.Queues, s)
 		}
 	}

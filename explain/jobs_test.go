@@ -157,3 +157,34 @@ func TestJobsNoNamespaces(t *testing.T) {
 		t.Errorf("err = %v, want a user message about namespaces", err)
 	}
 }
+
+// TestQueuesCountJobsWithoutWorkload: a LocalQueue's summary counts the
+// jobs that name it but that Kueue made no Workload for, which "my jobs"
+// lists and Pending does not count (sc-missing-priority-class's job names
+// a WorkloadPriorityClass that does not exist).
+func TestQueuesCountJobsWithoutWorkload(t *testing.T) {
+	dump := loadExamples(t)
+	e := &Explainer{Reader: &DumpReader{Dump: dump}}
+	id := rbac.Identity{User: "alice", Namespaces: []string{"sc-missing-priority-class"}}
+	queues, err := e.Queues(t.Context(), id, QueuesQuery{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobs, err := e.Jobs(t.Context(), id, JobsQuery{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	missing := 0
+	for _, rep := range jobs.Jobs {
+		if rep.Verdict.Code == diagnose.CodeWorkloadMissing {
+			missing++
+		}
+	}
+	counted := 0
+	for _, q := range queues.Queues {
+		counted += q.WithoutWorkload
+	}
+	if missing == 0 || counted != missing {
+		t.Errorf("queues count %d jobs without a Workload, my jobs lists %d WorkloadMissing", counted, missing)
+	}
+}

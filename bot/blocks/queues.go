@@ -70,6 +70,9 @@ func queueLine(q diagnose.QueueSummary) string {
 	if q.Reserved > 0 {
 		fmt.Fprintf(&b, " · %d reserving", q.Reserved)
 	}
+	if n := q.WithoutWorkload; n > 0 {
+		fmt.Fprintf(&b, " · %d %s no Workload (ask `my jobs` why)", n, map[bool]string{true: "job has", false: "jobs have"}[n == 1])
+	}
 	if q.Pending > 0 && q.OldestWait > 0 {
 		fmt.Fprintf(&b, " · oldest wait %s", humanWait(q.OldestWait))
 	}

@@ -32,13 +32,13 @@ func TestUsageBar(t *testing.T) {
 func TestQueueList(t *testing.T) {
 	q := diagnose.QueueSummary{
 		Kind: diagnose.QueueKindLocal, Namespace: "team-a", Name: "user-queue", ClusterQueue: "<!channel>",
-		State: diagnose.QueueStopped, Pending: 3, Admitted: 1, OldestWait: 3*time.Hour + 20*time.Minute,
+		State: diagnose.QueueStopped, Pending: 3, Admitted: 1, WithoutWorkload: 2, OldestWait: 3*time.Hour + 20*time.Minute,
 		NominalKnown: true,
 		Usage:        []diagnose.ResourceUsage{{Flavor: "default", Resource: "cpu", Used: resource.MustParse("6"), Nominal: resource.MustParse("10"), Percent: 60}},
 	}
 	m := QueueList([]diagnose.QueueSummary{q}, []string{"team-a"})
 	text := Text(m.Blocks)
-	for _, want := range []string{"team-a/user-queue", "Stopped", "3 pending", "1 admitted", "oldest wait 3h 20m", "6 / 10", "▓▓▓▓▓▓░░░░ 60%"} {
+	for _, want := range []string{"team-a/user-queue", "Stopped", "3 pending", "1 admitted", "oldest wait 3h 20m", "2 jobs have no Workload", "6 / 10", "▓▓▓▓▓▓░░░░ 60%"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("queue list lacks %q:\n%s", want, text)
 		}
