@@ -24,6 +24,8 @@ type Metrics struct {
 	slackCalls  *prometheus.CounterVec
 	slackErrors *prometheus.CounterVec
 	kube        *prometheus.CounterVec
+	notified    *prometheus.CounterVec
+	notifyDelay prometheus.Histogram
 }
 
 // Busy outcomes (label "outcome" of kueuebot_questions_busy_total).
@@ -83,9 +85,32 @@ func New(reg prometheus.Registerer) *Metrics {
 			Name: "kueuebot_kube_requests_total",
 			Help: "Kubernetes API requests, by verb (get, list, watch, create, ..., discovery) and outcome (ok, forbidden, notfound, error, ...).",
 		}, []string{"verb", "outcome"}),
+		notified: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "kueuebot_notifications_total",
+			Help: "Notification DMs posted (Tell me when it starts), by event (admitted, running, evicted, finished, ...).",
+		}, []string{"event"}),
+		notifyDelay: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name: "kueuebot_notification_delay_seconds",
+			Help: "Time from the watch showing a subscribed job's transition to its DM being posted.",
+			// The target is under 10 s at p99.
+			Buckets: []float64{0.1, 0.25, 0.5, 1, 2, 3, 5, 8, 10, 15, 30, 60},
+		}),
 	}
-	reg.MustRegister(m.questions, m.latency, m.ack, m.busy, m.panics, m.inflight, m.delivery, m.slackCalls, m.slackErrors, m.kube)
+	reg.MustRegister(m.questions, m.latency, m.ack, m.busy, m.panics, m.inflight, m.delivery, m.slackCalls, m.slackErrors, m.kube, m.notified, m.notifyDelay)
 	return m
+}
+
+// Notified counts a notification DM of event (a notify.EventType) and,
+// when seen is set (the transition came from the watch), observes the
+// delay from seeing it to posting the DM.
+func (m *Metrics) Notified(event string, seen, posted time.Time) {
+	if m == nil {
+		return
+	}
+	m.notified.WithLabelValues(event).Inc()
+	if !seen.IsZero() && !posted.Before(seen) {
+		m.notifyDelay.Observe(posted.Sub(seen).Seconds())
+	}
 }
 
 // Question counts an answered question by entry point and verdict (or

@@ -5,6 +5,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
@@ -66,4 +67,45 @@ func TestWrapKubeTransport(t *testing.T) {
 	if (*Metrics)(nil).WrapKubeTransport(http.DefaultTransport) != http.DefaultTransport {
 		t.Error("nil metrics must not wrap")
 	}
+}
+
+// TestNotified: each notification DM counts by event, and the delay from
+// the watch to the post is observed only when the watch saw it.
+func TestNotified(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	m := New(reg)
+	seen := time.Date(2026, 12, 2, 16, 0, 0, 0, time.UTC)
+	m.Notified("admitted", seen, seen.Add(1500*time.Millisecond))
+	m.Notified("admitted", time.Time{}, seen)
+	m.Notified("finished", seen, seen.Add(12*time.Second))
+	if got := testutil.ToFloat64(m.notified.WithLabelValues("admitted")); got != 2 {
+		t.Errorf("admitted notifications = %v, want 2", got)
+	}
+	if got := testutil.CollectAndCount(m.notifyDelay); got != 1 {
+		t.Fatalf("%d delay series, want 1", got)
+	}
+	want := `
+# HELP kueuebot_notification_delay_seconds Time from the watch showing a subscribed job's transition to its DM being posted.
+# TYPE kueuebot_notification_delay_seconds histogram
+kueuebot_notification_delay_seconds_bucket{le="0.1"} 0
+kueuebot_notification_delay_seconds_bucket{le="0.25"} 0
+kueuebot_notification_delay_seconds_bucket{le="0.5"} 0
+kueuebot_notification_delay_seconds_bucket{le="1"} 0
+kueuebot_notification_delay_seconds_bucket{le="2"} 1
+kueuebot_notification_delay_seconds_bucket{le="3"} 1
+kueuebot_notification_delay_seconds_bucket{le="5"} 1
+kueuebot_notification_delay_seconds_bucket{le="8"} 1
+kueuebot_notification_delay_seconds_bucket{le="10"} 1
+kueuebot_notification_delay_seconds_bucket{le="15"} 2
+kueuebot_notification_delay_seconds_bucket{le="30"} 2
+kueuebot_notification_delay_seconds_bucket{le="60"} 2
+kueuebot_notification_delay_seconds_bucket{le="+Inf"} 2
+kueuebot_notification_delay_seconds_sum 13.5
+kueuebot_notification_delay_seconds_count 2
+`
+	if err := testutil.CollectAndCompare(m.notifyDelay, strings.NewReader(want)); err != nil {
+		t.Error(err)
+	}
+	var nilMetrics *Metrics
+	nilMetrics.Notified("admitted", seen, seen) // no metrics configured: no panic
 }

@@ -106,7 +106,7 @@ func (o *serveOptions) run(cmd *cobra.Command) error {
 	if err != nil {
 		return err
 	}
-	notifier, err := newNotifier(cfg, api, log, fromFiles, election, own, resolver)
+	notifier, err := newNotifier(cfg, api, log, fromFiles, election, own, resolver, botMetrics)
 	if err != nil {
 		return err
 	}

@@ -3,12 +3,14 @@ package main
 import (
 	"errors"
 	"log/slog"
+	"time"
 
 	"github.com/slack-go/slack"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
 	"github.com/kueuebot/kueuebot/bot/leader"
+	"github.com/kueuebot/kueuebot/bot/metrics"
 	"github.com/kueuebot/kueuebot/bot/notify"
 	"github.com/kueuebot/kueuebot/config"
 	"github.com/kueuebot/kueuebot/rbac"
@@ -19,7 +21,7 @@ import (
 // namespace, and reads every job as its subscriber (impersonating the
 // identity resolver gives, through the bot's own config). nil when disabled; with dumps
 // (--from-file) there is nothing to watch.
-func newNotifier(cfg *config.Config, api *slack.Client, log *slog.Logger, fromFiles bool, e *leader.Election, bot *botClients, resolver notify.Resolver) (*notify.Notifier, error) {
+func newNotifier(cfg *config.Config, api *slack.Client, log *slog.Logger, fromFiles bool, e *leader.Election, bot *botClients, resolver notify.Resolver, m *metrics.Metrics) (*notify.Notifier, error) {
 	if !cfg.Notify.Enabled {
 		return nil, nil
 	}
@@ -48,6 +50,9 @@ func newNotifier(cfg *config.Config, api *slack.Client, log *slog.Logger, fromFi
 		MaxPerUser:  cfg.Notify.MaxPerUser,
 		ExpireAfter: cfg.Notify.ExpireAfter,
 		Log:         log,
+		Told: func(_ notify.Subscription, ev notify.Event, seen, posted time.Time) {
+			m.Notified(string(ev.Type), seen, posted)
+		},
 	})
 	log.Info("notifications on", slog.String("namespace", e.Namespace), slog.Int("maxPerUser", cfg.Notify.MaxPerUser), slog.Duration("expireAfter", cfg.Notify.ExpireAfter))
 	return n, nil
