@@ -87,7 +87,7 @@ func New(reg prometheus.Registerer) *Metrics {
 		}, []string{"verb", "outcome"}),
 		notified: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "kueuebot_notifications_total",
-			Help: "Notification DMs posted (Tell me when it starts), by event (admitted, running, evicted, finished, ...).",
+			Help: "Notification DMs posted (Tell me when it starts), by event (Admitted, Running, Evicted, Preempted, Succeeded, Failed, ...).",
 		}, []string{"event"}),
 		notifyDelay: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name: "kueuebot_notification_delay_seconds",

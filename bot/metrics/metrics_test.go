@@ -75,10 +75,10 @@ func TestNotified(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	m := New(reg)
 	seen := time.Date(2026, 12, 2, 16, 0, 0, 0, time.UTC)
-	m.Notified("admitted", seen, seen.Add(1500*time.Millisecond))
-	m.Notified("admitted", time.Time{}, seen)
-	m.Notified("finished", seen, seen.Add(12*time.Second))
-	if got := testutil.ToFloat64(m.notified.WithLabelValues("admitted")); got != 2 {
+	m.Notified("Admitted", seen, seen.Add(1500*time.Millisecond))
+	m.Notified("Admitted", time.Time{}, seen)
+	m.Notified("Succeeded", seen, seen.Add(12*time.Second))
+	if got := testutil.ToFloat64(m.notified.WithLabelValues("Admitted")); got != 2 {
 		t.Errorf("admitted notifications = %v, want 2", got)
 	}
 	if got := testutil.CollectAndCount(m.notifyDelay); got != 1 {
@@ -107,5 +107,5 @@ kueuebot_notification_delay_seconds_count 2
 		t.Error(err)
 	}
 	var nilMetrics *Metrics
-	nilMetrics.Notified("admitted", seen, seen) // no metrics configured: no panic
+	nilMetrics.Notified("Admitted", seen, seen) // no metrics configured: no panic
 }
