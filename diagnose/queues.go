@@ -126,7 +126,7 @@ type QueueSummary struct {
 	// which Kueue made no Workload (a missing WorkloadPriorityClass, a
 	// namespace Kueue does not manage): they wait too, and Pending does
 	// not count them. Set by the callers that read jobs (explain.Queues).
-	WithoutWorkload int `json:"withoutWorkload"`
+	WithoutWorkload int `json:"withoutWorkload,omitempty"`
 	// OldestPending is the pending Workload that has waited longest
 	// ("namespace/name"), and OldestWait how long (Now minus QueuedSince;
 	// OldestWaitSeconds in whole seconds, for JSON).
