@@ -235,7 +235,7 @@ func checkAccessMatrix(t *testing.T, c *cluster, bot kubernetes.Interface, ns st
 		"authentication.k8s.io/selfsubjectreviews create ":       true,
 	}
 	if cfg.Kube.ClusterScopedReads == config.ClusterScopedBot {
-		for _, r := range []string{"clusterqueues", "cohorts", "resourceflavors", "workloadpriorityclasses"} {
+		for _, r := range []string{"clusterqueues", "cohorts", "resourceflavors", "topologies", "workloadpriorityclasses"} {
 			allowed["kueue.x-k8s.io/"+r+" get "] = true
 			allowed["kueue.x-k8s.io/"+r+" list "] = true
 		}
