@@ -41,9 +41,15 @@ func (f *Server) remember(p Post, ts string) {
 // stand-in for a crash after Slack took the post and before its answer
 // reached the bot. release is safe to call more than once.
 func (f *Server) HoldPosts(channel string, n int) (release func()) {
+	return f.addHold(f.holds, channel, n)
+}
+
+// addHold registers a hold of the next n posts to channel in holds (the
+// Server's holds or stalls) and returns the function that releases it.
+func (f *Server) addHold(holds map[string]*hold, channel string, n int) (release func()) {
 	h := &hold{n: n, release: make(chan struct{})}
 	f.mu.Lock()
-	f.holds[channel] = h
+	holds[channel] = h
 	f.mu.Unlock()
 	done := false
 	return func() {
@@ -52,33 +58,42 @@ func (f *Server) HoldPosts(channel string, n int) (release func()) {
 		if !done {
 			done = true
 			close(h.release)
-			if f.holds[channel] == h {
-				delete(f.holds, channel)
+			if holds[channel] == h {
+				delete(holds, channel)
 			}
 		}
 	}
 }
 
-// holdResponse blocks a held post's answer; it reports whether the call
-// is to be answered (false: the caller went away first).
-func (f *Server) holdResponse(r *http.Request, p Post) bool {
+// takeHold counts one post to channel against its hold in holds, if any
+// is left, and returns that hold (nil: the post goes through).
+func (f *Server) takeHold(holds map[string]*hold, channel string) *hold {
 	f.mu.Lock()
-	h := f.holds[p.Channel]
-	if h != nil && h.n > 0 {
-		h.n--
-	} else {
-		h = nil
+	defer f.mu.Unlock()
+	h := holds[channel]
+	if h == nil || h.n <= 0 {
+		return nil
 	}
-	f.mu.Unlock()
-	if h == nil {
-		return true
-	}
+	h.n--
+	return h
+}
+
+// wait blocks until the hold is released (true) or the caller went away
+// (false).
+func (h *hold) wait(r *http.Request) bool {
 	select {
 	case <-h.release:
 		return true
 	case <-r.Context().Done():
 		return false
 	}
+}
+
+// holdResponse blocks a held post's answer; it reports whether the call
+// is to be answered (false: the caller went away first).
+func (f *Server) holdResponse(r *http.Request, p Post) bool {
+	h := f.takeHold(f.holds, p.Channel)
+	return h == nil || h.wait(r)
 }
 
 // HistoryLen returns how many messages chat.postMessage put in channel.
@@ -145,36 +160,14 @@ func (f *Server) conversationsHistory(w http.ResponseWriter, r *http.Request) {
 // Slack; release lets the waiting ones through. The channel of each
 // stalled call is sent on Stalled as it arrives.
 func (f *Server) StallPosts(channel string, n int) (release func()) {
-	h := &hold{n: n, release: make(chan struct{})}
-	f.mu.Lock()
-	f.stalls[channel] = h
-	f.mu.Unlock()
-	done := false
-	return func() {
-		f.mu.Lock()
-		defer f.mu.Unlock()
-		if !done {
-			done = true
-			close(h.release)
-			if f.stalls[channel] == h {
-				delete(f.stalls, channel)
-			}
-		}
-	}
+	return f.addHold(f.stalls, channel, n)
 }
 
 // Stalled receives the channel of each post StallPosts holds back.
 func (f *Server) Stalled() <-chan string { return f.stalled }
 
 func (f *Server) stallRequest(r *http.Request, channel string) bool {
-	f.mu.Lock()
-	h := f.stalls[channel]
-	if h != nil && h.n > 0 {
-		h.n--
-	} else {
-		h = nil
-	}
-	f.mu.Unlock()
+	h := f.takeHold(f.stalls, channel)
 	if h == nil {
 		return true
 	}
@@ -182,10 +175,5 @@ func (f *Server) stallRequest(r *http.Request, channel string) bool {
 	case f.stalled <- channel:
 	default:
 	}
-	select {
-	case <-h.release:
-		return true
-	case <-r.Context().Done():
-		return false
-	}
+	return h.wait(r)
 }

@@ -58,6 +58,37 @@ func startServeProc(t *testing.T, bin, cfg, ns, name string) *serveProc {
 	return p
 }
 
+// serveConfig is a `kueuebot serve` config on the fake Slack fs and the
+// sandbox sb, as the bot's own kubeconfig, with the given identity
+// mappings (lines of identity.users) and any further top-level YAML.
+func serveConfig(fs *slackfake.Server, sb, mappings, extra string) string {
+	return `slack:
+  apiURL: "` + fs.APIURL() + `"
+ops:
+  listenAddr: "127.0.0.1:0"
+kube:
+  kubeconfig: "` + filepath.Join(sb, "kubeconfig-kueuebot") + `"
+identity:
+  refusalContact: "#platform-help"
+  users:
+` + mappings + extra
+}
+
+// startReplicas writes cfgYAML to a file and starts one serve process per
+// name, as replicas of one Deployment in the bot namespace ns.
+func startReplicas(t *testing.T, bin, cfgYAML, ns string, names ...string) map[string]*serveProc {
+	t.Helper()
+	cfgPath := filepath.Join(t.TempDir(), "config.yaml")
+	if err := os.WriteFile(cfgPath, []byte(cfgYAML), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	procs := map[string]*serveProc{}
+	for _, name := range names {
+		procs[name] = startServeProc(t, bin, cfgPath, ns, name)
+	}
+	return procs
+}
+
 // kill SIGKILLs the process (no shutdown: the Lease is not released) and
 // waits until it is gone.
 func (p *serveProc) kill() {
@@ -80,28 +111,13 @@ func TestDigestServeFailover(t *testing.T) {
 	ns := botNamespace(t, sb)
 	bin := kueuebot(t)
 	fs := slackfake.New(t)
-	cfg := filepath.Join(t.TempDir(), "config.yaml")
-	if err := os.WriteFile(cfg, []byte(`slack:
-  apiURL: "`+fs.APIURL()+`"
-ops:
-  listenAddr: "127.0.0.1:0"
-kube:
-  kubeconfig: "`+filepath.Join(sb, "kubeconfig-kueuebot")+`"
-identity:
-  refusalContact: "#platform-help"
-digests:
+	procs := startReplicas(t, bin, serveConfig(fs, sb, "", `digests:
   - name: every-minute
     channel: C00PROC001
     schedule: "* * * * *"
     namespaces: [sc-quota-in-use]
     user: `+user+`
-`), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	procs := map[string]*serveProc{}
-	for _, name := range []string{"pod-a", "pod-b"} {
-		procs[name] = startServeProc(t, bin, cfg, ns, name)
-	}
+`), ns, "pod-a", "pod-b")
 	admin := adminClient(t, sb)
 	state := &digests.State{Client: admin, Namespace: ns}
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -204,20 +203,11 @@ func TestNotifyExactlyOnceAcrossLeaderKill(t *testing.T) {
 		dir[id] = u
 		fmt.Fprintf(&mappings, "    - {slackUserID: %s, teamID: %s, user: %s}\n", id, slackfake.TeamID, k8sUser)
 	}
-	cfgYAML := `slack:
-  apiURL: "` + fs.APIURL() + `"
-ops:
-  listenAddr: "127.0.0.1:0"
-kube:
-  kubeconfig: "` + filepath.Join(sb, "kubeconfig-kueuebot") + `"
-identity:
-  refusalContact: "#platform-help"
-  users:
-` + mappings.String() + `notify:
+	cfgYAML := serveConfig(fs, sb, mappings.String(), `notify:
   enabled: true
   maxPerUser: 3
   expireAfter: 1h
-`
+`)
 	cfg, err := config.Parse([]byte(cfgYAML))
 	if err != nil {
 		t.Fatal(err)
@@ -229,14 +219,7 @@ identity:
 	queuedJob(t, cs, kq, jobsNS, "held", "held")
 	queuedJob(t, cs, kq, jobsNS, "stalled", "stalled")
 
-	cfgPath := filepath.Join(t.TempDir(), "config.yaml")
-	if err := os.WriteFile(cfgPath, []byte(cfgYAML), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	procs := map[string]*serveProc{}
-	for _, name := range []string{"pod-a", "pod-b", "pod-c"} {
-		procs[name] = startServeProc(t, bin, cfgPath, botNS, name)
-	}
+	procs := startReplicas(t, bin, cfgYAML, botNS, "pod-a", "pod-b", "pod-c")
 	first := slackfake.Receive(t, fs.Conns, "the leader's Socket Mode connection")
 	defer first.Close()
 	leaderName := leaseHolder(t, cs, botNS)

@@ -2,8 +2,6 @@ package e2e
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -35,30 +33,14 @@ func TestReplicasAnswerOnce(t *testing.T) {
 		fs.SetUser(slack.User{ID: id, Name: fmt.Sprintf("asker%d", u)})
 		fmt.Fprintf(&mappings, "    - {slackUserID: %s, teamID: %s, user: replica-asker, namespaces: [default]}\n", id, slackfake.TeamID)
 	}
-	cfgYAML := `slack:
-  apiURL: "` + fs.APIURL() + `"
-ops:
-  listenAddr: "127.0.0.1:0"
-kube:
-  kubeconfig: "` + filepath.Join(sb, "kubeconfig-kueuebot") + `"
-identity:
-  refusalContact: "#platform-help"
-  users:
-` + mappings.String()
+	cfgYAML := serveConfig(fs, sb, mappings.String(), "")
 	cfg, err := config.Parse([]byte(cfgYAML))
 	if err != nil {
 		t.Fatal(err)
 	}
 	grantBot(t, sb, cfg)
-	cfgPath := filepath.Join(t.TempDir(), "config.yaml")
-	if err := os.WriteFile(cfgPath, []byte(cfgYAML), 0o600); err != nil {
-		t.Fatal(err)
-	}
 	admin := adminClient(t, sb)
-	procs := map[string]*serveProc{}
-	for _, name := range []string{"pod-a", "pod-b", "pod-c"} {
-		procs[name] = startServeProc(t, bin, cfgPath, ns, name)
-	}
+	procs := startReplicas(t, bin, cfgYAML, ns, "pod-a", "pod-b", "pod-c")
 
 	first := slackfake.Receive(t, fs.Conns, "the leader's Socket Mode connection")
 	leader := leaseHolder(t, admin, ns)
