@@ -231,7 +231,7 @@ func argValue(l Lang, a Arg) any {
 			}
 			items[i] = fmt.Sprint(argValue(l, x))
 		}
-		return joinList(l, items, v.Or)
+		return joinList(l, items, v.Or, v.Commas, v.Sentences, v.Semicolons)
 	case nil:
 		return ""
 	}

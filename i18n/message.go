@@ -166,7 +166,33 @@ func (Verbatim) ArgKind() Kind { return KindVerbatim }
 type List struct {
 	Items []Arg
 	Or    bool
+	// Commas joins every item with a comma (", "; ja and zh "、"), with no
+	// conjunction: a list of names.
+	Commas bool
+	// Sentences joins every item with a space (ja and zh: nothing), for
+	// sentences that follow one another.
+	Sentences bool
+	// Semicolons joins every item with "; " (ja and zh "；").
+	Semicolons bool
 }
+
+// Join is a Message of several sentences that follow one another: a space
+// apart in English and French, nothing between them in Japanese and Chinese.
+// Zero messages are left out.
+func Join(ms ...Message) Message {
+	items := make([]Arg, 0, len(ms))
+	for _, m := range ms {
+		if !m.IsZero() {
+			items = append(items, m)
+		}
+	}
+	if len(items) == 1 {
+		return items[0].(Message)
+	}
+	return M("i18n.join", List{Items: items, Sentences: true})
+}
+
+var _ = Register(Entry{ID: "i18n.join", Args: []Kind{KindList}, En: "%[1]s", Fr: "%[1]s", Ja: "%[1]s", Zh: "%[1]s"})
 
 // ArgKind implements Arg.
 func (List) ArgKind() Kind { return KindList }
@@ -176,6 +202,39 @@ func And(items ...Arg) List { return List{Items: items} }
 
 // Or is a List joined with "or".
 func Or(items ...Arg) List { return List{Items: items, Or: true} }
+
+// Commas is a List joined with commas only: "a, b, c", ja and zh "a、b、c".
+func Commas(items ...Arg) List { return List{Items: items, Commas: true} }
+
+// Verbatims returns the text of every argument of m that renders as it is
+// in every language (Object, Name, Qty, Verbatim), nested messages and lists
+// included: what a check for untranslated prose sets aside.
+func (m Message) Verbatims() []string {
+	var out []string
+	var walk func(a Arg)
+	walk = func(a Arg) {
+		switch v := a.(type) {
+		case Object:
+			out = append(out, v.text())
+		case Name:
+			out = append(out, string(v))
+		case Qty:
+			out = append(out, string(v))
+		case Verbatim:
+			out = append(out, string(v))
+		case Message:
+			for _, x := range v.Args {
+				walk(x)
+			}
+		case List:
+			for _, x := range v.Items {
+				walk(x)
+			}
+		}
+	}
+	walk(m)
+	return out
+}
 
 // ArgKind implements Arg: a Message can be the argument of another.
 func (Message) ArgKind() Kind { return KindMsg }
@@ -189,12 +248,30 @@ func Names(ss ...string) []Arg {
 	return out
 }
 
-func joinList(l Lang, items []string, or bool) string {
+func joinList(l Lang, items []string, or, commas, sentences, semicolons bool) string {
 	switch len(items) {
 	case 0:
 		return ""
 	case 1:
 		return items[0]
+	}
+	if semicolons {
+		if l == Japanese || l == Chinese {
+			return strings.Join(items, "；")
+		}
+		return strings.Join(items, "; ")
+	}
+	if sentences {
+		if l == Japanese || l == Chinese {
+			return strings.Join(items, "")
+		}
+		return strings.Join(items, " ")
+	}
+	if commas {
+		if l == Japanese || l == Chinese {
+			return strings.Join(items, "、")
+		}
+		return strings.Join(items, ", ")
 	}
 	head := items[:len(items)-1]
 	last := items[len(items)-1]
