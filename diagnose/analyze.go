@@ -5,12 +5,15 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+
+	"github.com/kueuebot/kueuebot/i18n"
 )
 
 // analyzer is one step of the diagnosis. It returns true when it has set the
@@ -210,11 +213,11 @@ func (a *analysis) resolve() bool {
 		what = strings.ToLower(t.Kind) + "/" + t.Name
 	}
 	if a.s.Job == nil && a.wl == nil {
-		a.set(CodeNotFound, CauseNone,
-			fmt.Sprintf("I can't find %s in namespace %s.", what, t.Namespace),
-			"Either it does not exist there, or you do not have access to it. Check the name and the namespace; kubectl uses the same permissions I use on your behalf.")
-		a.remedy("CheckName", WhoYou, fmt.Sprintf("kubectl get %s -n %s", kindPlural(t.Kind), t.Namespace),
-			"List the jobs you can see in %s and check the spelling.", t.Namespace)
+		a.setM(CodeNotFound, CauseNone,
+			msg("diagnose.notFound.headline", i18n.Obj(t.Kind, t.Namespace, what), nsArg(t.Namespace)),
+			msg("diagnose.notFound.detail"))
+		a.remedyM("CheckName", WhoYou, fmt.Sprintf("kubectl get %s -n %s", kindPlural(t.Kind), t.Namespace),
+			msg("diagnose.notFound.remedy", nsArg(t.Namespace)))
 		// Do not leak why: gaps on the target itself are dropped.
 		a.r.Gaps = dropTargetGaps(a.r.Gaps, t)
 		return true
@@ -224,24 +227,24 @@ func (a *analysis) resolve() bool {
 	}
 	// Job found, no Workload.
 	if a.job.queueName() == "" {
-		a.set(CodeNotManagedByKueue, CauseNoQueueName,
-			fmt.Sprintf("%s is not managed by Kueue: it has no %s label.", a.jobRef(), QueueNameLabel),
-			"Kueue only queues jobs that name a LocalQueue. Without the label the job runs (or waits) as plain Kubernetes decides, outside any quota.")
+		a.setM(CodeNotManagedByKueue, CauseNoQueueName,
+			msg("diagnose.notManaged.headline", a.jobArg(), i18n.Name(QueueNameLabel)),
+			msg("diagnose.notManaged.detail"))
 		switch {
 		case len(a.s.NamespaceLocalQueues) > 0 && a.job.suspendedForKueue():
 			lq := a.s.NamespaceLocalQueues[0].Name
-			a.remedy("AddQueueName", WhoYou, fmt.Sprintf("kubectl label %s %s %s=%s", a.jobRef(), a.nsFlag(), QueueNameLabel, lq),
-				"Add the queue-name label (LocalQueues in %s: %s): Kueue takes over a suspended job once it is labelled, creates its Workload and unsuspends it when admitted.", a.ns, lqNames(a.s.NamespaceLocalQueues))
+			a.remedyM("AddQueueName", WhoYou, fmt.Sprintf("kubectl label %s %s %s=%s", a.jobRef(), a.nsFlag(), QueueNameLabel, lq),
+				msg("diagnose.notManaged.remedy.label", nsArg(a.ns), i18n.Name(lqNames(a.s.NamespaceLocalQueues))))
 		case len(a.s.NamespaceLocalQueues) > 0:
 			// Kueue refuses a new queue name on a job that is not suspended.
-			a.remedy("AddQueueName", WhoYou, "",
-				"Recreate the job with the label %s=<LocalQueue> (LocalQueues in %s: %s); Kueue does not accept the label on a job that already runs.", QueueNameLabel, a.ns, lqNames(a.s.NamespaceLocalQueues))
+			a.remedyM("AddQueueName", WhoYou, "",
+				msg("diagnose.notManaged.remedy.recreate", i18n.Name(QueueNameLabel), nsArg(a.ns), i18n.Name(lqNames(a.s.NamespaceLocalQueues))))
 		default:
-			a.remedy("AddQueueName", WhoYou, "",
-				"Recreate the job with the label %s=<your LocalQueue> (ask your platform team which LocalQueue %s uses).", QueueNameLabel, a.ns)
+			a.remedyM("AddQueueName", WhoYou, "",
+				msg("diagnose.notManaged.remedy.ask", i18n.Name(QueueNameLabel), nsArg(a.ns)))
 		}
 		if susp, ok := a.job.suspended(); ok && susp {
-			a.finding("SuspendedWithoutQueue", SeverityWarning, "The job is suspended (spec.suspend=true) and no controller will resume it: nothing will run until you unsuspend it or add a queue.")
+			a.findingM("SuspendedWithoutQueue", SeverityWarning, msg("diagnose.notManaged.suspended"))
 		}
 		return true
 	}
@@ -262,16 +265,16 @@ func (a *analysis) finished() bool {
 	return false
 }
 
-func (a *analysis) finishedVerdict(cause Cause, reason, msg string) bool {
+func (a *analysis) finishedVerdict(cause Cause, reason, text string) bool {
 	if cause == CauseSucceeded {
-		return a.set(CodeFinished, cause, fmt.Sprintf("%s has finished successfully.", a.jobRef()), "Nothing is waiting: the job completed.")
+		return a.setM(CodeFinished, cause, msg("diagnose.finished.succeeded", a.jobArg()), msg("diagnose.finished.succeeded.detail"))
 	}
-	detail := fmt.Sprintf("The job finished with reason %s.", reason)
-	if msg != "" {
-		detail += " " + msg
+	detail := msg("diagnose.finished.failed.detail", i18n.Name(reason))
+	if text != "" {
+		detail = i18n.Join(detail, quoted(text))
 	}
-	a.remedy("InspectLogs", WhoYou, fmt.Sprintf("kubectl logs %s %s --tail=100", a.jobRef(), a.nsFlag()), "Read the logs of the failed pods to see why it failed.")
-	return a.set(CodeFinished, cause, fmt.Sprintf("%s has finished and failed.", a.jobRef()), detail)
+	a.remedyM("InspectLogs", WhoYou, fmt.Sprintf("kubectl logs %s %s --tail=100", a.jobRef(), a.nsFlag()), msg("diagnose.finished.failed.remedy"))
+	return a.setM(CodeFinished, cause, msg("diagnose.finished.failed", a.jobArg()), detail)
 }
 
 func (a *analysis) deactivated() bool {
@@ -282,34 +285,34 @@ func (a *analysis) deactivated() bool {
 		return false
 	}
 	cause := CauseManual
-	reasonText := "someone set spec.active=false on the Workload"
+	reasonText := msg("diagnose.deactivated.why.manual")
 	if ev := a.cond(kueue.WorkloadEvicted); ev != nil {
 		switch {
 		case strings.HasSuffix(ev.Reason, "DueTo"+kueue.WorkloadRequeuingLimitExceeded):
-			cause, reasonText = CauseRequeuingLimitExceeded, "it was requeued too many times (waitForPodsReady backoffLimitCount reached)"
+			cause, reasonText = CauseRequeuingLimitExceeded, msg("diagnose.deactivated.why.requeuedLimit")
 		case strings.HasSuffix(ev.Reason, "DueTo"+kueue.WorkloadMaximumExecutionTimeExceeded):
-			cause, reasonText = CauseMaximumExecutionTimeExceeded, "it ran longer than its maximum execution time (label kueue.x-k8s.io/max-exec-time-seconds)"
+			cause, reasonText = CauseMaximumExecutionTimeExceeded, msg("diagnose.deactivated.why.maxExecLabel")
 		case strings.HasSuffix(ev.Reason, "DueTo"+kueue.WorkloadEvictedByAdmissionCheck):
-			cause, reasonText = CauseAdmissionCheckRejected, "an admission check rejected it"
+			cause, reasonText = CauseAdmissionCheckRejected, msg("diagnose.deactivated.why.checkRejected")
 		}
 	}
 	if dt := a.cond(kueue.WorkloadDeactivationTarget); dt != nil && cause == CauseManual {
 		switch dt.Reason {
 		case kueue.WorkloadRequeuingLimitExceeded:
-			cause, reasonText = CauseRequeuingLimitExceeded, "it was requeued too many times"
+			cause, reasonText = CauseRequeuingLimitExceeded, msg("diagnose.deactivated.why.requeued")
 		case kueue.WorkloadMaximumExecutionTimeExceeded:
-			cause, reasonText = CauseMaximumExecutionTimeExceeded, "it ran longer than its maximum execution time"
+			cause, reasonText = CauseMaximumExecutionTimeExceeded, msg("diagnose.deactivated.why.maxExec")
 		case kueue.WorkloadEvictedByAdmissionCheck:
-			cause, reasonText = CauseAdmissionCheckRejected, "an admission check rejected it"
+			cause, reasonText = CauseAdmissionCheckRejected, msg("diagnose.deactivated.why.checkRejected")
 		}
 	}
 	rejected := a.checksIn(kueue.CheckStateRejected)
 	if len(rejected) > 0 && (cause == CauseManual || cause == CauseAdmissionCheckRejected) {
-		cause, reasonText = CauseAdmissionCheckRejected, checksText(rejected)+" rejected it"
+		cause, reasonText = CauseAdmissionCheckRejected, msg("diagnose.deactivated.why.checksRejected", checksMsg(rejected))
 	}
 	if kc := a.s.KueueConfig; cause == CauseRequeuingLimitExceeded && kc != nil && kc.WaitForPodsReady != nil && kc.WaitForPodsReady.BackoffLimitCount != nil {
 		w := kc.WaitForPodsReady
-		reasonText = fmt.Sprintf("its pods did not become ready within Kueue's waitForPodsReady timeout of %s after %d requeue(s), the backoffLimitCount", w.Timeout, *w.BackoffLimitCount)
+		reasonText = msg("diagnose.deactivated.why.podsReady", i18n.Verbatim(w.Timeout.String()), i18n.Num(*w.BackoffLimitCount))
 	}
 	cmd := fmt.Sprintf("kubectl patch workload %s %s --type=merge -p '{\"spec\":{\"active\":true}}'", a.wl.Name, a.nsFlag())
 	switch cause {
@@ -317,24 +320,24 @@ func (a *analysis) deactivated() bool {
 		// Kueue's batch-user role (and kueuebot-reader) grant no patch on
 		// workloads: reactivating is the platform team's; recreating the
 		// job is what the user can do.
-		a.remedy("Reactivate", WhoPlatform, cmd, "If the deactivation was a mistake, ask the platform team to reactivate the Workload (spec.active=true); Kueue then queues it again.")
-		a.remedy("Recreate", WhoYou, "", "Or delete and recreate the job yourself: Kueue queues it as a new Workload.")
+		a.remedyM("Reactivate", WhoPlatform, cmd, msg("diagnose.deactivated.remedy.reactivateMistake"))
+		a.remedyM("Recreate", WhoYou, "", msg("diagnose.deactivated.remedy.recreate"))
 	case CauseRequeuingLimitExceeded:
-		a.remedy("FixStartup", WhoYou, fmt.Sprintf("kubectl describe pods -l batch.kubernetes.io/job-name=%s %s", a.r.Target.Name, a.nsFlag()),
-			"Find out why the pods did not become ready in time (image pulls, crash loops, scheduling), fix it, then recreate the job.")
-		a.remedy("Reactivate", WhoPlatform, cmd, "Or ask the platform team to reactivate the Workload (spec.active=true) once the cause is fixed, to try again.")
+		a.remedyM("FixStartup", WhoYou, fmt.Sprintf("kubectl describe pods -l batch.kubernetes.io/job-name=%s %s", a.r.Target.Name, a.nsFlag()),
+			msg("diagnose.deactivated.remedy.fixStartup"))
+		a.remedyM("Reactivate", WhoPlatform, cmd, msg("diagnose.deactivated.remedy.reactivateFixed"))
 	case CauseMaximumExecutionTimeExceeded:
-		a.remedy("RaiseMaxExecTime", WhoYou, "", "Recreate the job with a larger kueue.x-k8s.io/max-exec-time-seconds label, or split the work into shorter jobs.")
+		a.remedyM("RaiseMaxExecTime", WhoYou, "", msg("diagnose.deactivated.remedy.maxExec"))
 	case CauseAdmissionCheckRejected:
 		if len(rejected) > 0 {
-			a.remedy("CheckAdmissionCheck", WhoPlatform, "", "Ask the platform team why %s rejected the workload; recreate the job once it can pass.", a.checksOwnerText(rejected))
-			return a.set(CodeDeactivated, cause, fmt.Sprintf("%s is deactivated: %s rejected it, so Kueue will not admit it.", a.jobRef(), checksText(rejected)),
-				fmt.Sprintf("Workload %s has spec.active=false because %s.", a.wl.Name, reasonText))
+			a.remedyM("CheckAdmissionCheck", WhoPlatform, "", msg("diagnose.deactivated.remedy.checkNamed", a.checksOwnerMsg(rejected)))
+			return a.setM(CodeDeactivated, cause, msg("diagnose.deactivated.headline.rejected", a.jobArg(), checksMsg(rejected)),
+				msg("diagnose.deactivated.detail", a.wlArg(a.wl.Name), reasonText))
 		}
-		a.remedy("CheckAdmissionCheck", WhoPlatform, "", "Ask the platform team why the admission check rejected the workload (e.g. capacity could not be provisioned); recreate the job after that.")
+		a.remedyM("CheckAdmissionCheck", WhoPlatform, "", msg("diagnose.deactivated.remedy.check"))
 	}
-	return a.set(CodeDeactivated, cause, fmt.Sprintf("%s is deactivated: Kueue will not admit it.", a.jobRef()),
-		fmt.Sprintf("Workload %s has spec.active=false because %s.", a.wl.Name, reasonText))
+	return a.setM(CodeDeactivated, cause, msg("diagnose.deactivated.headline", a.jobArg()),
+		msg("diagnose.deactivated.detail", a.wlArg(a.wl.Name), reasonText))
 }
 
 // reserved handles a Workload that holds quota but is not admitted: it is
@@ -346,37 +349,37 @@ func (a *analysis) reserved() bool {
 	if a.evicting() {
 		return true
 	}
-	var pending, retry []string
+	var pending, retry []i18n.Arg
 	pendingChecks, retryChecks := a.checksIn(kueue.CheckStatePending), a.checksIn(kueue.CheckStateRetry)
 	for _, ac := range a.wl.Status.AdmissionChecks {
 		switch ac.State {
 		case kueue.CheckStatePending:
-			pending = append(pending, a.checkText(ac))
+			pending = append(pending, a.checkMsg(ac))
 		case kueue.CheckStateRetry:
-			retry = append(retry, a.checkText(ac))
+			retry = append(retry, a.checkMsg(ac))
 		}
 	}
 	cq := a.r.Queue.ClusterQueue
 	if len(retry) > 0 {
-		a.remedy("WaitForCheck", WhoYou, "", "Kueue will release the quota and retry after the check's backoff; nothing to do unless it keeps failing, then ask your platform team about %s.", a.checksOwnerText(retryChecks))
-		return a.set(CodeWaitingForAdmissionChecks, CauseCheckRetry,
-			fmt.Sprintf("%s has quota in ClusterQueue %s, but %s asked to retry.", a.jobRef(), cq, checksText(retryChecks)),
-			capitalize(strings.Join(append(retry, pending...), "; "))+".")
+		a.remedyM("WaitForCheck", WhoYou, "", msg("diagnose.checks.remedy.retry", a.checksOwnerMsg(retryChecks)))
+		return a.setM(CodeWaitingForAdmissionChecks, CauseCheckRetry,
+			msg("diagnose.checks.headline.retry", a.jobArg(), cqArg(cq), checksMsg(retryChecks)),
+			msg("diagnose.checks.states", semicolons(append(retry, pending...))))
 	}
 	if len(pending) > 0 {
-		a.remedy("WaitForCheck", WhoYou, "", "Wait for %s to finish (e.g. capacity being provisioned). If it stays Pending for long, ask your platform team whether its controller is running.", checkNames(pendingChecks))
-		return a.set(CodeWaitingForAdmissionChecks, CauseCheckPending,
-			fmt.Sprintf("%s has quota in ClusterQueue %s and waits for %s.", a.jobRef(), cq, checksText(pendingChecks)),
-			capitalize(strings.Join(pending, "; "))+".")
+		a.remedyM("WaitForCheck", WhoYou, "", msg("diagnose.checks.remedy.pending", checkNamesMsg(pendingChecks)))
+		return a.setM(CodeWaitingForAdmissionChecks, CauseCheckPending,
+			msg("diagnose.checks.headline.pending", a.jobArg(), cqArg(cq), checksMsg(pendingChecks)),
+			msg("diagnose.checks.states", semicolons(pending)))
 	}
 	if c := a.cond(kueue.WorkloadAdmitted); c != nil && c.Reason == "PendingDelayedTopologyRequests" {
-		return a.set(CodeWaitingForAdmissionChecks, CauseCheckPending,
-			fmt.Sprintf("%s has quota and waits for its topology placement.", a.jobRef()),
-			"Kueue is computing the topology-aware placement after provisioning (delayed topology request).")
+		return a.setM(CodeWaitingForAdmissionChecks, CauseCheckPending,
+			msg("diagnose.checks.headline.topology", a.jobArg()),
+			msg("diagnose.checks.detail.topology"))
 	}
-	return a.set(CodeWaitingForAdmissionChecks, CauseCheckPending,
-		fmt.Sprintf("%s has quota in ClusterQueue %s; admission is being completed.", a.jobRef(), cq),
-		"Quota is reserved but the Workload is not marked Admitted yet. This normally takes seconds.")
+	return a.setM(CodeWaitingForAdmissionChecks, CauseCheckPending,
+		msg("diagnose.checks.headline.completing", a.jobArg(), cqArg(cq)),
+		msg("diagnose.checks.detail.completing"))
 }
 
 // checksIn returns the Workload's admission checks in state st.
@@ -458,15 +461,15 @@ func (a *analysis) evicting() bool {
 	}
 	switch ev.Reason {
 	case kueue.WorkloadEvictedByClusterQueueStopped:
-		a.remedy("AskResume", WhoPlatform, fmt.Sprintf("kubectl patch clusterqueue %s --type=merge -p '{\"spec\":{\"stopPolicy\":\"None\"}}'", a.r.Queue.ClusterQueue),
-			"Ask the platform team when ClusterQueue %s will be resumed; your job is requeued automatically then.", a.r.Queue.ClusterQueue)
-		return a.set(CodeOnHold, CauseClusterQueueStopped, fmt.Sprintf("%s is being stopped: ClusterQueue %s was stopped with HoldAndDrain.", a.jobRef(), a.r.Queue.ClusterQueue),
-			"An administrator drained the queue; running workloads are evicted and wait until it is resumed.")
+		a.remedyM("AskResume", WhoPlatform, fmt.Sprintf("kubectl patch clusterqueue %s --type=merge -p '{\"spec\":{\"stopPolicy\":\"None\"}}'", a.r.Queue.ClusterQueue),
+			msg("diagnose.evicting.cqStopped.remedy", cqArg(a.r.Queue.ClusterQueue)))
+		return a.setM(CodeOnHold, CauseClusterQueueStopped, msg("diagnose.evicting.cqStopped", a.jobArg(), cqArg(a.r.Queue.ClusterQueue)),
+			msg("diagnose.evicting.cqStopped.detail"))
 	case kueue.WorkloadEvictedByLocalQueueStopped:
-		a.remedy("AskResume", WhoPlatform, fmt.Sprintf("kubectl patch localqueue %s %s --type=merge -p '{\"spec\":{\"stopPolicy\":\"None\"}}'", a.r.Queue.LocalQueue, a.nsFlag()),
-			"Ask who manages LocalQueue %s to resume it; your job is requeued automatically then.", a.r.Queue.LocalQueue)
-		return a.set(CodeOnHold, CauseLocalQueueStopped, fmt.Sprintf("%s is being stopped: LocalQueue %s was stopped with HoldAndDrain.", a.jobRef(), a.r.Queue.LocalQueue),
-			"Running workloads of the queue are evicted and wait until it is resumed.")
+		a.remedyM("AskResume", WhoPlatform, fmt.Sprintf("kubectl patch localqueue %s %s --type=merge -p '{\"spec\":{\"stopPolicy\":\"None\"}}'", a.r.Queue.LocalQueue, a.nsFlag()),
+			msg("diagnose.evicting.lqStopped.remedy", a.lqArg(a.r.Queue.LocalQueue)))
+		return a.setM(CodeOnHold, CauseLocalQueueStopped, msg("diagnose.evicting.lqStopped", a.jobArg(), a.lqArg(a.r.Queue.LocalQueue)),
+			msg("diagnose.evicting.lqStopped.detail"))
 	}
 	cause := CausePreempted
 	switch ev.Reason {
@@ -477,8 +480,8 @@ func (a *analysis) evicting() bool {
 	case kueue.WorkloadEvictedByAdmissionCheck:
 		cause = CauseBackoff
 	}
-	a.remedy("Wait", WhoYou, "", "Nothing to do: Kueue suspends the job, releases its quota and puts it back in the queue.")
-	return a.set(CodeRequeuing, cause, fmt.Sprintf("%s is being evicted (%s) and will be requeued.", a.jobRef(), ev.Reason), ev.Message)
+	a.remedyM("Wait", WhoYou, "", msg("diagnose.evicting.remedy"))
+	return a.setM(CodeRequeuing, cause, msg("diagnose.evicting", a.jobArg(), i18n.Name(ev.Reason)), quoted(ev.Message))
 }
 
 // queues checks the queue objects themselves: missing, stopped, inactive,
@@ -494,17 +497,17 @@ func (a *analysis) queues() bool {
 		return true
 	}
 	if lq.Spec.StopPolicy != nil && *lq.Spec.StopPolicy != kueue.None {
-		a.remedy("AskResume", WhoPlatform, fmt.Sprintf("kubectl patch localqueue %s %s --type=merge -p '{\"spec\":{\"stopPolicy\":\"None\"}}'", lq.Name, a.nsFlag()),
-			"Ask who manages LocalQueue %s (your namespace admin or platform team) to resume it; queued jobs are then considered again automatically.", lq.Name)
+		a.remedyM("AskResume", WhoPlatform, fmt.Sprintf("kubectl patch localqueue %s %s --type=merge -p '{\"spec\":{\"stopPolicy\":\"None\"}}'", lq.Name, a.nsFlag()),
+			msg("diagnose.lqStopped.remedy", a.lqArg(lq.Name)))
 		a.alternativeQueues()
-		return a.set(CodeOnHold, CauseLocalQueueStopped, fmt.Sprintf("LocalQueue %s is stopped, so %s waits.", lq.Name, a.jobRef()),
-			fmt.Sprintf("LocalQueue %s has stopPolicy %s: Kueue admits nothing from it until it is resumed.", lq.Name, *lq.Spec.StopPolicy))
+		return a.setM(CodeOnHold, CauseLocalQueueStopped, msg("diagnose.lqStopped", a.lqArg(lq.Name), a.jobArg()),
+			msg("diagnose.lqStopped.detail", a.lqArg(lq.Name), i18n.Name(string(*lq.Spec.StopPolicy))))
 	}
 	if lq.DeletionTimestamp != nil {
 		a.alternativeQueues()
-		a.remedy("AskQueue", WhoPlatform, "", "Ask who manages LocalQueue %s (your namespace admin or platform team) which LocalQueue replaces it.", lq.Name)
-		return a.set(CodeMisconfigured, CauseLocalQueueNotFound, fmt.Sprintf("LocalQueue %s is being deleted, so %s will not be admitted from it.", lq.Name, a.jobRef()),
-			fmt.Sprintf("LocalQueue %s has had a deletionTimestamp for %s%s: Kueue admits nothing new from a LocalQueue that is going away.", lq.Name, a.age(lq.DeletionTimestamp.Time), finalizersText(lq.Finalizers)))
+		a.remedyM("AskQueue", WhoPlatform, "", msg("diagnose.lqDeleting.remedy", a.lqArg(lq.Name)))
+		return a.setM(CodeMisconfigured, CauseLocalQueueNotFound, msg("diagnose.lqDeleting", a.lqArg(lq.Name), a.jobArg()),
+			msg("diagnose.lqDeleting.detail", a.lqArg(lq.Name), i18n.Verbatim(a.age(lq.DeletionTimestamp.Time)), finalizersMsg(lq.Finalizers)))
 	}
 	cqName := string(lq.Spec.ClusterQueue)
 	cq := a.s.ClusterQueue
@@ -517,10 +520,10 @@ func (a *analysis) queues() bool {
 				case "ClusterQueueDoesNotExist":
 					return a.clusterQueueMissing(cqName)
 				case "ClusterQueueIsInactive":
-					a.remedy("AskPlatform", WhoPlatform, "", "Ask the platform team why ClusterQueue %s is inactive (stopped by an administrator, or a missing flavor or admission check).", cqName)
+					a.remedyM("AskPlatform", WhoPlatform, "", msg("diagnose.cqInactiveUnread.remedy", cqArg(cqName)))
 					a.alternativeQueues()
-					return a.set(CodeMisconfigured, CauseClusterQueueInactive, fmt.Sprintf("ClusterQueue %s is not admitting anything right now, so %s waits.", cqName, a.jobRef()),
-						fmt.Sprintf("LocalQueue %s reports its ClusterQueue inactive. I cannot read ClusterQueue %s to tell whether it was stopped or is misconfigured; any quota message on the Workload predates this.", lq.Name, cqName))
+					return a.setM(CodeMisconfigured, CauseClusterQueueInactive, msg("diagnose.cqInactiveUnread", cqArg(cqName), a.jobArg()),
+						msg("diagnose.cqInactiveUnread.detail", a.lqArg(lq.Name), cqArg(cqName)))
 				}
 			}
 			return false
@@ -528,68 +531,64 @@ func (a *analysis) queues() bool {
 		return a.clusterQueueMissing(cqName)
 	}
 	if cq.Spec.StopPolicy != nil && *cq.Spec.StopPolicy != kueue.None {
-		a.remedy("AskResume", WhoPlatform, fmt.Sprintf("kubectl patch clusterqueue %s --type=merge -p '{\"spec\":{\"stopPolicy\":\"None\"}}'", cq.Name),
-			"Ask the platform team when ClusterQueue %s will be resumed; your job is considered again automatically then.", cq.Name)
+		a.remedyM("AskResume", WhoPlatform, fmt.Sprintf("kubectl patch clusterqueue %s --type=merge -p '{\"spec\":{\"stopPolicy\":\"None\"}}'", cq.Name),
+			msg("diagnose.cqStopped.remedy", cqArg(cq.Name)))
 		a.alternativeQueues()
 		if a.msg.has(ReasonUnusedQuota) || a.msg.has(ReasonMaxCapacity) {
-			a.finding("StaleMessage", SeverityInfo, "The Workload still shows an older quota message (%q); it predates the stop and is not why the job waits now.", a.qr.Message)
+			a.findingM("StaleMessage", SeverityInfo, msg("diagnose.cqStopped.staleMessage", i18n.Verbatim(strconv.Quote(a.qr.Message))))
 		}
-		return a.set(CodeOnHold, CauseClusterQueueStopped, fmt.Sprintf("ClusterQueue %s is stopped, so %s waits.", cq.Name, a.jobRef()),
-			fmt.Sprintf("ClusterQueue %s has stopPolicy %s: an administrator paused admission. Nothing from it is admitted until it is resumed.", cq.Name, *cq.Spec.StopPolicy))
+		return a.setM(CodeOnHold, CauseClusterQueueStopped, msg("diagnose.cqStopped", cqArg(cq.Name), a.jobArg()),
+			msg("diagnose.cqStopped.detail", cqArg(cq.Name), i18n.Name(string(*cq.Spec.StopPolicy))))
 	}
 	if cq.DeletionTimestamp != nil {
-		a.remedy("AskQueue", WhoPlatform, fmt.Sprintf("kubectl get clusterqueue %s -o jsonpath='{.metadata.deletionTimestamp} {.metadata.finalizers}'", cq.Name),
-			"Ask the platform team which ClusterQueue replaces %s, and for a LocalQueue in %s that points to it.", cq.Name, a.ns)
+		a.remedyM("AskQueue", WhoPlatform, fmt.Sprintf("kubectl get clusterqueue %s -o jsonpath='{.metadata.deletionTimestamp} {.metadata.finalizers}'", cq.Name),
+			msg("diagnose.cqDeleting.remedy", cqArg(cq.Name), nsArg(a.ns)))
 		a.alternativeQueues()
 		if a.quota != nil && a.quota.level == fitNow {
-			a.finding("FitsButTerminating", SeverityInfo, "By my count the job fits the free quota of ClusterQueue %s, but Kueue admits nothing new from a ClusterQueue that is being deleted.", cq.Name)
+			a.findingM("FitsButTerminating", SeverityInfo, msg("diagnose.cqDeleting.fits", cqArg(cq.Name)))
 		}
-		return a.set(CodeMisconfigured, CauseClusterQueueInactive, fmt.Sprintf("ClusterQueue %s is being deleted, so %s will not be admitted: Kueue treats it as inactive.", cq.Name, a.jobRef()),
-			fmt.Sprintf("ClusterQueue %s has had a deletionTimestamp for %s%s: it admits no new workloads; the ones it admitted run to the end, then it goes.", cq.Name, a.age(cq.DeletionTimestamp.Time), finalizersText(cq.Finalizers)))
+		return a.setM(CodeMisconfigured, CauseClusterQueueInactive, msg("diagnose.cqDeleting", cqArg(cq.Name), a.jobArg()),
+			msg("diagnose.cqDeleting.detail", cqArg(cq.Name), i18n.Verbatim(a.age(cq.DeletionTimestamp.Time)), finalizersMsg(cq.Finalizers)))
 	}
 	if len(a.quotaMissingFlavors()) > 0 {
 		missing := a.quotaMissingFlavors()
-		a.remedy("CreateFlavor", WhoPlatform, "",
-			"Ask the platform team to create ResourceFlavor %s (or remove it from ClusterQueue %s).", strings.Join(missing, ", "), cq.Name)
-		what := "ResourceFlavor " + missing[0] + ", which does not exist"
-		if len(missing) > 1 {
-			what = "ResourceFlavors " + strings.Join(missing, ", ") + ", which do not exist"
-		}
-		return a.set(CodeMisconfigured, CauseFlavorNotFound, fmt.Sprintf("ClusterQueue %s refers to %s, so nothing in it is admitted.", cq.Name, what),
-			fmt.Sprintf("Missing ResourceFlavor(s): %s. Kueue keeps the ClusterQueue inactive until they exist, so no job in it is admitted.", strings.Join(missing, ", ")))
+		a.remedyM("CreateFlavor", WhoPlatform, "",
+			msg("diagnose.flavorMissing.remedy", nameList(missing...), cqArg(cq.Name)))
+		return a.setM(CodeMisconfigured, CauseFlavorNotFound, msg("diagnose.flavorMissing", cqArg(cq.Name), i18n.Num(len(missing)), nameList(missing...)),
+			msg("diagnose.flavorMissing.detail", nameList(missing...)))
 	}
 	if c := apimeta.FindStatusCondition(cq.Status.Conditions, kueue.ClusterQueueActive); c != nil && c.Status == metav1.ConditionFalse {
 		if c.Reason == "FlavorNotFound" {
 			if m := reMissingFlavors.FindStringSubmatch(c.Message); m != nil {
 				names := strings.Join(strings.Fields(strings.ReplaceAll(m[1], ",", " ")), ", ")
-				a.remedy("CreateFlavor", WhoPlatform, "", "Ask the platform team to create ResourceFlavor %s (or remove it from ClusterQueue %s).", names, cq.Name)
-				return a.set(CodeMisconfigured, CauseFlavorNotFound, fmt.Sprintf("ClusterQueue %s refers to ResourceFlavor %s, which does not exist, so nothing in it is admitted.", cq.Name, names), c.Message)
+				a.remedyM("CreateFlavor", WhoPlatform, "", msg("diagnose.flavorMissing.remedy", nameList(names), cqArg(cq.Name)))
+				return a.setM(CodeMisconfigured, CauseFlavorNotFound, msg("diagnose.flavorMissing", cqArg(cq.Name), i18n.Num(1), nameList(names)), quoted(c.Message))
 			}
-			a.remedy("CreateFlavor", WhoPlatform, "", "Ask the platform team to create the missing ResourceFlavor(s) for ClusterQueue %s.", cq.Name)
-			return a.set(CodeMisconfigured, CauseFlavorNotFound, fmt.Sprintf("ClusterQueue %s refers to a ResourceFlavor that does not exist.", cq.Name), c.Message)
+			a.remedyM("CreateFlavor", WhoPlatform, "", msg("diagnose.flavorMissing.remedyAny", cqArg(cq.Name)))
+			return a.setM(CodeMisconfigured, CauseFlavorNotFound, msg("diagnose.flavorMissing.any", cqArg(cq.Name)), quoted(c.Message))
 		}
 		if a.inactiveCheck(cq, c) {
 			return true
 		}
-		a.remedy("FixClusterQueue", WhoPlatform, fmt.Sprintf("kubectl describe clusterqueue %s", cq.Name),
-			"Ask the platform team to fix ClusterQueue %s: %s", cq.Name, c.Message)
-		return a.set(CodeMisconfigured, CauseClusterQueueInactive, fmt.Sprintf("ClusterQueue %s is inactive, so nothing in it is admitted.", cq.Name),
-			fmt.Sprintf("Kueue reports %s: %s", c.Reason, c.Message))
+		a.remedyM("FixClusterQueue", WhoPlatform, fmt.Sprintf("kubectl describe clusterqueue %s", cq.Name),
+			msg("diagnose.cqInactive.remedy", cqArg(cq.Name), i18n.Verbatim(c.Message)))
+		return a.setM(CodeMisconfigured, CauseClusterQueueInactive, msg("diagnose.cqInactive", cqArg(cq.Name)),
+			msg("diagnose.kueueReports", i18n.Name(c.Reason), i18n.Verbatim(c.Message)))
 	}
 	if a.quota != nil && a.quota.tree.cycle != "" {
-		a.remedy("FixCohort", WhoPlatform, "", "Ask the platform team to break the cycle in the parents of Cohort %s.", a.quota.tree.cycle)
-		return a.set(CodeMisconfigured, CauseClusterQueueInactive, fmt.Sprintf("ClusterQueue %s is unusable: its cohort tree has a cycle.", cq.Name),
-			fmt.Sprintf("Cohort %s is its own ancestor; Kueue treats every ClusterQueue of the tree as inactive.", a.quota.tree.cycle))
+		a.remedyM("FixCohort", WhoPlatform, "", msg("diagnose.cohortCycle.remedy", i18n.Obj("Cohort", "", a.quota.tree.cycle)))
+		return a.setM(CodeMisconfigured, CauseClusterQueueInactive, msg("diagnose.cohortCycle", cqArg(cq.Name)),
+			msg("diagnose.cohortCycle.detail", i18n.Obj("Cohort", "", a.quota.tree.cycle)))
 	}
 	if sel, known := a.namespaceSelected(cq); (known && !sel) || (!known && a.msg.NamespaceMismatch) {
-		a.remedy("UseOtherQueue", WhoYou, "", "Use a LocalQueue whose ClusterQueue admits namespace %s%s.", a.ns, lqSuggestion(a.s.NamespaceLocalQueues, lq.Name))
-		a.remedy("SelectNamespace", WhoPlatform, fmt.Sprintf("kubectl get clusterqueue %s -o jsonpath='{.spec.namespaceSelector}'", cq.Name),
-			"Or ask the platform team to add namespace %s to the namespaceSelector of ClusterQueue %s.", a.ns, cq.Name)
-		detail := fmt.Sprintf("ClusterQueue %s only admits workloads from namespaces matching its namespaceSelector, and %s does not match.", cq.Name, a.ns)
+		a.remedyM("UseOtherQueue", WhoYou, "", msg("diagnose.nsNotSelected.remedy.other", nsArg(a.ns), lqSuggestionMsg(a.s.NamespaceLocalQueues, lq.Name)))
+		a.remedyM("SelectNamespace", WhoPlatform, fmt.Sprintf("kubectl get clusterqueue %s -o jsonpath='{.spec.namespaceSelector}'", cq.Name),
+			msg("diagnose.nsNotSelected.remedy.select", nsArg(a.ns), cqArg(cq.Name)))
+		detail := msg("diagnose.nsNotSelected.detail", cqArg(cq.Name), nsArg(a.ns))
 		if cq.Spec.NamespaceSelector == nil {
-			detail = fmt.Sprintf("ClusterQueue %s has no namespaceSelector, which in Kueue matches no namespace at all.", cq.Name)
+			detail = msg("diagnose.nsNotSelected.detail.nil", cqArg(cq.Name))
 		}
-		return a.set(CodeMisconfigured, CauseNamespaceNotSelected, fmt.Sprintf("Namespace %s may not use ClusterQueue %s.", a.ns, cq.Name), detail)
+		return a.setM(CodeMisconfigured, CauseNamespaceNotSelected, msg("diagnose.nsNotSelected", nsArg(a.ns), cqArg(cq.Name)), detail)
 	}
 	return false
 }
@@ -618,25 +617,25 @@ func (a *analysis) namespaceSelected(cq *kueue.ClusterQueue) (selected, known bo
 }
 
 func (a *analysis) localQueueMissing(name string) {
-	detail := fmt.Sprintf("The job's %s label says %q, but there is no LocalQueue of that name in namespace %s.", QueueNameLabel, name, a.ns)
+	detail := msg("diagnose.lqMissing.detail", i18n.Name(QueueNameLabel), i18n.Verbatim(strconv.Quote(name)), nsArg(a.ns))
 	if best := closest(name, a.s.NamespaceLocalQueues); best != "" {
-		detail += fmt.Sprintf(" Did you mean %q?", best)
-		a.remedy("FixQueueName", WhoYou, a.relabelCommand(best),
-			"Point the job at LocalQueue %s (Kueue allows it while the job is suspended, which it is until admitted).", best)
+		detail = i18n.Join(detail, msg("diagnose.lqMissing.didYouMean", i18n.Verbatim(strconv.Quote(best))))
+		a.remedyM("FixQueueName", WhoYou, a.relabelCommand(best),
+			msg("diagnose.lqMissing.remedy.fix", a.lqArg(best)))
 	} else if len(a.s.NamespaceLocalQueues) > 0 {
-		a.remedy("FixQueueName", WhoYou, "", "Relabel the job with one of the LocalQueues in %s: %s.", a.ns, lqNames(a.s.NamespaceLocalQueues))
+		a.remedyM("FixQueueName", WhoYou, "", msg("diagnose.lqMissing.remedy.relabel", nsArg(a.ns), i18n.Name(lqNames(a.s.NamespaceLocalQueues))))
 	} else {
-		a.remedy("CreateLocalQueue", WhoPlatform, "", "Ask your platform team to create LocalQueue %s in namespace %s, or which LocalQueue to use.", name, a.ns)
+		a.remedyM("CreateLocalQueue", WhoPlatform, "", msg("diagnose.lqMissing.remedy.create", a.lqArg(name), nsArg(a.ns)))
 	}
-	a.set(CodeMisconfigured, CauseLocalQueueNotFound, fmt.Sprintf("LocalQueue %s does not exist in %s, so Kueue will never admit %s.", name, a.ns, a.jobRef()), detail)
+	a.setM(CodeMisconfigured, CauseLocalQueueNotFound, msg("diagnose.lqMissing", a.lqArg(name), nsArg(a.ns), a.jobArg()), detail)
 }
 
 func (a *analysis) clusterQueueMissing(name string) bool {
-	a.remedy("CreateClusterQueue", WhoPlatform, fmt.Sprintf("kubectl get localqueue %s %s -o jsonpath='{.spec.clusterQueue}'", a.r.Queue.LocalQueue, a.nsFlag()),
-		"Ask the platform team to create ClusterQueue %s, or to point you at a LocalQueue that works.", name)
+	a.remedyM("CreateClusterQueue", WhoPlatform, fmt.Sprintf("kubectl get localqueue %s %s -o jsonpath='{.spec.clusterQueue}'", a.r.Queue.LocalQueue, a.nsFlag()),
+		msg("diagnose.cqMissing.remedy", cqArg(name)))
 	a.alternativeQueues()
-	return a.set(CodeMisconfigured, CauseClusterQueueNotFound, fmt.Sprintf("LocalQueue %s points to ClusterQueue %s, which does not exist.", a.r.Queue.LocalQueue, name),
-		"Without its ClusterQueue the LocalQueue is inactive; Kueue admits nothing from it.")
+	return a.setM(CodeMisconfigured, CauseClusterQueueNotFound, msg("diagnose.cqMissing", a.lqArg(a.r.Queue.LocalQueue), cqArg(name)),
+		msg("diagnose.cqMissing.detail"))
 }
 
 // reMissingFlavors reads a ClusterQueue's FlavorNotFound message, e.g.
@@ -677,9 +676,9 @@ func (a *analysis) inactiveCheck(cq *kueue.ClusterQueue, c *metav1.Condition) bo
 			if c.Reason != "AdmissionCheckNotFound" || hasGap(a.s, "AdmissionCheck", ref) && !a.s.HasGap("AdmissionCheck", GapNotFound) {
 				continue
 			}
-			a.remedy("CreateCheck", WhoPlatform, "", "Ask the platform team to create AdmissionCheck %s, or to remove it from ClusterQueue %s's admissionChecksStrategy.", ref, cq.Name)
-			return a.set(CodeMisconfigured, CauseClusterQueueInactive, fmt.Sprintf("ClusterQueue %s is inactive: it uses AdmissionCheck %s, which does not exist, so nothing in it is admitted.", cq.Name, ref),
-				fmt.Sprintf("Kueue reports %s: %s", c.Reason, c.Message))
+			a.remedyM("CreateCheck", WhoPlatform, "", msg("diagnose.checkMissing.remedy", i18n.Obj("AdmissionCheck", "", ref), cqArg(cq.Name)))
+			return a.setM(CodeMisconfigured, CauseClusterQueueInactive, msg("diagnose.checkMissing", cqArg(cq.Name), i18n.Obj("AdmissionCheck", "", ref)),
+				msg("diagnose.kueueReports", i18n.Name(c.Reason), i18n.Verbatim(c.Message)))
 		}
 		active := apimeta.FindStatusCondition(ac.Status.Conditions, kueue.AdmissionCheckActive)
 		if active == nil || active.Status == metav1.ConditionTrue {
@@ -697,22 +696,22 @@ func (a *analysis) inactiveCheck(cq *kueue.ClusterQueue, c *metav1.Condition) bo
 				cmd := "kubectl get multikueuecluster " + strings.Join(clusters, " ") + " -o yaml"
 				why, seen := a.workerConditions(clusters)
 				if seen {
-					a.remedy("FixWorkerCluster", WhoPlatform, cmd, "Ask the platform team to fix %s: %s.", names, why)
-					return a.set(CodeMisconfigured, CauseClusterQueueInactive, fmt.Sprintf("ClusterQueue %s admits nothing: its MultiKueue AdmissionCheck %s has no usable worker cluster (%s).", cq.Name, ac.Name, why),
-						fmt.Sprintf("AdmissionCheck %s%s is %s, so Kueue keeps ClusterQueue %s inactive (%s) and dispatches no job to a worker.", ac.Name, config, cond, cq.Name, c.Reason))
+					a.remedyM("FixWorkerCluster", WhoPlatform, cmd, msg("diagnose.multikueue.remedy.fix", i18n.Verbatim(names), i18n.Verbatim(why)))
+					return a.setM(CodeMisconfigured, CauseClusterQueueInactive, msg("diagnose.multikueue.noWorker", cqArg(cq.Name), i18n.Obj("AdmissionCheck", "", ac.Name), i18n.Verbatim(why)),
+						msg("diagnose.multikueue.detail", i18n.Obj("AdmissionCheck", "", ac.Name), i18n.Verbatim(config), i18n.Verbatim(cond), cqArg(cq.Name), i18n.Name(c.Reason)))
 				}
-				a.remedy("FixWorkerCluster", WhoPlatform, cmd, "Ask the platform team to fix %s: its Active condition says why it is not usable (an unreachable worker, a wrong or expired kubeconfig Secret, a CRD missing on the worker). MultiKueueClusters are cluster-scoped: only they can read them.", names)
-				return a.set(CodeMisconfigured, CauseClusterQueueInactive, fmt.Sprintf("ClusterQueue %s admits nothing: its MultiKueue AdmissionCheck %s has no usable worker cluster (%s is not active).", cq.Name, ac.Name, names),
-					fmt.Sprintf("AdmissionCheck %s%s is %s, so Kueue keeps ClusterQueue %s inactive (%s) and dispatches no job to a worker.", ac.Name, config, cond, cq.Name, c.Reason))
+				a.remedyM("FixWorkerCluster", WhoPlatform, cmd, msg("diagnose.multikueue.remedy.unread", i18n.Verbatim(names)))
+				return a.setM(CodeMisconfigured, CauseClusterQueueInactive, msg("diagnose.multikueue.notActive", cqArg(cq.Name), i18n.Obj("AdmissionCheck", "", ac.Name), i18n.Verbatim(names)),
+					msg("diagnose.multikueue.detail", i18n.Obj("AdmissionCheck", "", ac.Name), i18n.Verbatim(config), i18n.Verbatim(cond), cqArg(cq.Name), i18n.Name(c.Reason)))
 			}
 		}
 		owner := ""
 		if ac.Spec.ControllerName != "" {
 			owner = " (controller " + ac.Spec.ControllerName + ")"
 		}
-		a.remedy("FixCheck", WhoPlatform, fmt.Sprintf("kubectl get admissioncheck %s -o yaml", ac.Name), "Ask the platform team to fix AdmissionCheck %s%s: %s.", ac.Name, owner, cond)
-		return a.set(CodeMisconfigured, CauseClusterQueueInactive, fmt.Sprintf("ClusterQueue %s admits nothing: its AdmissionCheck %s is inactive (%s).", cq.Name, ac.Name, active.Reason),
-			fmt.Sprintf("AdmissionCheck %s%s is %s, so Kueue keeps ClusterQueue %s inactive.", ac.Name, owner, cond, cq.Name))
+		a.remedyM("FixCheck", WhoPlatform, fmt.Sprintf("kubectl get admissioncheck %s -o yaml", ac.Name), msg("diagnose.checkInactive.remedy", i18n.Obj("AdmissionCheck", "", ac.Name), i18n.Verbatim(owner), i18n.Verbatim(cond)))
+		return a.setM(CodeMisconfigured, CauseClusterQueueInactive, msg("diagnose.checkInactive", cqArg(cq.Name), i18n.Obj("AdmissionCheck", "", ac.Name), i18n.Name(active.Reason)),
+			msg("diagnose.checkInactive.detail", i18n.Obj("AdmissionCheck", "", ac.Name), i18n.Verbatim(owner), i18n.Verbatim(cond), cqArg(cq.Name)))
 	}
 	return false
 }
@@ -803,8 +802,7 @@ func (a *analysis) alternativeQueues() {
 		others = append(others, lq.Name)
 	}
 	if len(others) > 0 {
-		a.remedy("UseOtherQueue", WhoYou, "", "Other active LocalQueues in %s: %s. Recreate the job with %s set to one of them if it may use that quota.",
-			a.ns, strings.Join(others, ", "), QueueNameLabel)
+		a.remedyM("UseOtherQueue", WhoYou, "", msg("diagnose.otherQueues.remedy", nsArg(a.ns), nameList(others...), i18n.Name(QueueNameLabel)))
 	}
 }
 

@@ -2,6 +2,8 @@ package diagnose
 
 import (
 	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/kueuebot/kueuebot/i18n"
 )
 
 // Report is the answer to "why is my job not running?". Its JSON form is a
@@ -96,6 +98,9 @@ type Finding struct {
 	Code     string   `json:"code"`
 	Severity Severity `json:"severity"`
 	Message  string   `json:"message"`
+	// Msg is Message as a catalog message (MessageIn); Message is its
+	// English.
+	Msg i18n.Message `json:"-"`
 }
 
 // Who says who can carry out a remedy.
@@ -114,6 +119,9 @@ type Remedy struct {
 	Who     Who    `json:"who"`
 	// Command is a copy-pasteable command, when one exists.
 	Command string `json:"command,omitempty"`
+	// SummaryMsg is Summary as a catalog message (SummaryIn); Summary is
+	// its English.
+	SummaryMsg i18n.Message `json:"-"`
 }
 
 // Evidence is one observation shown to back the verdict: a condition, an

@@ -1,5 +1,7 @@
 package diagnose
 
+import "github.com/kueuebot/kueuebot/i18n"
+
 // Stage is the phase of a job's life the verdict is about. The rule that
 // drives every diagnosis: not admitted -> look at Kueue (StageAdmission);
 // admitted but Pods pending -> look at the scheduler (StageScheduling).
@@ -163,6 +165,11 @@ type Verdict struct {
 	Headline string `json:"headline"`
 	// Detail explains the headline with the numbers and names behind it.
 	Detail string `json:"detail"`
+	// HeadlineMsg and DetailMsg are Headline and Detail as catalog
+	// messages, for rendering in the asker's language (HeadlineIn,
+	// DetailIn); Headline and Detail are their English.
+	HeadlineMsg i18n.Message `json:"-"`
+	DetailMsg   i18n.Message `json:"-"`
 }
 
 // stageOf maps each code to its stage; every Code has exactly one stage.

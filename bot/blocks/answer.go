@@ -7,6 +7,7 @@ import (
 	"github.com/slack-go/slack"
 
 	"github.com/kueuebot/kueuebot/diagnose"
+	"github.com/kueuebot/kueuebot/i18n"
 )
 
 // AnswerOptions tunes Answer.
@@ -24,11 +25,12 @@ type AnswerOptions struct {
 	Notify bool
 }
 
-// Button labels.
+// Button labels (catalog IDs; labelDetails is its English).
 const (
-	labelRefresh = "Refresh"
-	labelDetails = "Show quota and evidence"
-	labelShare   = "Share in channel"
+	labelRefresh   i18n.ID = "blocks.button.refresh"
+	labelDetailsID i18n.ID = "blocks.button.details"
+	labelShare     i18n.ID = "blocks.button.share"
+	labelDetails           = "Show quota and evidence"
 )
 
 // Answer renders a diagnosis the way kueuebot answers in Slack: the compact
@@ -43,21 +45,21 @@ func Answer(rep diagnose.Report, opts AnswerOptions) Message {
 	detailed := opts.Detailed || !hasRef
 	content := reportBlocks(rep, opts.Options, detailed)
 	if !detailed {
-		if note := detailsNote(rep); note != nil {
+		if note := detailsNote(rep, opts.Lang); note != nil {
 			content = append(content, note)
 		}
 	}
 	lim := messageLimits
 	var actions *slack.ActionBlock
 	if hasRef {
-		actions = fitActions(answerActions(ref, rep, detailed, opts.Shareable, opts.Notify))
+		actions = fitActions(answerActions(ref, rep, detailed, opts.Shareable, opts.Notify, opts.Lang))
 		lim = lim.reserve(actions)
 	}
 	bl := fitWith(content, hintOf(rep, opts.Options), lim)
 	if actions != nil {
 		bl = append(bl, actions)
 	}
-	return Message{Text: fallbackText(rep, headline(rep.Verdict)), Blocks: bl}
+	return Message{Text: fallbackText(rep, headlineIn(rep.Verdict, opts.Lang)), Blocks: bl}
 }
 
 // hasDetails reports whether Show quota and evidence would show more.
@@ -67,43 +69,43 @@ func hasDetails(r diagnose.Report) bool {
 
 // detailsNote says what Show quota and evidence holds, and warns when
 // something could not be read.
-func detailsNote(r diagnose.Report) *slack.ContextBlock {
+func detailsNote(r diagnose.Report, l i18n.Lang) *slack.ContextBlock {
 	if !hasDetails(r) {
 		return nil
 	}
-	var parts []string
+	var parts []i18n.Arg
 	if n := len(r.Quota); n > 0 {
-		parts = append(parts, "the quota comparison ("+plural(n, "row")+")")
+		parts = append(parts, i18n.M("blocks.details.rows", i18n.Num(n)))
 	}
 	if n := len(r.Evidence); n > 0 {
-		parts = append(parts, plural(n, "piece")+" of evidence")
+		parts = append(parts, i18n.M("blocks.details.evidence", i18n.Num(n)))
 	}
 	if n := len(r.Gaps); n > 0 {
-		parts = append(parts, plural(n, "thing")+" I could not check")
+		parts = append(parts, i18n.M("blocks.details.gaps", i18n.Num(n)))
 	}
-	s := "*" + labelDetails + "* for " + joinAnd(parts) + "."
+	s := tr(l, "blocks.details.note", i18n.M(labelDetailsID), i18n.And(parts...))
 	if len(r.Gaps) > 0 {
-		s = "⚠️ I could not read everything, so this answer may be incomplete. " + s
+		s = tr(l, "blocks.details.incomplete") + " " + s
 	}
 	return slack.NewContextBlock("", mrkdwn(s))
 }
 
-func answerActions(ref JobRef, r diagnose.Report, detailed, shareable, notify bool) *slack.ActionBlock {
+func answerActions(ref JobRef, r diagnose.Report, detailed, shareable, notify bool, l i18n.Lang) *slack.ActionBlock {
 	v := ref.String()
-	els := []slack.BlockElement{slack.NewButtonBlockElement(ActionRefresh, v, plain(labelRefresh))}
+	els := []slack.BlockElement{slack.NewButtonBlockElement(ActionRefresh, v, plain(tr(l, labelRefresh)))}
 	if notify && (r.Verdict.Stage == diagnose.StageAdmission || r.Verdict.Stage == diagnose.StageScheduling) && r.Verdict.Code != diagnose.CodeNotFound {
 		els = append(els, NotifyButton(ref))
 	}
 	if !detailed && hasDetails(r) {
-		els = append(els, slack.NewButtonBlockElement(ActionDetails, v, plain(labelDetails)))
+		els = append(els, slack.NewButtonBlockElement(ActionDetails, v, plain(tr(l, labelDetailsID))))
 	}
 	if shareable {
-		share := slack.NewButtonBlockElement(ActionShare, v, plain(labelShare))
+		share := slack.NewButtonBlockElement(ActionShare, v, plain(tr(l, labelShare)))
 		share.Style = slack.StylePrimary
 		share.Confirm = slack.NewConfirmationBlockObject(
-			plain("Share this answer?"),
-			plain("Everyone in this conversation will see it, including what your access let me read (quotas, queues, events)."),
-			plain("Share"), plain("Cancel"))
+			plain(tr(l, "blocks.share.title")),
+			plain(tr(l, "blocks.share.text")),
+			plain(tr(l, "blocks.share.confirm")), plain(tr(l, "blocks.share.cancel")))
 		els = append(els, share)
 	}
 	id := BlockAnswer

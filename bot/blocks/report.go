@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/kueuebot/kueuebot/diagnose"
+	"github.com/kueuebot/kueuebot/i18n"
 )
 
 // Options tunes Report.
@@ -19,6 +20,10 @@ type Options struct {
 	// "kueuebot diagnose jobset/train-7 -n team-a -o text". Empty: derived
 	// from the report's target.
 	MoreHint string
+	// Lang is the language of the answer's sentences, headings and
+	// buttons (English by default). Codes, names, quantities, commands and
+	// Kueue's and Kubernetes' own messages stay as they are.
+	Lang i18n.Lang
 }
 
 // stageIcon marks the header so the stage is visible at a glance.
@@ -42,7 +47,7 @@ var severityIcon = map[diagnose.Severity]string{
 // result is already Fit to Slack's limits.
 func Report(r diagnose.Report, opts Options) Message {
 	hint := hintOf(r, opts)
-	return Message{Text: fallbackText(r, headline(r.Verdict)), Blocks: Fit(reportBlocks(r, opts, true), hint)}
+	return Message{Text: fallbackText(r, headlineIn(r.Verdict, opts.Lang)), Blocks: Fit(reportBlocks(r, opts, true), hint)}
 }
 
 // hintOf is the command shown when something had to be cut.
@@ -57,17 +62,18 @@ func hintOf(r diagnose.Report, opts Options) string {
 // the quota, gaps and evidence are left out.
 func reportBlocks(r diagnose.Report, opts Options, details bool) []slack.Block {
 	var bl []slack.Block
-	header := headline(r.Verdict)
+	l := opts.Lang
+	header := headlineIn(r.Verdict, l)
 	if icon := stageIcon[r.Verdict.Stage]; icon != "" {
 		header = icon + " " + header
 	}
 	bl = append(bl, slack.NewHeaderBlock(plain(truncate(header, MaxHeaderText))))
-	bl = append(bl, contextLine(r))
-	if d := strings.TrimSpace(r.Verdict.Detail); d != "" {
+	bl = append(bl, contextLine(r, l))
+	if d := strings.TrimSpace(r.Verdict.DetailIn(l)); d != "" {
 		bl = append(bl, slack.NewSectionBlock(mrkdwn(truncate(Paragraph(d), MaxSectionText)), nil, nil))
 	}
 	if e := r.Estimate; e != nil {
-		bl = append(bl, estimateBlock(e))
+		bl = append(bl, estimateBlock(e, l))
 	}
 	if details && len(r.Quota) > 0 {
 		bl = append(bl, slack.NewDividerBlock())
@@ -80,22 +86,22 @@ func reportBlocks(r diagnose.Report, opts Options, details bool) []slack.Block {
 			if icon == "" {
 				icon = "•"
 			}
-			items = append(items, fmt.Sprintf("%s %s", icon, Line(f.Message)))
+			items = append(items, fmt.Sprintf("%s %s", icon, Line(f.MessageIn(l))))
 		}
 		bl = append(bl, slack.NewDividerBlock())
-		bl = append(bl, packSections("*Findings*", items)...)
+		bl = append(bl, packSections("*"+tr(l, "blocks.section.findings")+"*", items)...)
 	}
 	if len(r.Remedies) > 0 {
 		items := make([]string, 0, len(r.Remedies))
 		for i, m := range r.Remedies {
-			s := fmt.Sprintf("*%d.* %s  _(%s)_", i+1, Line(m.Summary), Line(whoText(m.Who)))
+			s := fmt.Sprintf("*%d.* %s  _(%s)_", i+1, Line(m.SummaryIn(l)), Line(whoTextIn(m.Who, l)))
 			if m.Command != "" {
 				s += "\n" + CodeBlock(m.Command)
 			}
 			items = append(items, s)
 		}
 		bl = append(bl, slack.NewDividerBlock())
-		bl = append(bl, packSections("*What to do*", items)...)
+		bl = append(bl, packSections("*"+tr(l, "blocks.section.remedies")+"*", items)...)
 	}
 	if !details {
 		return bl
@@ -103,28 +109,28 @@ func reportBlocks(r diagnose.Report, opts Options, details bool) []slack.Block {
 	if len(r.Gaps) > 0 {
 		items := make([]string, 0, len(r.Gaps))
 		for _, g := range r.Gaps {
-			items = append(items, "• "+gapText(g))
+			items = append(items, "• "+gapTextIn(g, l))
 		}
 		bl = append(bl, slack.NewDividerBlock())
-		bl = append(bl, packSections("*What I could not check*", items)...)
+		bl = append(bl, packSections("*"+tr(l, "blocks.section.gaps")+"*", items)...)
 	}
 	if len(r.Evidence) > 0 {
 		items := make([]string, 0, len(r.Evidence))
 		for _, e := range r.Evidence {
-			items = append(items, "• "+evidenceText(e))
+			items = append(items, "• "+evidenceTextIn(e, l))
 		}
 		bl = append(bl, slack.NewDividerBlock())
-		bl = append(bl, packSections("*Evidence*", items)...)
+		bl = append(bl, packSections("*"+tr(l, "blocks.section.evidence")+"*", items)...)
 	}
 	return bl
 }
 
 // estimateBlock says when the job is likely admitted, and on what the
 // figure rests, or that there is no estimate and why.
-func estimateBlock(e *diagnose.Estimate) slack.Block {
-	s := "🕒 *Estimated start:* " + Line(e.Phrase())
-	if e.Basis != "" {
-		s += "\n_Based on " + Line(e.Basis) + "._"
+func estimateBlock(e *diagnose.Estimate, l i18n.Lang) slack.Block {
+	s := "🕒 *" + tr(l, "blocks.estimate.label") + "* " + Line(e.PhraseIn(l))
+	if b := e.BasisIn(l); b != "" {
+		s += "\n_" + Line(tr(l, "blocks.estimate.basis", i18n.Verbatim(b))) + "_"
 	}
 	return slack.NewSectionBlock(mrkdwn(truncate(s, MaxSectionText)), nil, nil)
 }
@@ -150,12 +156,16 @@ func MoreHint(t diagnose.TargetInfo) string {
 	return b.String()
 }
 
-func headline(v diagnose.Verdict) string {
-	if h := strings.TrimSpace(v.Headline); h != "" {
+func headline(v diagnose.Verdict) string { return headlineIn(v, i18n.English) }
+
+// headlineIn is the verdict's headline in l, on one line; the code and cause
+// when it has none.
+func headlineIn(v diagnose.Verdict, l i18n.Lang) string {
+	if h := strings.TrimSpace(v.HeadlineIn(l)); h != "" {
 		return strings.Join(strings.Fields(h), " ")
 	}
 	if v.Code == "" {
-		return "No verdict"
+		return tr(l, "blocks.noVerdict")
 	}
 	if v.Cause != "" {
 		return fmt.Sprintf("%s (%s)", v.Code, v.Cause)
@@ -182,9 +192,9 @@ func targetText(t diagnose.TargetInfo) string {
 	return s
 }
 
-func contextLine(r diagnose.Report) slack.Block {
+func contextLine(r diagnose.Report, l i18n.Lang) slack.Block {
 	v := r.Verdict
-	verdict := "*Verdict:* " + Code(string(v.Code))
+	verdict := "*" + tr(l, "blocks.context.verdict") + "* " + Code(string(v.Code))
 	if v.Cause != "" {
 		verdict += " / " + Code(string(v.Cause))
 	}
@@ -193,25 +203,44 @@ func contextLine(r diagnose.Report) slack.Block {
 	}
 	els := []slack.MixedElement{mrkdwn(verdict)}
 	if r.Target.Name != "" {
-		els = append(els, mrkdwn("*Job:* "+Code(targetText(r.Target))))
+		els = append(els, mrkdwn("*"+tr(l, "blocks.context.job")+"* "+Code(targetText(r.Target))))
 	}
 	if r.Target.Workload != "" {
-		els = append(els, mrkdwn("*Workload:* "+Code(r.Target.Workload)))
+		els = append(els, mrkdwn("*"+tr(l, "blocks.context.workload")+"* "+Code(r.Target.Workload)))
 	}
 	if q := r.Queue; q.LocalQueue != "" || q.ClusterQueue != "" {
-		els = append(els, mrkdwn("*Queues:* "+Code(q.LocalQueue)+" → "+Code(q.ClusterQueue)))
+		els = append(els, mrkdwn("*"+tr(l, "blocks.context.queues")+"* "+Code(q.LocalQueue)+" → "+Code(q.ClusterQueue)))
 	}
 	var pos []string
 	if p := r.Queue.PositionInLocalQueue; p != nil {
-		pos = append(pos, ordinal(*p+1)+" in LocalQueue")
+		pos = append(pos, tr(l, "blocks.context.inLocalQueue", i18n.Name(ordinalIn(*p+1, l))))
 	}
 	if p := r.Queue.PositionInClusterQueue; p != nil {
-		pos = append(pos, ordinal(*p+1)+" in ClusterQueue")
+		pos = append(pos, tr(l, "blocks.context.inClusterQueue", i18n.Name(ordinalIn(*p+1, l))))
 	}
 	if len(pos) > 0 {
-		els = append(els, mrkdwn("*Position:* "+strings.Join(pos, ", ")))
+		sep := ", "
+		if l == i18n.Japanese || l == i18n.Chinese {
+			sep = "、"
+		}
+		els = append(els, mrkdwn("*"+tr(l, "blocks.context.position")+"* "+strings.Join(pos, sep)))
 	}
 	return slack.NewContextBlock("", els...)
+}
+
+// ordinalIn is n as an ordinal in l: English "1st", French "1er", "2e";
+// Japanese and Chinese write the number alone (the sentence holds 番目, 第).
+func ordinalIn(n int32, l i18n.Lang) string {
+	switch l {
+	case i18n.French:
+		if n == 1 {
+			return "1er"
+		}
+		return fmt.Sprintf("%de", n)
+	case i18n.Japanese, i18n.Chinese:
+		return fmt.Sprint(n)
+	}
+	return ordinal(n)
 }
 
 // ordinal renders 1 as "1st", 2 as "2nd", 11 as "11th".
@@ -232,42 +261,55 @@ func ordinal(n int32) string {
 	return fmt.Sprintf("%d%s", n, suffix)
 }
 
-func whoText(w diagnose.Who) string {
-	if w == "" {
-		return "anyone"
+func whoText(w diagnose.Who) string { return whoTextIn(w, i18n.English) }
+
+// whoTextIn says who can carry out a remedy, in l.
+func whoTextIn(w diagnose.Who, l i18n.Lang) string {
+	switch w {
+	case "":
+		return tr(l, "blocks.who.anyone")
+	case diagnose.WhoYou:
+		return tr(l, "blocks.who.you")
+	case diagnose.WhoPlatform:
+		return tr(l, "blocks.who.platform")
 	}
 	return string(w)
 }
 
 // gapReasonText says, per reason, what a failed read means and who can help.
-var gapReasonText = map[diagnose.GapReason]string{
-	diagnose.GapForbidden:   "you may not read it; ask your platform team to check it for you or to grant read access",
-	diagnose.GapNotFound:    "it does not exist, or you cannot see it",
-	diagnose.GapUnavailable: "the cluster did not answer, or does not serve that API (such as Kueue's visibility API); try again in a minute, or ask your platform team",
-	diagnose.GapTimeout:     "the read timed out; try again in a minute",
-	diagnose.GapInvalid:     "it was read but could not be understood; ask your platform team",
+var gapReasonText = map[diagnose.GapReason]i18n.ID{
+	diagnose.GapForbidden:   "blocks.gap.forbidden",
+	diagnose.GapNotFound:    "blocks.gap.notFound",
+	diagnose.GapUnavailable: "blocks.gap.unavailable",
+	diagnose.GapTimeout:     "blocks.gap.timeout",
+	diagnose.GapInvalid:     "blocks.gap.invalid",
 }
 
-func gapText(g diagnose.Gap) string {
+// gapTextIn says, in l, what could not be read and what that means.
+func gapTextIn(g diagnose.Gap, l i18n.Lang) string {
 	obj := Line(g.Kind)
 	if obj == "" {
-		obj = "an object"
+		obj = tr(l, "blocks.gap.anObject")
 	}
 	if g.Name != "" {
 		obj += " " + Code(g.Name)
 	}
-	why := gapReasonText[g.Reason]
-	if why == "" {
-		why = "ask your platform team"
+	why, ok := gapReasonText[g.Reason]
+	if !ok {
+		why = "blocks.gap.other"
 	}
-	s := fmt.Sprintf("Could not read %s: %s.", obj, why)
+	s := tr(l, "blocks.gap.line", i18n.Verbatim(obj), i18n.M(why))
 	if g.Message != "" {
 		s += " _" + Line(truncate(g.Message, 300)) + "_"
 	}
 	return s
 }
 
-func evidenceText(e diagnose.Evidence) string {
+func evidenceText(e diagnose.Evidence) string { return evidenceTextIn(e, i18n.English) }
+
+// evidenceTextIn is one piece of evidence: the source, kind and reason, and
+// the message as Kueue or Kubernetes wrote it, with the folding in l.
+func evidenceTextIn(e diagnose.Evidence, l i18n.Lang) string {
 	var b strings.Builder
 	b.WriteString(Code(e.Source))
 	if e.Kind != "" {
@@ -285,12 +327,12 @@ func evidenceText(e diagnose.Evidence) string {
 	if e.Count > 1 {
 		m := fmt.Sprintf("x%d", e.Count)
 		if e.Span != "" {
-			m += " over " + Line(e.Span)
+			m += " " + tr(l, "blocks.evidence.over", i18n.Verbatim(Line(e.Span)))
 		}
 		meta = append(meta, m)
 	}
 	if e.Age != "" {
-		meta = append(meta, Line(e.Age)+" ago")
+		meta = append(meta, tr(l, "blocks.evidence.ago", i18n.Verbatim(Line(e.Age))))
 	}
 	if len(meta) > 0 {
 		b.WriteString(" (")
@@ -324,15 +366,24 @@ func packSections(title string, items []string) []slack.Block {
 }
 
 // quotaColumns are the quota table's columns.
-var quotaColumns = []string{"Pod set", "Flavor", "Resource", "Requested", "Available", "Nominal", "Borrow limit", "Max", "Fits"}
+var quotaColumns = []i18n.ID{"blocks.quota.podSet", "blocks.quota.flavor", "blocks.quota.resource", "blocks.quota.requested",
+	"blocks.quota.available", "blocks.quota.nominal", "blocks.quota.borrowLimit", "blocks.quota.max", "blocks.quota.fits"}
+
+func quotaColumnsIn(l i18n.Lang) []string {
+	out := make([]string, len(quotaColumns))
+	for i, id := range quotaColumns {
+		out[i] = tr(l, id)
+	}
+	return out
+}
 
 // quotaRightAligned marks the numeric columns.
 var quotaRightAligned = []bool{false, false, false, true, true, true, true, true, false}
 
-func quotaRows(rows []diagnose.QuotaRow, cohort string) [][]string {
-	unlimited := "unlimited"
+func quotaRows(rows []diagnose.QuotaRow, cohort string, l i18n.Lang) [][]string {
+	unlimited := tr(l, "blocks.quota.unlimited")
 	if cohort == "" {
-		unlimited = "no cohort"
+		unlimited = tr(l, "blocks.quota.noCohort")
 	}
 	out := make([][]string, 0, len(rows))
 	for _, q := range rows {
@@ -344,27 +395,27 @@ func quotaRows(rows []diagnose.QuotaRow, cohort string) [][]string {
 			orNone(q.PodSet), orNone(q.Flavor), orNone(q.Resource),
 			qty(q.Requested), lb + qty(q.Available), qty(q.Nominal),
 			optQty(q.BorrowingLimit, unlimited), lb + qty(q.MaxCapacity),
-			fits(q),
+			fits(q, l),
 		})
 	}
 	return out
 }
 
-func fits(q diagnose.QuotaRow) string {
+func fits(q diagnose.QuotaRow, l i18n.Lang) string {
 	switch {
 	case !q.Eligible:
 		if q.Ineligible != "" {
-			return "no: " + q.Ineligible
+			return tr(l, "blocks.quota.ineligible", i18n.Verbatim(q.Ineligible))
 		}
-		return "no: flavor not eligible"
+		return tr(l, "blocks.quota.notEligible")
 	case q.FitsNow:
-		return "yes"
+		return tr(l, "blocks.quota.fitsYes")
 	case !q.FitsEver:
-		return "never"
+		return tr(l, "blocks.quota.fitsNever")
 	case q.ShortBy != nil:
-		return "not now, short " + diagnose.FormatQuantity(*q.ShortBy)
+		return tr(l, "blocks.quota.fitsShort", i18n.Qty(diagnose.FormatQuantity(*q.ShortBy)))
 	default:
-		return "not now"
+		return tr(l, "blocks.quota.fitsNotNow")
 	}
 }
 
@@ -385,23 +436,24 @@ func orNone(s string) string {
 }
 
 func quotaBlocks(r diagnose.Report, opts Options) []slack.Block {
-	rows := quotaRows(r.Quota, r.Queue.Cohort)
-	title := "*Quota* (totals for the pod set; available includes what may be borrowed)"
+	l := opts.Lang
+	rows := quotaRows(r.Quota, r.Queue.Cohort, l)
+	title := tr(l, "blocks.quota.title")
 	out := []slack.Block{slack.NewSectionBlock(mrkdwn(title), nil, nil)}
 	if opts.NoTable {
-		out = append(out, preformattedTable(quotaColumns, rows, quotaRightAligned))
+		out = append(out, preformattedTable(quotaColumnsIn(l), rows, quotaRightAligned))
 	} else {
-		out = append(out, tableBlock(quotaColumns, rows, quotaRightAligned))
+		out = append(out, tableBlock(quotaColumnsIn(l), rows, quotaRightAligned))
 	}
 	var notes []string
 	for _, q := range r.Quota {
 		if q.Partial {
-			notes = append(notes, "≥ marks lower bounds: part of the cohort could not be read.")
+			notes = append(notes, tr(l, "blocks.quota.partial"))
 			break
 		}
 	}
 	if r.ClusterScopedByBot {
-		notes = append(notes, "Quota figures were read by kueuebot on your behalf.")
+		notes = append(notes, tr(l, "blocks.quota.byBot"))
 	}
 	if len(notes) > 0 {
 		els := make([]slack.MixedElement, 0, len(notes))

@@ -1,0 +1,60 @@
+package blocks
+
+import (
+	"testing"
+
+	"github.com/kueuebot/kueuebot/diagnose"
+	"github.com/kueuebot/kueuebot/i18n"
+	"github.com/kueuebot/kueuebot/i18n/i18ntest"
+)
+
+func TestCatalog(t *testing.T) {
+	i18ntest.CheckCatalog(t, "blocks.")
+}
+
+// translatedReport is waitingForQuota with its sentences as catalog
+// messages, as package diagnose returns them.
+func translatedReport() diagnose.Report {
+	r := waitingForQuota()
+	cq := i18n.Obj("ClusterQueue", "", r.Queue.ClusterQueue)
+	r.Verdict.HeadlineMsg = i18n.M("diagnose.cqStopped", cq, i18n.Ref("job", r.Target.Namespace, r.Target.Name))
+	r.Verdict.DetailMsg = i18n.M("diagnose.cqStopped.detail", cq, i18n.Name("Hold"))
+	r.Findings = nil
+	for i := range r.Remedies {
+		r.Remedies[i].SummaryMsg = i18n.M("diagnose.cqStopped.remedy", cq)
+	}
+	r.Gaps, r.Evidence = nil, nil
+	return r
+}
+
+// TestAnswerInEachLanguage: the compact answer (headline, detail, remedies,
+// chrome, buttons) holds no English prose in French, Japanese or Chinese.
+func TestAnswerInEachLanguage(t *testing.T) {
+	r := translatedReport()
+	var verbatim []string
+	verbatim = append(verbatim, r.Verdict.HeadlineMsg.Verbatims()...)
+	verbatim = append(verbatim, r.Verdict.DetailMsg.Verbatims()...)
+	for _, m := range r.Remedies {
+		verbatim = append(verbatim, m.Command)
+	}
+	en := Text(Answer(r, AnswerOptions{Shareable: true}).Blocks)
+	for _, l := range i18n.All()[1:] {
+		got := Text(Answer(r, AnswerOptions{Options: Options{Lang: l}, Shareable: true}).Blocks)
+		if got == en {
+			t.Errorf("%s answer is the English one", l)
+		}
+		i18ntest.AssertTranslated(t, l, got, verbatim...)
+	}
+}
+
+func BenchmarkAnswer(b *testing.B) {
+	r := translatedReport()
+	for _, l := range i18n.All() {
+		b.Run(l.String(), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				_ = Answer(r, AnswerOptions{Options: Options{Lang: l}, Shareable: true, Detailed: true})
+			}
+		})
+	}
+}

@@ -1,0 +1,11 @@
+package diagnose_test
+
+import (
+	"testing"
+
+	"github.com/kueuebot/kueuebot/i18n/i18ntest"
+)
+
+func TestCatalog(t *testing.T) {
+	i18ntest.CheckCatalog(t, "diagnose.")
+}
