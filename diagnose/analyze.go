@@ -27,7 +27,9 @@ var analyzers = []analyzer{
 	{"resolve", (*analysis).resolve},
 	{"finished", (*analysis).finished},
 	{"deactivated", (*analysis).deactivated},
+	{"dispatched", (*analysis).dispatched},
 	{"admitted", (*analysis).admitted},
+	{"multikueue-waiting", (*analysis).multiKueueWaiting},
 	{"reserved", (*analysis).reserved},
 	{"queues", (*analysis).queues},
 	{"requeue", (*analysis).requeue},
@@ -89,6 +91,7 @@ func analyze(s *Snapshot) *analysis {
 		}
 	}
 	a.perPodVerdict()
+	a.multiKueue()
 	r.Verdict.Stage = StageOf(r.Verdict.Code)
 	a.partialRead()
 	if !s.Shared.brief() {

@@ -97,6 +97,7 @@ func reportBlocks(r diagnose.Report, opts Options, details bool) []slack.Block {
 		bl = append(bl, slack.NewDividerBlock())
 		bl = append(bl, packSections("*What to do*", items)...)
 	}
+	bl = append(bl, workerBlocks(r)...)
 	if !details {
 		return bl
 	}
