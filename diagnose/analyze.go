@@ -34,6 +34,7 @@ var analyzers = []analyzer{
 	{"queues", (*analysis).queues},
 	{"requeue", (*analysis).requeue},
 	{"gates", (*analysis).gates},
+	{"multikueue-rejected", (*analysis).multiKueueRejected},
 	{"checks", (*analysis).failedChecks},
 	{"invalid", (*analysis).invalidResources},
 	{"quota", (*analysis).quotaVerdict},

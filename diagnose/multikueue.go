@@ -100,6 +100,14 @@ func (a *analysis) multiKueueCheck() *kueue.AdmissionCheckState {
 	if (a.wl.Status.ClusterName != nil || len(a.wl.Status.NominatedClusterNames) > 0) && len(a.wl.Status.AdmissionChecks) == 1 {
 		return &a.wl.Status.AdmissionChecks[0]
 	}
+	// A rejection only MultiKueue writes (pkg/controller/admissionchecks/
+	// multikueue/workload.go), for callers who may not read AdmissionChecks.
+	for i := range a.wl.Status.AdmissionChecks {
+		acs := &a.wl.Status.AdmissionChecks[i]
+		if acs.State == kueue.CheckStateRejected && (strings.HasPrefix(acs.Message, "The owner is not managed by Kueue: Expecting spec.managedBy to be \""+MultiKueueManagedBy) || strings.HasPrefix(acs.Message, "No multikueue adapter found")) {
+			return acs
+		}
+	}
 	return nil
 }
 
@@ -290,4 +298,19 @@ func clustersWord(n int) string {
 		return "cluster"
 	}
 	return "clusters"
+}
+
+// multiKueueRejected handles a MultiKueue check in state Rejected: Kueue
+// v0.17 keeps such a Workload pending without quota and never dispatches
+// it (it does not retry), e.g. a batch Job created before its queue used
+// MultiKueue has no spec.managedBy, which is set only at creation.
+func (a *analysis) multiKueueRejected() bool {
+	acs := a.multiKueueCheck()
+	if acs == nil || acs.State != kueue.CheckStateRejected {
+		return false
+	}
+	a.remedy("Recreate", WhoYou, "", "Delete and recreate the job: the queue uses MultiKueue now, so Kueue's webhook sets what MultiKueue needs (spec.managedBy) when the job is created; it cannot be changed afterwards.")
+	return a.set(CodeWaitingForAdmissionChecks, CauseCheckRetry,
+		fmt.Sprintf("%s will not be dispatched: MultiKueue admission check %s rejected it (%q).", a.jobRef(), acs.Name, strings.TrimSuffix(acs.Message, ".")),
+		fmt.Sprintf("Workload %s waits with its MultiKueue check Rejected; MultiKueue does not retry a rejected Workload, so it stays pending until the job is recreated.", a.wl.Name))
 }

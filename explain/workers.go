@@ -53,6 +53,17 @@ func (e *Explainer) followWorkers(ctx context.Context, id rbac.Identity, t diagn
 			r.Workers = append(r.Workers, wr)
 			continue
 		}
+		if s.Job == nil && s.Workload == nil && r.Target.Workload != "" {
+			// MultiKueue creates the job on a worker only once the worker admits
+			// the copy of its Workload: until then the worker holds the Workload
+			// alone, under the manager's Workload name.
+			wt := diagnose.Target{Kind: "Workload", Namespace: t.Namespace, Name: r.Target.Workload}
+			if s, err = reader.Snapshot(ctx, id, wt); err != nil {
+				wr.Error = fmt.Sprintf("Worker cluster %s did not answer: %s", name, userText(err))
+				r.Workers = append(r.Workers, wr)
+				continue
+			}
+		}
 		rep := diagnose.Analyze(s)
 		wr.Report = &rep
 		r.Workers = append(r.Workers, wr)

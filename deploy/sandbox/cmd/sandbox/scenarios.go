@@ -463,9 +463,9 @@ type scenarioRun struct {
 	c *cluster
 	// worker is the MultiKueue worker's admin client, for scenarios with worker steps.
 	worker *cluster
-	o    scenarioOptions
-	name string
-	dir  string
+	o      scenarioOptions
+	name   string
+	dir    string
 }
 
 func (sc *scenarioRun) runStep(ctx context.Context, s step) error {

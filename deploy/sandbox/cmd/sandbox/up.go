@@ -267,11 +267,11 @@ func up(opts options) (err error) {
 		return err
 	}
 	kueueCRDs := len(crds)
-	var moreCRDs []*unstructured.Unstructured
-	if !isWorker {
-		if moreCRDs, err = renderIntegrationCRDs(modDirs); err != nil {
-			return err
-		}
+	// A worker has the job kinds' CRDs too (no controllers): the manager's MultiKueue watches
+	// every kind it integrates on each worker, and marks a worker without one inactive.
+	moreCRDs, err := renderIntegrationCRDs(modDirs)
+	if err != nil {
+		return err
 	}
 	crds = append(crds, moreCRDs...)
 	rbac, err := renderRBAC(opts.kueueDir)

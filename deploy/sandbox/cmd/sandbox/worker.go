@@ -14,8 +14,8 @@ import (
 
 // A MultiKueue worker: a second control plane (etcd, kube-apiserver, kube-controller-manager,
 // kube-scheduler, fake Nodes) with its own Kueue, in <state>/worker, on free loopback ports. It
-// enables batch Jobs and Pods only (no job kinds' CRDs, no JobSet controller, no visibility API),
-// so it starts in seconds. The manager (the main sandbox) reaches it with the real Kueue's
+// enables batch Jobs and Pods only (the job kinds' CRDs are installed, as the manager's MultiKueue
+// watches them there, but no JobSet controller and no visibility API). The manager (the main sandbox) reaches it with the real Kueue's
 // MultiKueue controllers through the Secret workerSecret in its kueue-system namespace: a
 // kubeconfig for the worker's user multikueue, whose rights are workerRBAC. Scenarios create
 // their own MultiKueueCluster objects on that Secret.
@@ -31,21 +31,22 @@ const (
 	workerCheckCluster = "sandbox-worker-link"
 )
 
-// workerRBAC is what MultiKueue needs on a worker for batch Jobs: create and delete the Job and
-// its Workload, watch both, and write the Workload's status (the manager patches eviction and
-// preemption gates there). Kueue's docs grant the same for their multikueue ServiceAccount.
+// workerRBAC is what MultiKueue needs on a worker: create and delete the job and its Workload,
+// watch them, and write the Workload's status (the manager patches eviction and preemption gates
+// there). MultiKueue watches every kind the manager integrates on each worker, so the rule covers
+// the job kinds' groups, as Kueue's docs do for their multikueue ServiceAccount.
 const workerRBAC = `apiVersion: rbac.authorization.k8s.io/v1
 kind: ClusterRole
 metadata:
   name: kueuebot-sandbox-multikueue
   labels: {app.kubernetes.io/part-of: kueuebot-sandbox}
 rules:
-- apiGroups: [batch]
-  resources: [jobs]
+- apiGroups: [batch, jobset.x-k8s.io, ray.io, kubeflow.org, trainer.kubeflow.org, leaderworkerset.x-k8s.io, workload.codeflare.dev, apps]
+  resources: ["*"]
   verbs: [create, delete, get, list, watch, update, patch]
-- apiGroups: [batch]
-  resources: [jobs/status]
-  verbs: [get]
+- apiGroups: [""]
+  resources: [pods]
+  verbs: [create, delete, get, list, watch, update, patch]
 - apiGroups: [kueue.x-k8s.io]
   resources: [workloads]
   verbs: [create, delete, get, list, watch, update, patch]
@@ -147,7 +148,7 @@ func linkWorker(ctx context.Context, manager *cluster, state string) error {
 	}
 	secret := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "v1", "kind": "Secret", "type": "Opaque",
-		"metadata": map[string]any{"name": workerSecret, "namespace": kueueNamespace},
+		"metadata":   map[string]any{"name": workerSecret, "namespace": kueueNamespace},
 		"stringData": map[string]any{"kubeconfig": string(kc)},
 	}}
 	mkc := &unstructured.Unstructured{Object: map[string]any{
