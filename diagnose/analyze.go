@@ -30,11 +30,14 @@ var analyzers = []analyzer{
 	{"resolve", (*analysis).resolve},
 	{"finished", (*analysis).finished},
 	{"deactivated", (*analysis).deactivated},
+	{"dispatched", (*analysis).dispatched},
 	{"admitted", (*analysis).admitted},
+	{"multikueue-waiting", (*analysis).multiKueueWaiting},
 	{"reserved", (*analysis).reserved},
 	{"queues", (*analysis).queues},
 	{"requeue", (*analysis).requeue},
 	{"gates", (*analysis).gates},
+	{"multikueue-rejected", (*analysis).multiKueueRejected},
 	{"checks", (*analysis).failedChecks},
 	{"invalid", (*analysis).invalidResources},
 	{"quota", (*analysis).quotaVerdict},
@@ -92,6 +95,7 @@ func analyze(s *Snapshot) *analysis {
 		}
 	}
 	a.perPodVerdict()
+	a.multiKueue()
 	r.Verdict.Stage = StageOf(r.Verdict.Code)
 	a.partialRead()
 	if !s.Shared.brief() {

@@ -25,6 +25,13 @@ type Report struct {
 	// ClusterScopedByBot is true when quota figures were read with the
 	// bot's identity on the caller's behalf (clusterScopedReads: bot).
 	ClusterScopedByBot bool `json:"clusterScopedByBot,omitempty"`
+	// MultiKueue says where MultiKueue sent the Workload (see
+	// multikueue.go); nil without a MultiKueue admission check.
+	MultiKueue *MultiKueueInfo `json:"multiKueue,omitempty"`
+	// Workers are the job's own diagnoses on the worker clusters it was
+	// sent to, read there as the caller (package explain sets them when it
+	// can read those clusters: Analyze alone never does).
+	Workers []WorkerReport `json:"workers,omitempty"`
 }
 
 // TargetInfo identifies the job and its Workload.

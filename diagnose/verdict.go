@@ -143,6 +143,10 @@ const (
 	CauseBackoff           Cause = "Backoff"
 	CauseJobSuspended      Cause = "JobSuspended"
 	CausePodsNotCreated    Cause = "PodsNotCreated"
+	// CauseOnWorkerCluster: MultiKueue dispatched the admitted Workload to
+	// a worker cluster (status.clusterName); its pods are there and not
+	// running yet. The worker's own diagnosis says why.
+	CauseOnWorkerCluster   Cause = "OnWorkerCluster"
 	CauseInsufficientRes   Cause = "InsufficientResources"
 	CauseUnboundVolume     Cause = "UnboundVolume"
 	CauseSchedulingGated   Cause = "SchedulingGated"
@@ -226,7 +230,7 @@ var causesOf = map[Code][]Cause{
 	CodeRequeuing:                 {CausePreempted, CausePodsReadyTimeout, CauseNodeFailures, CauseBackoff},
 	CodeAdmissionGated:            {CauseNone},
 	CodeWaitingForPodsReady:       {CauseNone},
-	CodeStarting:                  {CauseJobSuspended, CausePodsNotCreated},
+	CodeStarting:                  {CauseJobSuspended, CausePodsNotCreated, CauseOnWorkerCluster},
 	CodePodsUnschedulable:         {CauseInsufficientRes, CauseUntoleratedTaint, CauseNodeAffinityMismatch, CauseUnboundVolume, CauseSchedulingGated, CauseOther},
 	CodePodsNotStarting:           {CauseImagePull, CauseContainerConfig, CauseContainerCreating},
 	CodeRunning:                   {CauseHealthy, CauseCrashLooping},

@@ -86,6 +86,10 @@ type Explainer struct {
 	Reader Reader
 	// Now is the clock for lists; time.Now when nil.
 	Now func() time.Time
+	// Workers, when set, reads MultiKueue worker clusters: a job that
+	// MultiKueue sent to workers gets each worker's own diagnosis in
+	// Report.Workers, read there as the same identity (workers.go).
+	Workers WorkerReader
 }
 
 // Error is an error whose text is meant for the user (plain text, escaped
@@ -158,6 +162,7 @@ func (e *Explainer) Explain(ctx context.Context, id rbac.Identity, q Question) (
 	case 1:
 		res.Report = diagnose.Analyze(found[0])
 		e.estimate(ctx, id, found[0], &res.Report)
+		e.followWorkers(ctx, id, found[0].Target, &res.Report)
 		return res, nil
 	}
 	where := make([]string, 0, len(found))

@@ -103,6 +103,7 @@ func reportBlocks(r diagnose.Report, opts Options, details bool) []slack.Block {
 		bl = append(bl, slack.NewDividerBlock())
 		bl = append(bl, packSections("*"+tr(l, "blocks.section.remedies")+"*", items)...)
 	}
+	bl = append(bl, workerBlocks(r)...)
 	if !details {
 		return bl
 	}

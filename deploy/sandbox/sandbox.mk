@@ -19,8 +19,8 @@ sandbox-build: sandbox-runner ## Build the sandbox binaries (cached in $XDG_CACH
 	@KUEUEBOT_SANDBOX_CACHE=$(SANDBOX_CACHE) GO=$(GO) $(SANDBOX_SRC)/scripts/build.sh all
 
 .PHONY: sandbox-up
-sandbox-up: sandbox-build ## Start the loopback sandbox; exits 0 once Kueue admits a smoke Job.
-	@$(SANDBOX_RUNNER) up $(SANDBOX_FLAGS) $(if $(filter 1 true yes,$(SANDBOX_VISIBILITY)),-visibility)
+sandbox-up: sandbox-build ## Start the loopback sandbox; exits 0 once Kueue admits a smoke Job (SANDBOX_WORKER=1: and a MultiKueue worker).
+	@$(SANDBOX_RUNNER) up $(SANDBOX_FLAGS) $(if $(filter 1 true yes,$(SANDBOX_VISIBILITY)),-visibility) $(if $(filter 1 true yes,$(SANDBOX_WORKER)),-worker)
 
 .PHONY: sandbox-down
 sandbox-down: ## Stop every sandbox process (by PID file); idempotent.
@@ -33,7 +33,7 @@ sandbox-status: ## Show which sandbox components run.
 
 .PHONY: sandbox-scenarios
 sandbox-scenarios: sandbox-runner build ## Apply the scenarios to a running sandbox and write deploy/examples/scenarios/*.yaml (or SCENARIO_OUT).
-	@$(SANDBOX_RUNNER) scenarios -state=$(SANDBOX_STATE) -scenarios=$(SANDBOX_SRC)/scenarios -kube-bin=$(SANDBOX_KUBE_BIN) \
+	@$(SANDBOX_RUNNER) scenarios $(SANDBOX_FLAGS) -scenarios=$(SANDBOX_SRC)/scenarios \
 		-kueuebot=$(CURDIR)/$(BIN) -out=$(or $(SCENARIO_OUT),$(CURDIR)/deploy/examples/scenarios) $(if $(SCENARIO),-only=$(SCENARIO))
 
 .PHONY: sandbox-verify

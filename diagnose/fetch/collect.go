@@ -826,7 +826,9 @@ func (c *collector) clusterQueue(ctx context.Context, name string, wl *kueue.Wor
 		}
 	}
 
-	if names := diagnose.ClusterQueueChecks(cq); len(names) > 0 && (reserved && !admitted || all || diagnose.InactiveByCheck(cq)) {
+	// A Workload MultiKueue placed on workers: its checks and MultiKueue
+	// objects name the worker cluster, admitted or not.
+	if names := diagnose.ClusterQueueChecks(cq); len(names) > 0 && (reserved && !admitted || all || diagnose.InactiveByCheck(cq) || diagnose.MultiKueueDispatched(c.s.Workload)) {
 		acs, err := c.src.getAdmissionChecks(ctx, names)
 		if err != nil {
 			if err := c.gap(ctx, "AdmissionCheck", strings.Join(names, ","), err); err != nil {

@@ -77,7 +77,10 @@ const DefaultTimeout = 10 * time.Second
 //     the flavor's nodeLabels; at most 500, kept slim).
 //   - A ClusterQueue with a MultiKueue AdmissionCheck, when the checks are
 //     read: +1 MultiKueueConfig GET (LIST for several) and +1
-//     MultiKueueCluster LIST.
+//     MultiKueueCluster LIST. The checks are read for an admitted Workload
+//     too when MultiKueue placed it on workers (status.clusterName or
+//     nominatedClusterNames): +3 (AdmissionCheck GET and those two); its
+//     job has no pods on the manager, so no Pod-state reads follow.
 //   - Admitted: +2 when the job controller reports a FailedCreate (the
 //     namespace's ResourceQuota LIST and LimitRange LIST); +1
 //     PersistentVolumeClaim LIST when a pending, unscheduled pod uses

@@ -193,6 +193,7 @@ func TextString(r *diagnose.Report) string {
 		}
 		_ = tw.Flush()
 	}
+	b.WriteString(workersText(r))
 	return b.String()
 }
 
@@ -255,6 +256,7 @@ func MarkdownString(r *diagnose.Report) string {
 		}
 		b.WriteString("\n")
 	}
+	b.WriteString(workersMarkdown(r))
 	return b.String()
 }
 

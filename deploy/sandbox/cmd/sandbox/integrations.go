@@ -57,10 +57,20 @@ var integrations = []integration{
 	{"deployment", "", nil, "apps", []string{"deployments"}},
 }
 
-// frameworks is Kueue's integrations.frameworks list for the sandbox.
-func frameworks() []string {
+// enabledIntegrations are the integrations a sandbox enables: all of them, or none on a
+// MultiKueue worker, which runs batch Jobs (and the pod integration, whose webhook gates every
+// Pod) only, so that it starts in seconds (no CRDs of job kinds to establish).
+func enabledIntegrations(worker bool) []integration {
+	if worker {
+		return nil
+	}
+	return integrations
+}
+
+// frameworks is Kueue's integrations.frameworks list for a sandbox (worker: see enabledIntegrations).
+func frameworks(worker bool) []string {
 	out := []string{"batch/job", "pod"}
-	for _, in := range integrations {
+	for _, in := range enabledIntegrations(worker) {
 		out = append(out, in.framework)
 	}
 	return out
@@ -70,12 +80,12 @@ func frameworks() []string {
 // Kueue's own kinds, batch Jobs, Pods and the enabled integrations. Webhooks of integrations that
 // are not enabled (RayServices, SparkApplications, ...) are dropped:
 // Kueue does not serve them, and with failurePolicy Fail they would block every such object.
-func servedWebhook(group, resource string) bool {
+func servedWebhook(worker bool, group, resource string) bool {
 	switch group {
 	case "", "batch", "kueue.x-k8s.io":
 		return true
 	}
-	for _, in := range integrations {
+	for _, in := range enabledIntegrations(worker) {
 		if in.group != group {
 			continue
 		}

@@ -74,6 +74,8 @@ type kueueSettings struct {
 	Bin            string   `json:"bin"`
 	Args           []string `json:"args"`
 	Env            []string `json:"env"`
+	// Worker: this Kueue is a MultiKueue worker's (batch Jobs and Pods only; see enabledIntegrations).
+	Worker bool `json:"worker,omitempty"`
 	// Variant is the configuration Kueue runs with now.
 	Variant string `json:"variant"`
 }
@@ -113,7 +115,7 @@ func (k kueueSettings) config(variant string) ([]byte, error) {
 		"internalCertManagement": map[string]any{"enable": false},
 		"featureGates":           map[string]any{"VisibilityOnDemand": k.Visibility},
 		"visibilityServer":       map[string]any{"bindAddress": "127.0.0.1", "bindPort": k.VisibilityPort},
-		"integrations":           map[string]any{"frameworks": toAny(frameworks())},
+		"integrations":           map[string]any{"frameworks": toAny(frameworks(k.Worker))},
 	}
 	if variant != defaultVariant {
 		overlay, ok := kueueVariants[variant]

@@ -38,6 +38,7 @@ func run(args []string) error {
 	fs.StringVar(&o.goBin, "go", "go", "the go command (resolves module directories)")
 	fs.DurationVar(&o.timeout, "timeout", 3*time.Minute, "how long sandbox-up may take")
 	fs.BoolVar(&o.visibility, "visibility", false, "serve Kueue's visibility API through the aggregator (creates an empty /visibility mount point on the host)")
+	fs.BoolVar(&o.worker, "worker", false, "also start a MultiKueue worker (a second control plane with its own Kueue) in <state>/worker, linked to this one")
 	fs.StringVar(&scen.dir, "scenarios", "deploy/sandbox/scenarios", "scenario directory")
 	fs.StringVar(&scen.out, "out", "deploy/examples/scenarios", "where scenario dumps go")
 	fs.StringVar(&scen.only, "only", "", "comma-separated scenario names (default: all)")
@@ -77,9 +78,13 @@ func run(args []string) error {
 			return nil
 		}
 		fmt.Println("running:", strings.Join(r, ", "))
+		if w := running(workerState(o.state)); len(w) > 0 {
+			fmt.Println("worker running:", strings.Join(w, ", "))
+		}
 		return nil
 	case "scenarios":
 		scen.state = o.state
+		scen.up = o
 		if scen.kubectl == "" && o.kubeBin != "" && fileExists(filepath.Join(o.kubeBin, "kubectl")) {
 			scen.kubectl = filepath.Join(o.kubeBin, "kubectl")
 		}

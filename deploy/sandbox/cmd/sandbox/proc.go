@@ -113,6 +113,12 @@ func stopAll(state string) error {
 		}
 	}()
 	var errs []error
+	// A manager's MultiKueue worker (worker.go) first; it has none of its own.
+	if w := workerState(state); fileExists(filepath.Join(w, "env")) || len(running(w)) > 0 {
+		if err := stopAll(w); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	for i := len(components) - 1; i >= 0; i-- {
 		if err := stopOne(state, components[i]); err != nil {
 			errs = append(errs, err)

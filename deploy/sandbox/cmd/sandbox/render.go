@@ -179,7 +179,7 @@ func renderRBACFiles(dir string, files []string, prefix, ns, app string) ([]*uns
 }
 
 // renderWebhooks returns the Mutating/ValidatingWebhookConfigurations pointed at url.
-func renderWebhooks(kueueDir, url string, caPEM []byte) ([]*unstructured.Unstructured, error) {
+func renderWebhooks(kueueDir, url string, caPEM []byte, worker bool) ([]*unstructured.Unstructured, error) {
 	objs, err := decodeFile(filepath.Join(kueueDir, "config", "components", "webhook", "manifests.yaml"))
 	if err != nil {
 		return nil, err
@@ -203,7 +203,7 @@ func renderWebhooks(kueueDir, url string, caPEM []byte) ([]*unstructured.Unstruc
 				resources, _, _ := unstructured.NestedStringSlice(r.(map[string]any), "resources")
 				for _, g := range groups {
 					for _, res := range resources {
-						if !servedWebhook(g, res) {
+						if !servedWebhook(worker, g, res) {
 							keep = false
 						}
 					}

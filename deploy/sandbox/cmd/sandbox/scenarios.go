@@ -27,6 +27,9 @@ type scenarioOptions struct {
 	// kueuebot and kubectl are the binaries remedy steps run (the diagnosis, then the command it
 	// printed).
 	kueuebot, kubectl string
+	// up is how the sandbox was started: the MultiKueue scenarios start its worker from it
+	// when it does not run (ensureWorker).
+	up options
 }
 
 // scenarioFile is deploy/sandbox/scenarios/<name>/scenario.yaml. Without it, every other *.yaml
@@ -57,6 +60,9 @@ type step struct {
 	// Delete deletes one object as admin, without waiting for it to go (a ClusterQueue that
 	// Kueue's finalizer holds while it has admitted Workloads stays, with a deletionTimestamp).
 	Delete *objectRef `json:"delete,omitempty"`
+	// Cluster "worker" runs the step on the MultiKueue worker (worker.go) instead of the
+	// manager; what a scenario applies there is dumped to <out>/worker/<name>.yaml.
+	Cluster string `json:"cluster,omitempty"`
 }
 
 // objectRef names one object.
@@ -212,6 +218,18 @@ func runScenarios(o scenarioOptions) error {
 	if len(missing) > 0 {
 		return fmt.Errorf("no such scenario: %s", strings.Join(sortedKeys(missing), ", "))
 	}
+	for _, names := range groups {
+		for _, n := range names {
+			if files[n].needsWorker() {
+				if err := validWorkerSteps(n, files[n]); err != nil {
+					return err
+				}
+				if err := ensureWorker(o.up); err != nil {
+					return err
+				}
+			}
+		}
+	}
 	var order []string
 	for _, v := range variantNames()[1:] {
 		if len(groups[v]) > 0 {
@@ -265,6 +283,16 @@ func runScenarios(o scenarioOptions) error {
 	return nil
 }
 
+// needsWorker: the scenario has steps on the MultiKueue worker.
+func (sf scenarioFile) needsWorker() bool {
+	for _, s := range sf.Steps {
+		if s.Cluster == roleWorker {
+			return true
+		}
+	}
+	return false
+}
+
 func (sf scenarioFile) config() string {
 	if sf.Config == "" {
 		return defaultVariant
@@ -281,6 +309,11 @@ func loadScenario(dir string) (scenarioFile, error) {
 		}
 		if _, ok := kueueVariants[sf.config()]; !ok && sf.config() != defaultVariant {
 			return sf, fmt.Errorf("scenario.yaml: unknown config %q (known: %s)", sf.Config, strings.Join(variantNames(), ", "))
+		}
+		for i, st := range sf.Steps {
+			if st.Cluster != "" && st.Cluster != roleWorker {
+				return sf, fmt.Errorf("scenario.yaml: step %d: unknown cluster %q (known: %s)", i+1, st.Cluster, roleWorker)
+			}
 		}
 		return sf, nil
 	}
@@ -302,10 +335,12 @@ type scenarioObjects struct {
 	clusterNames map[string]map[string]bool
 }
 
-func readScenarioObjects(dir string, sf scenarioFile) (scenarioObjects, error) {
+// readScenarioObjects reads what the scenario applies to one cluster ("" the manager, or
+// roleWorker).
+func readScenarioObjects(dir string, sf scenarioFile, cluster string) (scenarioObjects, error) {
 	so := scenarioObjects{namespaces: map[string]bool{}, clusterNames: map[string]map[string]bool{}}
 	for _, s := range sf.Steps {
-		if s.Apply == "" {
+		if s.Apply == "" || s.Cluster != cluster {
 			continue
 		}
 		objs, err := decodeFile(filepath.Join(dir, s.Apply))
@@ -334,7 +369,7 @@ func readScenarioObjects(dir string, sf scenarioFile) (scenarioObjects, error) {
 
 func runScenario(c *cluster, o scenarioOptions, name string, sf scenarioFile) error {
 	dir := filepath.Join(o.dir, name)
-	so, err := readScenarioObjects(dir, sf)
+	so, err := readScenarioObjects(dir, sf, "")
 	if err != nil {
 		return err
 	}
@@ -344,6 +379,18 @@ func runScenario(c *cluster, o scenarioOptions, name string, sf scenarioFile) er
 		return fmt.Errorf("cleanup of a previous run: %w", err)
 	}
 	sc := &scenarioRun{c: c, o: o, name: name, dir: dir}
+	var wso scenarioObjects
+	if sf.needsWorker() {
+		if sc.worker, err = newCluster(filepath.Join(workerState(o.state), "kubeconfig")); err != nil {
+			return err
+		}
+		if wso, err = readScenarioObjects(dir, sf, roleWorker); err != nil {
+			return err
+		}
+		if err := cleanup(ctx, sc.worker, wso.all, wso.namespaces); err != nil {
+			return fmt.Errorf("cleanup of a previous run on the worker: %w", err)
+		}
+	}
 	for i, s := range sf.Steps {
 		if err := sc.runStep(ctx, s); err != nil {
 			return fmt.Errorf("step %d: %w", i+1, err)
@@ -355,6 +402,25 @@ func runScenario(c *cluster, o scenarioOptions, name string, sf scenarioFile) er
 	}
 	if stable := settle(ctx, c, kinds, so.namespaces, so.clusterNames, o.settle); !stable {
 		fmt.Printf("%-28s warning: state still changing after %s; dumping anyway\n", name, o.settle)
+	}
+	if sc.worker != nil {
+		wkinds, err := dumpKinds(sc.worker, wso.all)
+		if err != nil {
+			return err
+		}
+		if stable := settle(ctx, sc.worker, wkinds, wso.namespaces, wso.clusterNames, o.settle); !stable {
+			fmt.Printf("%-28s warning: the worker's state still changing after %s; dumping anyway\n", name, o.settle)
+		}
+		wdump, err := dumpScenario(ctx, sc.worker, wkinds, wso.namespaces, wso.clusterNames)
+		if err != nil {
+			return err
+		}
+		if err := os.MkdirAll(filepath.Join(o.out, workerDir), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(o.out, workerDir, name+".yaml"), wdump, 0o644); err != nil {
+			return err
+		}
 	}
 	dump, err := dumpScenario(ctx, c, kinds, so.namespaces, so.clusterNames)
 	if err != nil {
@@ -369,25 +435,44 @@ func runScenario(c *cluster, o scenarioOptions, name string, sf scenarioFile) er
 // removeScenario deletes what a scenario created (as a fresh run's cleanup would); a no-op when
 // none of its namespaces exists.
 func removeScenario(c *cluster, o scenarioOptions, name string, sf scenarioFile) error {
-	so, err := readScenarioObjects(filepath.Join(o.dir, name), sf)
+	so, err := readScenarioObjects(filepath.Join(o.dir, name), sf, "")
 	if err != nil {
 		return err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	return cleanup(ctx, c, so.all, so.namespaces)
+	if err := cleanup(ctx, c, so.all, so.namespaces); err != nil {
+		return err
+	}
+	if !sf.needsWorker() || !workerRunning(o.state) {
+		return nil
+	}
+	wso, err := readScenarioObjects(filepath.Join(o.dir, name), sf, roleWorker)
+	if err != nil {
+		return err
+	}
+	wc, err := newCluster(filepath.Join(workerState(o.state), "kubeconfig"))
+	if err != nil {
+		return err
+	}
+	return cleanup(ctx, wc, wso.all, wso.namespaces)
 }
 
 // scenarioRun is one scenario being applied.
 type scenarioRun struct {
-	c    *cluster
-	o    scenarioOptions
-	name string
-	dir  string
+	c *cluster
+	// worker is the MultiKueue worker's admin client, for scenarios with worker steps.
+	worker *cluster
+	o      scenarioOptions
+	name   string
+	dir    string
 }
 
 func (sc *scenarioRun) runStep(ctx context.Context, s step) error {
-	c, bound := sc.c, sc.o.settle
+	c, bound, state := sc.c, sc.o.settle, sc.o.state
+	if s.Cluster == roleWorker {
+		c, state = sc.worker, workerState(sc.o.state)
+	}
 	switch {
 	case s.Apply != "":
 		objs, err := decodeFile(filepath.Join(sc.dir, s.Apply))
@@ -395,7 +480,7 @@ func (sc *scenarioRun) runStep(ctx context.Context, s step) error {
 			return err
 		}
 		if s.As != "" {
-			if c, err = newCluster(filepath.Join(sc.o.state, "kubeconfig-"+s.As)); err != nil {
+			if c, err = newCluster(filepath.Join(state, "kubeconfig-"+s.As)); err != nil {
 				return err
 			}
 		}

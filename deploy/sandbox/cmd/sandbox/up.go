@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -36,6 +37,10 @@ type options struct {
 	timeout  time.Duration
 	// visibility serves Kueue's visibility API through the aggregator (opt-in; see README).
 	visibility bool
+	// worker also starts a MultiKueue worker sandbox in <state>/worker (see worker.go).
+	worker bool
+	// role is roleWorker for the worker sandbox itself.
+	role string
 }
 
 // testUsers are the static-token users; the admin is in system:masters, the others are plain users.
@@ -43,7 +48,7 @@ var testUsers = []string{"alice", "bob", "carol", "kueuebot"}
 
 // stateEntries are the only paths sandbox-up removes before a fresh start.
 var stateEntries = []string{"pki", "config", "etcd-data", "kueue-etc", "logs", "pids", "audit.log", "env", "kubeconfig",
-	"kubeconfig-alice", "kubeconfig-bob", "kubeconfig-carol", "kubeconfig-kueuebot"}
+	"kubeconfig-alice", "kubeconfig-bob", "kubeconfig-carol", "kubeconfig-kueuebot", "kubeconfig-" + multiKueueUser, workerDir}
 
 type ports struct{ etcd, etcdPeer, api, webhook, health, visibility, jobsetWebhook, jobsetHealth int }
 
@@ -56,7 +61,11 @@ func (s *stepTimer) step(msg string) {
 }
 
 func up(opts options) (err error) {
-	if r := running(opts.state); len(r) > 0 {
+	isWorker := opts.role == roleWorker
+	if isWorker {
+		opts.visibility = false
+	}
+	if r := append(running(opts.state), running(workerState(opts.state))...); len(r) > 0 {
 		return fmt.Errorf("sandbox already running: %s; run `make sandbox-down` first", strings.Join(r, ", "))
 	}
 	for _, e := range stateEntries {
@@ -67,6 +76,9 @@ func up(opts options) (err error) {
 	for _, b := range []string{filepath.Join(opts.kubeBin, "etcd"), filepath.Join(opts.kubeBin, "kube-apiserver"),
 		filepath.Join(opts.kubeBin, "kube-controller-manager"), filepath.Join(opts.kubeBin, "kube-scheduler"), filepath.Join(opts.kueueBin, "kueue"),
 		filepath.Join(opts.jobsetBin, "jobset")} {
+		if isWorker && strings.HasSuffix(b, "/jobset") {
+			continue
+		}
 		if _, err := os.Stat(b); err != nil {
 			return fmt.Errorf("missing binary %s; run `make sandbox-build`", b)
 		}
@@ -90,7 +102,7 @@ func up(opts options) (err error) {
 	st := &stepTimer{t0: time.Now(), last: time.Now()}
 	fmt.Printf("sandbox-up: state in %s\n", opts.state)
 
-	p, err := pickPorts()
+	p, err := pickPorts(isWorker)
 	if err != nil {
 		return err
 	}
@@ -154,14 +166,19 @@ func up(opts options) (err error) {
 		}
 	}
 	tokens := map[string]string{"admin": randomToken(), "kube-controller-manager": randomToken(), "kube-scheduler": randomToken()}
-	for _, u := range testUsers {
+	users := testUsers
+	if isWorker {
+		// The manager's Kueue reaches the worker as this user (see workerRBAC).
+		users = append(slices.Clone(testUsers), multiKueueUser)
+	}
+	for _, u := range users {
 		tokens[u] = randomToken()
 	}
 	var csv strings.Builder
 	fmt.Fprintf(&csv, "%s,admin,admin-uid,\"system:masters\"\n", tokens["admin"])
 	fmt.Fprintf(&csv, "%s,system:kube-controller-manager,kcm-uid,\"system:masters\"\n", tokens["kube-controller-manager"])
 	fmt.Fprintf(&csv, "%s,system:kube-scheduler,scheduler-uid\n", tokens["kube-scheduler"])
-	for _, u := range testUsers {
+	for _, u := range users {
 		fmt.Fprintf(&csv, "%s,%s,%s-uid\n", tokens[u], u, u)
 	}
 	cfgDir := filepath.Join(s, "config")
@@ -175,7 +192,7 @@ func up(opts options) (err error) {
 	if err := writeKubeconfig(filepath.Join(s, "kubeconfig"), server, ca.certPEM, "admin", tokens["admin"]); err != nil {
 		return err
 	}
-	for _, u := range testUsers {
+	for _, u := range users {
 		if err := writeKubeconfig(filepath.Join(s, "kubeconfig-"+u), server, ca.certPEM, u, tokens[u]); err != nil {
 			return err
 		}
@@ -250,6 +267,8 @@ func up(opts options) (err error) {
 		return err
 	}
 	kueueCRDs := len(crds)
+	// A worker has the job kinds' CRDs too (no controllers): the manager's MultiKueue watches
+	// every kind it integrates on each worker, and marks a worker without one inactive.
 	moreCRDs, err := renderIntegrationCRDs(modDirs)
 	if err != nil {
 		return err
@@ -265,11 +284,19 @@ func up(opts options) (err error) {
 		return err
 	}
 	objs = append(objs, extra...)
-	jobsetObjs, err := renderJobSet(modDirs[jobsetModule])
-	if err != nil {
-		return err
+	if isWorker {
+		w, err := decodeYAML([]byte(workerRBAC))
+		if err != nil {
+			return err
+		}
+		objs = append(objs, w...)
+	} else {
+		jobsetObjs, err := renderJobSet(modDirs[jobsetModule])
+		if err != nil {
+			return err
+		}
+		objs = append(objs, jobsetObjs...)
 	}
-	objs = append(objs, jobsetObjs...)
 	if err := admin.applyAll(ctx, objs[:1]); err != nil { // the namespace
 		return err
 	}
@@ -296,10 +323,13 @@ func up(opts options) (err error) {
 	}
 	kueueConfig := filepath.Join(cfgDir, "kueue-config.yaml")
 	ks := kueueSettings{HealthPort: p.health, WebhookPort: p.webhook, VisibilityPort: p.visibility,
-		WebhookCertDir: filepath.Join(pki, "kueue-webhook"), Visibility: opts.visibility, ConfigPath: kueueConfig}
-	hooks, err := renderWebhooks(opts.kueueDir, webhookURL, ca.certPEM)
+		WebhookCertDir: filepath.Join(pki, "kueue-webhook"), Visibility: opts.visibility, ConfigPath: kueueConfig, Worker: isWorker}
+	hooks, err := renderWebhooks(opts.kueueDir, webhookURL, ca.certPEM, isWorker)
 	if err != nil {
 		return err
+	}
+	if isWorker {
+		return upWorkerRest(ctx, opts, st, admin, ks, hooks, server, webhookURL, etcdURL, cfgDir, pki, kueueKubeconfig)
 	}
 	jobsetHooks, err := renderJobSetWebhooks(modDirs[jobsetModule], fmt.Sprintf("https://127.0.0.1:%d", p.jobsetWebhook), ca.certPEM)
 	if err != nil {
@@ -397,6 +427,12 @@ func up(opts options) (err error) {
 		return fmt.Errorf("smoke test: %w", err)
 	}
 	st.step("smoke Job admitted by Kueue and its Pod scheduled")
+	if opts.worker {
+		if err := startWorker(ctx, opts, admin); err != nil {
+			return fmt.Errorf("worker: %w", err)
+		}
+		st.step("MultiKueue worker up, linked (a MultiKueueCluster went Active)")
+	}
 
 	env := fmt.Sprintf("KUEUEBOT_SANDBOX=%s\nKUBECONFIG=%s\nSANDBOX_APISERVER=%s\nSANDBOX_KUEUE_WEBHOOK=%s\nSANDBOX_ETCD=%s\nSANDBOX_VISIBILITY=%t\nSANDBOX_KUEUE_CONFIG=%s\n",
 		s, filepath.Join(s, "kubeconfig"), server, webhookURL, etcdURL, opts.visibility, defaultVariant)
@@ -440,7 +476,7 @@ func waitVisibility(ctx context.Context, c *cluster) error {
 	}
 }
 
-func pickPorts() (ports, error) {
+func pickPorts(worker bool) (ports, error) {
 	var p ports
 	seen := map[int]bool{}
 	for _, dst := range []*int{&p.etcd, &p.etcdPeer, &p.api, &p.webhook, &p.health, &p.visibility, &p.jobsetWebhook, &p.jobsetHealth} {
@@ -456,7 +492,7 @@ func pickPorts() (ports, error) {
 			}
 		}
 	}
-	if v := os.Getenv("KUEUEBOT_SANDBOX_API_PORT"); v != "" {
+	if v := os.Getenv("KUEUEBOT_SANDBOX_API_PORT"); v != "" && !worker {
 		port, err := strconv.Atoi(v)
 		if err != nil {
 			return p, fmt.Errorf("KUEUEBOT_SANDBOX_API_PORT: %w", err)
