@@ -26,6 +26,11 @@ var stuckScenarios = map[string]diagnose.Code{
 	"pods-resourcequota":       diagnose.CodeStarting,          // the namespace's ResourceQuota refuses the pods
 }
 
+// stuckNow is after every committed scenario dump, late enough that their
+// admitted workloads are past the default stuck threshold; fixed, for the
+// golden files' waits.
+var stuckNow = time.Date(2026, 12, 3, 0, 0, 0, 0, time.UTC)
+
 // TestDigestShowsStuckAfterAdmission: over recorded scenarios, the
 // admitted workloads whose pods do not run are named in the digest's
 // "stuck after admission" section (with who acts and how long they have
@@ -48,7 +53,7 @@ func TestDigestShowsStuckAfterAdmission(t *testing.T) {
 	}
 	l := &Listing{Store: dump.Store(), All: true}
 	q := DigestQuery{Name: "stuck", Scope: digest.Scope{Namespaces: namespaces}, Options: digest.Options{TopN: 5}}
-	d, err := BuildDigest(l, q, joinNow)
+	d, err := BuildDigest(l, q, stuckNow)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +87,7 @@ func TestDigestShowsStuckAfterAdmission(t *testing.T) {
 
 	// A threshold longer than they have been admitted names none of them.
 	q.Options.StuckAfter = 29 * 24 * time.Hour
-	if later, err := BuildDigest(l, q, joinNow); err != nil || len(later.Stuck) != 0 {
+	if later, err := BuildDigest(l, q, stuckNow); err != nil || len(later.Stuck) != 0 {
 		t.Errorf("with stuckAfter %s: %d stuck, %v", q.Options.StuckAfter, len(later.Stuck), err)
 	}
 

@@ -3,6 +3,7 @@ package explain
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -18,9 +19,32 @@ import (
 	"github.com/kueuebot/kueuebot/rbac"
 )
 
-// joinNow is after every recorded scenario, late enough that their
-// admitted workloads are past the default stuck threshold.
-var joinNow = time.Date(2026, 12, 3, 0, 0, 0, 0, time.UTC)
+// recordedTime matches the RFC 3339 times the API server writes
+// (creationTimestamp, lastTransitionTime, ...).
+var recordedTime = regexp.MustCompile(`"?(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)"?`)
+
+// dumpNow is the clock the join test reads a dump at: an hour after the
+// newest time recorded in it, so that its admitted workloads are past the
+// default stuck threshold (digest.DefaultStuckAfter) whenever the dump was
+// taken: a dump CI records minutes before the test is read at its own time,
+// not at a date fixed when the committed dumps were recorded.
+func dumpNow(t *testing.T, path string) time.Time {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var newest time.Time
+	for _, m := range recordedTime.FindAllSubmatch(data, -1) {
+		if at, err := time.Parse(time.RFC3339, string(m[1])); err == nil && at.After(newest) {
+			newest = at
+		}
+	}
+	if newest.IsZero() {
+		t.Fatalf("%s: no recorded time in the dump", path)
+	}
+	return newest.Add(time.Hour)
+}
 
 // scenarioExpect is the part of a sandbox scenario's expect.yaml the join
 // test reads: the job the scenario's user asks about and its verdict.
@@ -104,6 +128,7 @@ func TestListsAgreeWithDiagnose(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			joinNow := dumpNow(t, path)
 			ex := &Explainer{Reader: &DumpReader{Dump: dump, Unrestricted: true, Now: func() time.Time { return joinNow }}, Now: func() time.Time { return joinNow }}
 			ns := e.Target.Namespace
 			id := rbac.Identity{User: e.User, Namespaces: []string{ns}}
