@@ -43,6 +43,7 @@ func run(args []string) error {
 	fs.StringVar(&scen.out, "out", "deploy/examples/scenarios", "where scenario dumps go")
 	fs.StringVar(&scen.only, "only", "", "comma-separated scenario names (default: all)")
 	fs.DurationVar(&scen.settle, "settle", 60*time.Second, "per-scenario bound on waiting for Kueue to settle")
+	fs.IntVar(&scen.parallel, "parallel", 4, "how many scenarios of one Kueue configuration run at once")
 	fs.StringVar(&scen.kueuebot, "kueuebot", "", "kueuebot binary: remedy steps, and a live check of each scenario's verdict")
 	fs.StringVar(&scen.kubectl, "kubectl", "", "kubectl binary remedy steps run (default: kubectl in -kube-bin)")
 	var applyFile string

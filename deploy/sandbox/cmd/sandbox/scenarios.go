@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -24,6 +25,8 @@ import (
 type scenarioOptions struct {
 	state, dir, out, only string
 	settle                time.Duration
+	// parallel is how many scenarios of one Kueue configuration run at once.
+	parallel int
 	// kueuebot and kubectl are the binaries remedy steps run (the diagnosis, then the command it
 	// printed).
 	kueuebot, kubectl string
@@ -260,15 +263,7 @@ func runScenarios(o scenarioOptions) error {
 		if err != nil {
 			return err
 		}
-		for _, name := range groups[variant] {
-			t0 := time.Now()
-			if err := runScenario(c, o, name, files[name]); err != nil {
-				fmt.Printf("%-28s FAILED after %.1fs: %v\n", name, time.Since(t0).Seconds(), err)
-				failed = append(failed, name)
-				continue
-			}
-			fmt.Printf("%-28s ok (%.1fs)\n", name, time.Since(t0).Seconds())
-		}
+		failed = append(failed, runGroup(c, o, groups[variant], files)...)
 		if gi < len(order)-1 {
 			for _, name := range groups[variant] {
 				if err := removeScenario(c, o, name, files[name]); err != nil {
@@ -281,6 +276,43 @@ func runScenarios(o scenarioOptions) error {
 		return fmt.Errorf("scenarios failed: %s", strings.Join(failed, ", "))
 	}
 	return nil
+}
+
+// runGroup runs the scenarios of one Kueue configuration, o.parallel at a
+// time (they mostly wait on Kueue, and each has namespaces, queues and
+// cluster-scoped objects of its own: TestScenarioNamesAreDisjoint), and
+// returns the names of those that failed, in the group's order.
+func runGroup(c *cluster, o scenarioOptions, names []string, files map[string]scenarioFile) []string {
+	var (
+		mu     sync.Mutex
+		failed = map[string]bool{}
+		wg     sync.WaitGroup
+		sem    = make(chan struct{}, max(o.parallel, 1))
+	)
+	for _, name := range names {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			t0 := time.Now()
+			err := runScenario(c, o, name, files[name])
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				fmt.Printf("%-28s FAILED after %.1fs: %v\n", name, time.Since(t0).Seconds(), err)
+				failed[name] = true
+				return
+			}
+			fmt.Printf("%-28s ok (%.1fs)\n", name, time.Since(t0).Seconds())
+		})
+	}
+	wg.Wait()
+	var out []string
+	for _, name := range names {
+		if failed[name] {
+			out = append(out, name)
+		}
+	}
+	return out
 }
 
 // needsWorker: the scenario has steps on the MultiKueue worker.

@@ -89,3 +89,46 @@ func find(objs []*unstructured.Unstructured, kind, ns, name string) (target, wor
 	}
 	return target, workload
 }
+
+// TestScenarioNamesAreDisjoint: no two scenarios share a namespace or a
+// cluster-scoped object on either cluster, so that the runner may run the
+// scenarios of one Kueue configuration at once (runGroup), each one's
+// cleanup deleting only its own objects.
+func TestScenarioNamesAreDisjoint(t *testing.T) {
+	dirs, err := filepath.Glob("../../scenarios/*/expect.yaml")
+	if err != nil || len(dirs) == 0 {
+		t.Fatalf("no scenarios found: %v", err)
+	}
+	owner := map[string]string{}
+	claim := func(key, scenario string) {
+		if prev, ok := owner[key]; ok && prev != scenario {
+			t.Errorf("%s belongs to scenarios %s and %s", key, prev, scenario)
+		}
+		owner[key] = scenario
+	}
+	for _, expect := range dirs {
+		dir := filepath.Dir(expect)
+		name := filepath.Base(dir)
+		sf, err := loadScenario(dir)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for _, cl := range []string{"", roleWorker} {
+			so, err := readScenarioObjects(dir, sf, cl)
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			for ns := range so.namespaces {
+				claim(cl+" namespace "+ns, name)
+			}
+			for kind, names := range so.clusterNames {
+				for n := range names {
+					claim(cl+" "+kind+" "+n, name)
+				}
+			}
+		}
+	}
+	if len(owner) < 2*len(dirs) {
+		t.Errorf("%d names over %d scenarios: the scenarios were not read", len(owner), len(dirs))
+	}
+}
