@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -25,28 +24,15 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kueuebot/kueuebot/diagnose"
+	"github.com/kueuebot/kueuebot/internal/sandboxenv"
 )
 
-func repoRoot() string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..")
-}
+func repoRoot() string { return sandboxenv.RepoRoot() }
 
 // sandbox returns the sandbox state folder, or skips.
 func sandbox(t *testing.T) string {
 	t.Helper()
-	dir := os.Getenv("KUEUEBOT_SANDBOX")
-	if dir == "" {
-		t.Skip("KUEUEBOT_SANDBOX is not set: run make sandbox-up and set KUEUEBOT_SANDBOX=.sandbox")
-	}
-	abs := dir
-	if !filepath.IsAbs(dir) {
-		abs = filepath.Join(repoRoot(), dir) // relative to the repository, as make prints it
-	}
-	if _, err := os.Stat(filepath.Join(abs, "kubeconfig")); err != nil {
-		t.Fatalf("KUEUEBOT_SANDBOX=%s has no kubeconfig: %v", dir, err)
-	}
-	return abs
+	return sandboxenv.State(t)
 }
 
 var (

@@ -31,6 +31,7 @@ import (
 	"github.com/kueuebot/kueuebot/diagnose/digest"
 	"github.com/kueuebot/kueuebot/diagnose/fetch"
 	"github.com/kueuebot/kueuebot/explain"
+	"github.com/kueuebot/kueuebot/internal/sandboxenv"
 	"github.com/kueuebot/kueuebot/rbac"
 )
 
@@ -106,7 +107,7 @@ type estimateSample struct {
 // median goal (25% of the real wait) and a p90 bound; the figures, and
 // whether it beat the baseline, are logged.
 func TestEstimateTrace(t *testing.T) {
-	sb := sandbox(t)
+	sb := sandboxenv.State(t)
 	cfg, err := clientcmd.BuildConfigFromFlags("", filepath.Join(sb, "kubeconfig"))
 	if err != nil {
 		t.Fatal(err)
