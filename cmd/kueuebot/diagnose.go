@@ -20,8 +20,8 @@ import (
 type diagnoseOptions struct {
 	configPath string
 	fromFiles  []string
-	output    string
-	kube      *kubeFlags
+	output     string
+	kube       *kubeFlags
 }
 
 // kindSentence lists the kinds diagnose accepts, from the kind registry
