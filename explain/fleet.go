@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kueuebot/kueuebot/diagnose"
+	"github.com/kueuebot/kueuebot/i18n"
 	"github.com/kueuebot/kueuebot/rbac"
 )
 
@@ -396,6 +397,7 @@ func (f *Fleet) settle(q Question, looks []*look) (Result, error) {
 	res.Question = q
 	r := &res.Report
 	r.Verdict.Headline = fmt.Sprintf("I can't find %s in any of your clusters (%s).", q.Name, joinNames(searched))
+	r.Verdict.HeadlineMsg = i18n.Message{} // the catalog's says one cluster's namespaces
 	r.Target.Namespace = ""
 	r.Remedies = []diagnose.Remedy{{Code: "CheckName", Who: diagnose.WhoYou, Summary: "Check the spelling, or name the cluster and the namespace: `" + q.Name + " on CLUSTER -n NAMESPACE`."}}
 	r.Clusters = cls

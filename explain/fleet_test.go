@@ -12,6 +12,7 @@ import (
 	"github.com/kueuebot/kueuebot/diagnose"
 	"github.com/kueuebot/kueuebot/diagnose/fetch"
 	"github.com/kueuebot/kueuebot/explain"
+	"github.com/kueuebot/kueuebot/i18n"
 	"github.com/kueuebot/kueuebot/rbac"
 )
 
@@ -201,7 +202,7 @@ func TestFleetNotFoundIsNeverAFailure(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Report.Verdict.Code != diagnose.CodeNotFound || !strings.Contains(res.Report.Verdict.Headline, "in any of your clusters (manager, gpu-west, gpu-east)") {
+	if res.Report.Verdict.Code != diagnose.CodeNotFound || !strings.Contains(res.Report.Verdict.HeadlineIn(i18n.English), "in any of your clusters (manager, gpu-west, gpu-east)") {
 		t.Errorf("not found: %s %q", res.Report.Verdict.Code, res.Report.Verdict.Headline)
 	}
 	// One cluster fails, one hangs: named, and no "not found".
