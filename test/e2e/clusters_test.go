@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/slack-go/slack"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -22,6 +23,7 @@ import (
 
 	"github.com/kueuebot/kueuebot/config"
 	"github.com/kueuebot/kueuebot/internal/faultproxy"
+	"github.com/kueuebot/kueuebot/internal/slackfake"
 	"github.com/kueuebot/kueuebot/rbac"
 )
 
@@ -294,3 +296,79 @@ current-context: proxy
 }
 
 func ptrTo[T any](v T) *T { return &v }
+
+// TestClustersServeCost measures `kueuebot serve` with 1, 5 and 20
+// configured clusters (all the sandbox's manager, under different names):
+// the time from start to the Socket Mode connection, the process's
+// resident memory then and after one question that must look in every
+// cluster, and that question's latency. It logs the numbers (docs record
+// them) and checks only that every cluster was looked in.
+func TestClustersServeCost(t *testing.T) {
+	sb := sandbox(t)
+	worker := workerSandbox(t, sb)
+	needMultiKueueAdmitted(t, sb, worker)
+	bin := kueuebot(t)
+	for _, n := range []int{1, 5, 20} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			ns := botNamespace(t, sb) // its own Lease: no wait for a killed leader's
+			fs := slackfake.New(t)
+			fs.SetUser(slack.User{ID: "U0000ALICE", Name: "alice"})
+			var cl strings.Builder
+			cl.WriteString("clusters:\n")
+			for i := range n {
+				fmt.Fprintf(&cl, "  - {name: c%02d, kubeconfig: %s}\n", i, filepath.Join(sb, "kubeconfig-kueuebot"))
+			}
+			cfgYAML := serveConfig(fs, sb, fmt.Sprintf("    - {slackUserID: U0000ALICE, teamID: %s, user: alice, groups: [team-a]}\n", slackfake.TeamID), cl.String())
+			cfg, err := config.Parse([]byte(cfgYAML))
+			if err != nil {
+				t.Fatal(err)
+			}
+			grantBot(t, sb, cfg)
+			start := time.Now()
+			procs := startReplicas(t, bin, cfgYAML, ns, fmt.Sprintf("cost-%d", n))
+			conn := slackfake.Receive(t, fs.Conns, "the Socket Mode connection")
+			ready := time.Since(start)
+			pid := procs[fmt.Sprintf("cost-%d", n)].cmd.Process.Pid
+			rssReady := rssKiB(t, pid)
+			asked := time.Now()
+			if _, err := fs.Send(conn, slackfake.EventsEnvelope("env-cost", "EvCost", 0,
+				slackfake.Mention("U0000ALICE", "C0COST", "1000.0", "", "<@UBOT> why is train waiting -n sc-multikueue-admitted?"))); err != nil {
+				t.Fatal(err)
+			}
+			var answer slackfake.Post
+			for {
+				answer = slackfake.Receive(t, fs.Posts, "the answer")
+				if !strings.Contains(answer.Text+answer.Blocks, "I will answer in a moment") {
+					break
+				}
+			}
+			latency := time.Since(asked)
+			want := "`c00`"
+			if n > 1 {
+				want = "several clusters"
+			}
+			if !strings.Contains(answer.Text+answer.Blocks, strings.Trim(want, "`")) {
+				t.Errorf("answer with %d clusters lacks %q: %s %s", n, want, answer.Text, answer.Blocks)
+			}
+			t.Logf("%2d clusters: connected after %s, RSS %d KiB; a question looking in all answered in %s, RSS then %d KiB",
+				n, ready.Round(time.Millisecond), rssReady, latency.Round(time.Millisecond), rssKiB(t, pid))
+		})
+	}
+}
+
+// rssKiB is the resident memory of process pid (Linux /proc).
+func rssKiB(t *testing.T, pid int) int {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		t.Skipf("no /proc: %v", err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			var kib int
+			fmt.Sscanf(strings.TrimSpace(v), "%d", &kib)
+			return kib
+		}
+	}
+	return 0
+}
