@@ -67,7 +67,7 @@ func (f failing) Snapshot(context.Context, rbac.Identity, diagnose.Target) (*dia
 	return nil, f.err
 }
 
-func dumpReader(t *testing.T, path string) explain.Reader {
+func dumpReader(t testing.TB, path string) explain.Reader {
 	t.Helper()
 	d, err := fetch.LoadFiles([]string{path})
 	if err != nil {
