@@ -69,3 +69,14 @@ func TestAskWhichCluster(t *testing.T) {
 		}
 	}
 }
+
+func TestMyJobsAcrossClusters(t *testing.T) {
+	a := clusterAsker(t)
+	m := a.Ask(t.Context(), rbac.SlackUser{ID: "U1", TeamID: "T1"}, "my jobs -n sc-multikueue-admitted")
+	text := blocks.Text(m.Blocks)
+	for _, want := range []string{"manager: sc-multikueue-admitted/train", "gpu-west: sc-multikueue-admitted/train"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("my jobs lacks %q:\n%s", want, text)
+		}
+	}
+}
