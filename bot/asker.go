@@ -159,6 +159,8 @@ func (a *Asker) begin(ctx context.Context, entry event.Entry, user rbac.SlackUse
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	// A cluster with its own identity mapping resolves the asker there.
+	ctx = rbac.WithSlackUser(ctx, user)
 	return &question{a: a, ctx: ctx, start: time.Now(), rec: rbac.AuditRecord{Slack: user}, log: log.With(slog.String("entry", string(entry)))}
 }
 
@@ -261,6 +263,13 @@ func (a *Asker) explain(q *question, eq explain.Question) outcome {
 	if err != nil {
 		return q.done(q.failure(eq.String(), err), err)
 	}
+	if len(res.Choices) > 0 {
+		q.rec.Verdict = "which-cluster"
+		return q.done(noticeOutcome("which-cluster", whichCluster(res)), nil)
+	}
+	if res.Cluster != "" {
+		q.rec.Target = res.Question.String()
+	}
 	q.rec.Verdict = res.VerdictString()
 	return q.done(outcome{verdict: string(res.Report.Verdict.Code), report: &res.Report}, nil)
 }
@@ -328,6 +337,19 @@ func (a *Asker) fit(ctx context.Context, entry event.Entry, user rbac.SlackUser,
 	}
 	q.rec.Verdict = res.Fits()
 	return q.done(outcome{verdict: "check", fit: &res.Report}, nil)
+}
+
+// whichCluster asks which cluster the asker means, with a button per
+// cluster where the job was found.
+func whichCluster(res explain.Result) Message {
+	choices := make([]blocks.ClusterChoice, 0, len(res.Choices))
+	for _, c := range res.Choices {
+		choices = append(choices, blocks.ClusterChoice{
+			Ref:     blocks.JobRef{Namespace: c.Target.Namespace, Kind: c.Target.Kind, Name: c.Target.Name, Cluster: c.Cluster},
+			Verdict: string(c.Verdict),
+		})
+	}
+	return blocks.WhichCluster(res.Question.Name, choices, res.Report.Clusters)
 }
 
 func refusal(body string) Message {

@@ -146,6 +146,15 @@ func TestButtons(t *testing.T) {
 			t.Errorf("ephemeral not removed: %+v", del)
 		}
 	})
+	t.Run("a which-cluster button replaces the question with the job's answer in that cluster", func(t *testing.T) {
+		p := press("c1", slackfake.BlockAction{User: alice.ID, Channel: "C1", MessageTS: "8.0", Ephemeral: true, ActionID: blocks.ActionCluster, Value: trainRef + "/gpu-west"})
+		if p.Method != slackfake.MethodResponseURL || !p.ReplaceOriginal || !strings.Contains(textOf(t, p.Blocks), answerHeadline) {
+			t.Errorf("cluster choice delivered as %+v", p)
+		}
+		if c := h.diag.Calls()[len(h.diag.Calls())-1]; c.Cluster != "gpu-west" || c.Req.Name != "train-7" || c.ID.User != aliceID.User {
+			t.Errorf("asked %+v, want train-7 on gpu-west as alice", c)
+		}
+	})
 	t.Run("the picker opens the job privately", func(t *testing.T) {
 		p := press("p1", slackfake.BlockAction{User: alice.ID, Channel: "C1", MessageTS: "7.0", Ephemeral: true, ActionID: blocks.ActionPick, Selected: trainRef})
 		if p.Method != slackfake.MethodResponseURL || p.ReplaceOriginal || !strings.Contains(textOf(t, p.Blocks), answerHeadline) {

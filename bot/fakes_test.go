@@ -46,6 +46,8 @@ func (f *fakeResolver) Resolve(_ context.Context, u rbac.SlackUser) (rbac.Identi
 type diagnoseCall struct {
 	ID  rbac.Identity
 	Req parse.Request
+	// Cluster is the question's cluster.
+	Cluster string
 }
 
 // fakeDiagnoser answers from reports by request name, or fails with err.
@@ -69,7 +71,7 @@ type fakeDiagnoser struct {
 
 func (f *fakeDiagnoser) Explain(ctx context.Context, id rbac.Identity, q explain.Question) (explain.Result, error) {
 	f.mu.Lock()
-	f.calls = append(f.calls, diagnoseCall{ID: id, Req: parse.Request{Intent: parse.IntentDiagnose, Kind: q.Kind, Name: q.Name, Namespace: q.Namespace}})
+	f.calls = append(f.calls, diagnoseCall{ID: id, Req: parse.Request{Intent: parse.IntentDiagnose, Kind: q.Kind, Name: q.Name, Namespace: q.Namespace}, Cluster: q.Cluster})
 	f.mu.Unlock()
 	if f.block {
 		<-ctx.Done()

@@ -160,6 +160,8 @@ func (b *Bot) button(ctx context.Context, ev *event.Event) Reply {
 		return Reply{Message: b.render(o, ev, ToPrivate, false), To: ToPrivate, Verdict: o.verdict}
 	case blocks.ActionNotify:
 		to = ToPrivate
+	case blocks.ActionCluster:
+		to = ToReplace
 	case blocks.ActionPick:
 		to = ToPrivate
 		if ev.InHome {
@@ -177,7 +179,7 @@ func (b *Bot) button(ctx context.Context, ev *event.Event) Reply {
 		o := a.subscription(ctx, ev.Entry, ev.User, "notify "+ref.String(), func(ctx context.Context) (Message, error) { return a.Notify.Subscribe(ctx, ev.User, ref) })
 		return Reply{Message: b.render(o, ev, ToPrivate, false), To: ToPrivate, Verdict: o.verdict}
 	}
-	o := a.job(ctx, ev.Entry, ev.User, explain.Question{Kind: ref.Kind, Namespace: ref.Namespace, Name: ref.Name})
+	o := a.job(ctx, ev.Entry, ev.User, explain.Question{Kind: ref.Kind, Namespace: ref.Namespace, Name: ref.Name, Cluster: ref.Cluster})
 	if o.notice != nil && to == ToChannel {
 		// A refusal or a failure is for the presser only.
 		to = ToPrivate

@@ -51,7 +51,7 @@ func jobListMessage(res explain.JobsResult) Message {
 }
 
 func listOptions(res explain.JobsResult) blocks.ListOptions {
-	return blocks.ListOptions{Namespaces: res.Namespaces.Names, Truncated: res.Namespaces.Truncated}
+	return blocks.ListOptions{Namespaces: res.Namespaces.Names, Truncated: res.Namespaces.Truncated, Clusters: res.Clusters}
 }
 
 // homeView renders the App Home tab: the caller's jobs with their

@@ -29,6 +29,9 @@ type Config struct {
 	// Notify configures "Tell me when it starts" (see Notify).
 	Notify Notify `mapstructure:"notify"`
 	Ops    Ops    `mapstructure:"ops"`
+	// Clusters are the clusters questions are answered in (see Cluster);
+	// empty: the one cluster of kube.
+	Clusters []Cluster `mapstructure:"clusters"`
 }
 
 // Slack mode values.
@@ -236,9 +239,10 @@ func Default() *Config {
 			RefusalContact: "your Kubernetes platform team",
 			CacheTTL:       5 * time.Minute,
 		},
-		Digests: []Digest{},
-		Triage:  Triage{Channels: []string{}, Patterns: DefaultTriagePatterns(), Detail: TriageSummary, Window: DefaultTriageWindow},
-		Notify:  Notify{MaxPerUser: DefaultNotifyMaxPerUser, ExpireAfter: DefaultNotifyExpireAfter},
+		Digests:  []Digest{},
+		Clusters: []Cluster{},
+		Triage:   Triage{Channels: []string{}, Patterns: DefaultTriagePatterns(), Detail: TriageSummary, Window: DefaultTriageWindow},
+		Notify:   Notify{MaxPerUser: DefaultNotifyMaxPerUser, ExpireAfter: DefaultNotifyExpireAfter},
 		Ops: Ops{
 			ListenAddr: DefaultOpsListenAddr, ShutdownGrace: DefaultShutdownGrace,
 			Workers: DefaultWorkers, QueueSize: DefaultQueueSize, AnswerTimeout: DefaultAnswerTimeout,

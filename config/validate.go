@@ -35,6 +35,7 @@ func (c *Config) Validate() error {
 	c.validateSlack(&errs, false)
 	c.validateKube(&errs)
 	c.validateIdentity(&errs)
+	c.validateClusters(&errs)
 	c.validateDigests(&errs)
 	c.validateTriage(&errs)
 	c.validateNotify(&errs)
@@ -132,11 +133,14 @@ func (c *Config) validateKube(errs *errList) {
 	}
 }
 
-func (c *Config) validateIdentity(errs *errList) {
-	id := c.Identity
+func (c *Config) validateIdentity(errs *errList) { validateIdentity(errs, "identity", c.Identity) }
+
+// validateIdentity checks one identity mapping; prefix is its key
+// ("identity", "clusters[0].identity").
+func validateIdentity(errs *errList, prefix string, id Identity) {
 	seen := map[string]int{}
 	for i, u := range id.Users {
-		key := fmt.Sprintf("identity.users[%d]", i)
+		key := fmt.Sprintf("%s.users[%d]", prefix, i)
 		if !reUserID.MatchString(u.SlackUserID) {
 			errs.addf(key+".slackUserID", "got %q, want a Slack user ID such as U012AB3CD (from the user's profile, \"Copy member ID\"); display names are never used", u.SlackUserID)
 		}
@@ -151,7 +155,7 @@ func (c *Config) validateIdentity(errs *errList) {
 		}
 		k := u.SlackUserID + "/" + u.TeamID + "/" + u.EnterpriseID
 		if j, dup := seen[k]; dup {
-			errs.addf(key+".slackUserID", "%q is already mapped by identity.users[%d]; keep one mapping", u.SlackUserID, j)
+			errs.addf(key+".slackUserID", "%q is already mapped by %s.users[%d]; keep one mapping", u.SlackUserID, prefix, j)
 		}
 		seen[k] = i
 		checkK8sName(errs, key+".user", u.User, true)
@@ -162,35 +166,35 @@ func (c *Config) validateIdentity(errs *errList) {
 	e := id.Email
 	if e.Enabled {
 		if len(e.AllowedDomains) == 0 {
-			errs.addf("identity.email.allowedDomains", "required when email mapping is enabled, e.g. [\"example.com\"]")
+			errs.addf(prefix+".email.allowedDomains", "required when email mapping is enabled, e.g. [\"example.com\"]")
 		}
 		for i, d := range e.AllowedDomains {
 			if !reDomain.MatchString(strings.ToLower(d)) {
-				errs.addf(fmt.Sprintf("identity.email.allowedDomains[%d]", i), "got %q, want a domain such as example.com", d)
+				errs.addf(fmt.Sprintf("%s.email.allowedDomains[%d]", prefix, i), "got %q, want a domain such as example.com", d)
 			}
 		}
 		for i, t := range e.TeamIDs {
 			if !reTeamID.MatchString(t) {
-				errs.addf(fmt.Sprintf("identity.email.teamIDs[%d]", i), "got %q, want a Slack team ID such as T012AB3CD", t)
+				errs.addf(fmt.Sprintf("%s.email.teamIDs[%d]", prefix, i), "got %q, want a Slack team ID such as T012AB3CD", t)
 			}
 		}
 		if _, err := ExecuteUserTemplate(e.UserTemplate, EmailTemplateData{
 			Email: "jane.doe@example.com", LocalPart: "jane.doe", Domain: "example.com", UserID: "U012AB3CD", TeamID: "T012AB3CD",
 		}); err != nil {
-			errs.addf("identity.email.userTemplate", "%v; use fields .Email, .LocalPart, .Domain, .UserID, .TeamID, e.g. \"oidc:{{.Email}}\"", err)
+			errs.addf(prefix+".email.userTemplate", "%v; use fields .Email, .LocalPart, .Domain, .UserID, .TeamID, e.g. \"oidc:{{.Email}}\"", err)
 		}
-		checkGroups(errs, "identity.email.groups", e.Groups)
-		checkNamespaces(errs, "identity.email.namespaces", e.Namespaces)
+		checkGroups(errs, prefix+".email.groups", e.Groups)
+		checkNamespaces(errs, prefix+".email.namespaces", e.Namespaces)
 	}
 
 	seenG := map[string]int{}
 	for i, g := range id.UserGroups {
-		key := fmt.Sprintf("identity.userGroups[%d]", i)
+		key := fmt.Sprintf("%s.userGroups[%d]", prefix, i)
 		if !reGroupID.MatchString(g.SlackGroupID) {
 			errs.addf(key+".slackGroupID", "got %q, want a Slack user group ID such as S012AB3CD", g.SlackGroupID)
 		}
 		if j, dup := seenG[g.SlackGroupID]; dup {
-			errs.addf(key+".slackGroupID", "%q is already mapped by identity.userGroups[%d]; merge them", g.SlackGroupID, j)
+			errs.addf(key+".slackGroupID", "%q is already mapped by %s.userGroups[%d]; merge them", g.SlackGroupID, prefix, j)
 		}
 		seenG[g.SlackGroupID] = i
 		if g.TeamID != "" && !reTeamID.MatchString(g.TeamID) {
@@ -203,10 +207,10 @@ func (c *Config) validateIdentity(errs *errList) {
 		checkNamespaces(errs, key+".namespaces", g.Namespaces)
 	}
 	if strings.TrimSpace(id.RefusalContact) == "" {
-		errs.addf("identity.refusalContact", "required: refused users are told whom to ask, e.g. \"#platform-help\"")
+		errs.addf(prefix+".refusalContact", "required: refused users are told whom to ask, e.g. \"#platform-help\"")
 	}
 	if id.CacheTTL <= 0 || id.CacheTTL > time.Hour {
-		errs.addf("identity.cacheTTL", "got %s, want a duration between 1s and 1h, e.g. \"5m\"", id.CacheTTL)
+		errs.addf(prefix+".cacheTTL", "got %s, want a duration between 1s and 1h, e.g. \"5m\"", id.CacheTTL)
 	}
 }
 

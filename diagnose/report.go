@@ -32,6 +32,12 @@ type Report struct {
 	// sent to, read there as the caller (package explain sets them when it
 	// can read those clusters: Analyze alone never does).
 	Workers []WorkerReport `json:"workers,omitempty"`
+	// Cluster names the configured cluster the job was read in when the
+	// bot reads several (package explain sets it); empty with one cluster.
+	Cluster string `json:"cluster,omitempty"`
+	// Clusters are, when the job was looked for in several clusters, each
+	// cluster looked in and what happened there; empty otherwise.
+	Clusters []ClusterLook `json:"clusters,omitempty"`
 }
 
 // TargetInfo identifies the job and its Workload.

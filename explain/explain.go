@@ -25,6 +25,9 @@ type Question struct {
 	// the job's name, best guess first (Candidates[0] == Name): the ones
 	// that exist among the caller's jobs win. Nil when the name is certain.
 	Candidates []string
+	// Cluster is the configured cluster the user named; empty means every
+	// cluster where the caller is mapped (Fleet), or the only one.
+	Cluster string
 }
 
 // Target returns the diagnose.Target of q in namespace ns.
@@ -45,6 +48,10 @@ func (q Question) String() string {
 		b.WriteString(" -n ")
 		b.WriteString(q.Namespace)
 	}
+	if q.Cluster != "" {
+		b.WriteString(" --cluster ")
+		b.WriteString(q.Cluster)
+	}
 	return b.String()
 }
 
@@ -58,6 +65,23 @@ type Result struct {
 	// Namespaces are where the job was looked for, and how they were
 	// chosen; the audit line records them.
 	Namespaces rbac.Namespaces
+	// Cluster is the configured cluster the answer was read in (Fleet);
+	// empty with one cluster.
+	Cluster string
+	// Choices, when the job was found in several clusters (Fleet), are
+	// those clusters, in config order, and Report is empty: the caller is
+	// asked which one they mean (Report.Clusters says where it looked).
+	Choices []Choice
+}
+
+// Choice is one cluster where an ambiguous question's job was found.
+type Choice struct {
+	// Cluster is the configured cluster's name.
+	Cluster string
+	// Target is the job found there (its namespace and kind settled).
+	Target diagnose.Target
+	// Verdict is its verdict there, to tell the copies apart.
+	Verdict diagnose.Code
 }
 
 // VerdictString is the verdict as the audit line records it: "Code" or
@@ -169,7 +193,7 @@ func (e *Explainer) Explain(ctx context.Context, id rbac.Identity, q Question) (
 	for _, s := range found {
 		where = append(where, s.Target.Namespace)
 	}
-	return res, &Error{Message: fmt.Sprintf("%s exists in several of your namespaces (%s). Ask again with `-n NAMESPACE`.", q.Name, strings.Join(where, ", "))}
+	return res, &Error{Message: fmt.Sprintf("%s exists in several of your namespaces (%s). Ask again with `-n NAMESPACE`.", q.Name, strings.Join(where, ", ")), Cause: errSeveralNamespaces}
 }
 
 // notFound is the report for a job found in none of the namespaces.
@@ -198,6 +222,10 @@ func clock(now func() time.Time) time.Time {
 	return time.Now()
 }
 
+// errSeveralNamespaces marks the answer of a job found in several
+// namespaces: the job exists (Fleet counts it as found).
+var errSeveralNamespaces = errors.New("found in several namespaces")
+
 // errNoReader is returned by an Explainer without a Reader.
 var errNoReader = errors.New("explain: Explainer has no Reader")
 
@@ -215,4 +243,8 @@ type JobsResult struct {
 	Jobs []diagnose.Report
 	// Namespaces are where the jobs were listed.
 	Namespaces rbac.Namespaces
+	// Clusters are, for a list across several clusters (Fleet), each
+	// cluster listed and whether it answered; each job's Report.Cluster
+	// says where it is.
+	Clusters []diagnose.ClusterLook
 }

@@ -63,6 +63,23 @@ func BotClusterRole(cfg *config.Config) *rbacv1.ClusterRole {
 		groups = append(groups, d.Groups...)
 	}
 	wide := cfg.Identity.Email.Enabled
+	// The in-cluster cluster's own identity mapping is read in this
+	// cluster too (remote clusters: ClusterObjects).
+	for _, cl := range cfg.Clusters {
+		if !cl.InCluster || cl.Identity == nil {
+			continue
+		}
+		for _, u := range cl.Identity.Users {
+			users = append(users, u.User)
+			groups = append(groups, u.Groups...)
+			slackIDs = append(slackIDs, u.SlackUserID)
+		}
+		groups = append(groups, cl.Identity.Email.Groups...)
+		for _, g := range cl.Identity.UserGroups {
+			groups = append(groups, g.Groups...)
+		}
+		wide = wide || cl.Identity.Email.Enabled
+	}
 
 	var rules []rbacv1.PolicyRule
 	switch {

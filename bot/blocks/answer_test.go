@@ -311,14 +311,14 @@ func TestJobRef(t *testing.T) {
 	if got := ref.String(); got != "team-a/Job/train-7" {
 		t.Errorf("String() = %q", got)
 	}
-	for _, good := range []JobRef{ref, {"a", "JobSet", "x.y-1"}, {"ns", "Workload", "job-train-7-1a2b3"}, {"n", "LeaderWorkerSet", strings.Repeat("a", 253)}, {"team-a", "StatefulSet", "web"}, {"team-a", "Deployment", "web"}} {
+	for _, good := range []JobRef{ref, {"a", "JobSet", "x.y-1", ""}, {"ns", "Workload", "job-train-7-1a2b3", ""}, {"n", "LeaderWorkerSet", strings.Repeat("a", 253), ""}, {"team-a", "StatefulSet", "web", ""}, {"team-a", "Deployment", "web", ""}, {"team-a", "Job", "train-7", "gpu-west"}} {
 		got, err := ParseJobRef(good.String())
 		if err != nil || got != good {
 			t.Errorf("ParseJobRef(%q) = %v, %v", good.String(), got, err)
 		}
 	}
 	for _, bad := range []string{
-		"", "team-a", "team-a/train-7", "team-a/Job/train-7/x", "team-a/Job/", "/Job/train-7",
+		"", "team-a", "team-a/train-7", "team-a/Job/train-7/X", "team-a/Job/train-7/", "a/Job/b/c/d", "team-a/Job/train-7/gpu_west", "team-a/Job/", "/Job/train-7",
 		"team-a/DaemonSet/web", "team-a/job/train-7", "team-a/ReplicaSet/web", "Team-A/Job/x",
 		"team-a/Job/Train-7", "../Job/x", "team-a/Job/x y", "<!channel>/Job/x", "team-a/Job/<@U1>",
 		"team-a/Job/" + strings.Repeat("a", 254), strings.Repeat("a", 64) + "/Job/x", "team-a/Job/trаin", "U123|alice/Job/x",

@@ -31,6 +31,9 @@ type ListOptions struct {
 	Namespaces []string
 	// Truncated says only the first of the caller's namespaces were read.
 	Truncated bool
+	// Clusters are, for a list across several clusters, each cluster
+	// listed; those that did not answer are named under the header.
+	Clusters []diagnose.ClusterLook
 }
 
 func (o ListOptions) maxLines() int {
@@ -63,6 +66,9 @@ func JobList(jobs []diagnose.Report, opts ListOptions) Message {
 	content := []slack.Block{
 		slack.NewHeaderBlock(plain(header)),
 		slack.NewContextBlock("", mrkdwn(capitalize(whereText(opts))+", newest first · "+codeCounts(jobs))),
+	}
+	if n := clusterNotes(opts.Clusters); n != "" {
+		content = append(content, slack.NewContextBlock("", mrkdwn(truncate(n, MaxContextText))))
 	}
 	shown := jobs[:min(len(jobs), opts.maxLines())]
 	lines := make([]string, 0, len(shown))
@@ -156,12 +162,17 @@ func homeLine(r diagnose.Report) string {
 	return s + estimateNote(r) + "\n" + Line(truncate(headline(r.Verdict), maxListHeadline))
 }
 
-// refText is "namespace/name".
+// refText is "namespace/name", after "cluster: " when the bot reads
+// several clusters.
 func refText(r diagnose.Report) string {
-	if r.Target.Namespace == "" {
-		return r.Target.Name
+	s := r.Target.Name
+	if r.Target.Namespace != "" {
+		s = r.Target.Namespace + "/" + s
 	}
-	return r.Target.Namespace + "/" + r.Target.Name
+	if r.Cluster != "" {
+		s = r.Cluster + ": " + s
+	}
+	return s
 }
 
 // pickerBlock is the static_select that opens one job (ActionPick), with

@@ -44,12 +44,20 @@ type JobRef struct {
 	// "JobSet", "Workload", ...).
 	Kind string
 	Name string
+	// Cluster is the configured cluster the job is in, when the bot reads
+	// several (empty: the only one, or every one).
+	Cluster string
 }
 
 // String renders the ref compactly as namespace/Kind/name, e.g.
-// "team-a/Job/train-7"; ParseJobRef reads it back.
+// "team-a/Job/train-7", then "/cluster" when it names a cluster;
+// ParseJobRef reads it back.
 func (r JobRef) String() string {
-	return r.Namespace + "/" + r.Kind + "/" + r.Name
+	s := r.Namespace + "/" + r.Kind + "/" + r.Name
+	if r.Cluster != "" {
+		s += "/" + r.Cluster
+	}
+	return s
 }
 
 // Target is the diagnose.Target the ref names.
@@ -72,6 +80,11 @@ func (r JobRef) Validate() error {
 	if !knownKind(r.Kind) {
 		return fmt.Errorf("%w: unknown kind %q", ErrBadRef, r.Kind)
 	}
+	if r.Cluster != "" {
+		if errs := validation.IsDNS1123Label(r.Cluster); len(errs) > 0 {
+			return fmt.Errorf("%w: cluster %q: %s", ErrBadRef, r.Cluster, strings.Join(errs, "; "))
+		}
+	}
 	return nil
 }
 
@@ -84,10 +97,16 @@ func knownKind(kind string) bool {
 // value included, is refused with an error wrapping ErrBadRef.
 func ParseJobRef(s string) (JobRef, error) {
 	parts := strings.Split(s, "/")
-	if len(parts) != 3 {
-		return JobRef{}, fmt.Errorf("%w %.300q: want namespace/Kind/name", ErrBadRef, s)
+	if len(parts) != 3 && len(parts) != 4 {
+		return JobRef{}, fmt.Errorf("%w %.300q: want namespace/Kind/name[/cluster]", ErrBadRef, s)
 	}
 	r := JobRef{Namespace: parts[0], Kind: parts[1], Name: parts[2]}
+	if len(parts) == 4 {
+		if parts[3] == "" {
+			return JobRef{}, fmt.Errorf("%w %.300q: empty cluster", ErrBadRef, s)
+		}
+		r.Cluster = parts[3]
+	}
 	if err := r.Validate(); err != nil {
 		return JobRef{}, err
 	}
@@ -97,7 +116,7 @@ func ParseJobRef(s string) (JobRef, error) {
 // ReportRef is the JobRef of a report's job, when the report names a job
 // completely (a job found in a namespace, of a known kind).
 func ReportRef(r diagnose.Report) (JobRef, bool) {
-	ref := JobRef{Namespace: r.Target.Namespace, Kind: r.Target.Kind, Name: r.Target.Name}
+	ref := JobRef{Namespace: r.Target.Namespace, Kind: r.Target.Kind, Name: r.Target.Name, Cluster: r.Cluster}
 	if ref.Validate() != nil {
 		return JobRef{}, false
 	}

@@ -88,6 +88,9 @@ func (o *chatOptions) run(cmd *cobra.Command) error {
 		return usagef("use either --kubeconfig or --from-file")
 	}
 	live := o.kubeconfig != ""
+	if live && len(cfg.Clusters) > 0 {
+		return usagef("the config lists clusters: drop --kubeconfig (each cluster says how to reach it)")
+	}
 	ex, _, err := newExplainer(cfg, live, kubeFlagsFor(o.kubeconfig, o.context), o.fromFiles, nil)
 	if err != nil {
 		return err
@@ -97,6 +100,11 @@ func (o *chatOptions) run(cmd *cobra.Command) error {
 		log = slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil))
 	}
 	asker := &bot.Asker{Resolve: resolver, Explain: ex, Jobs: ex, Queues: ex, Log: log}
+	if len(o.fromFiles) == 0 && (live || len(cfg.Clusters) > 0) {
+		if err := useFleet(cfg, newDirectory(cfg.Identity), nil, asker); err != nil {
+			return err
+		}
+	}
 	interactive := false
 	if f, ok := cmd.InOrStdin().(*os.File); ok {
 		interactive = term.IsTerminal(int(f.Fd()))
@@ -161,6 +169,13 @@ func newExplainer(cfg *config.Config, live bool, kube *kubeFlags, fromFiles []st
 	if err != nil {
 		return nil, nil, err
 	}
+	return liveExplainer(cfg, base, wrap)
+}
+
+// liveExplainer is the Explainer of one cluster reached with base (the
+// bot's own identity there), reading as each caller through impersonation,
+// and the bot's own clients there.
+func liveExplainer(cfg *config.Config, base *rest.Config, wrap transport.WrapperFunc) (*explain.Explainer, *botClients, error) {
 	if wrap != nil {
 		base.Wrap(wrap)
 	}

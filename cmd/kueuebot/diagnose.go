@@ -2,11 +2,14 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
+	"k8s.io/client-go/rest"
 
+	"github.com/kueuebot/kueuebot/config"
 	"github.com/kueuebot/kueuebot/diagnose/fetch"
 	"github.com/kueuebot/kueuebot/diagnose/render"
 	"github.com/kueuebot/kueuebot/explain"
@@ -15,9 +18,10 @@ import (
 )
 
 type diagnoseOptions struct {
-	fromFiles []string
-	output    string
-	kube      *kubeFlags
+	configPath string
+	fromFiles  []string
+	output     string
+	kube       *kubeFlags
 }
 
 // kindSentence lists the kinds diagnose accepts, from the kind registry
@@ -79,6 +83,8 @@ by 'kubectl get -o yaml' with --from-file (repeatable; files or folders).`,
 	f.Lookup("request-timeout").Usage += fmt.Sprintf(" For a diagnosis, 0 means the default, %s.", fetch.DefaultTimeout)
 	f.StringArrayVar(&o.fromFiles, "from-file", nil, "diagnose from a YAML dump instead of a cluster (repeatable; file or folder)")
 	f.StringVarP(&o.output, "output", "o", "text", "output format: text, markdown or json")
+	f.StringVar(&o.configPath, "config", "", "kueuebot config whose clusters to look in (each cluster's kubeconfig; --cluster then names one of them, else every one is searched)")
+	f.Lookup("cluster").Usage += " With --config listing clusters: the configured cluster to look in."
 	return cmd
 }
 
@@ -102,6 +108,9 @@ func (o *diagnoseOptions) run(ctx context.Context, cmd *cobra.Command, arg strin
 	format, err := render.ParseFormat(o.output)
 	if err != nil {
 		return usageError{err}
+	}
+	if o.configPath != "" {
+		return o.runClusters(ctx, cmd, arg, format)
 	}
 	var reader explain.Reader
 	var ns string
@@ -144,3 +153,80 @@ func (o *diagnoseOptions) run(ctx context.Context, cmd *cobra.Command, arg strin
 	}
 	return render.Write(cmd.OutOrStdout(), format, &res.Report)
 }
+
+// runClusters diagnoses arg in the clusters of the config: the one
+// --cluster names, else every one, each read with its kubeconfig (as --as
+// and --as-group, when given).
+func (o *diagnoseOptions) runClusters(ctx context.Context, cmd *cobra.Command, arg string, format render.Format) error {
+	if len(o.fromFiles) > 0 {
+		return usagef("use either --config or --from-file")
+	}
+	cfg, err := config.Load(o.configPath)
+	if err != nil {
+		return err
+	}
+	if len(cfg.Clusters) == 0 {
+		return usagef("%s lists no clusters: drop --config, or add clusters[]", o.configPath)
+	}
+	ns := o.kube.flagNamespace()
+	target, err := fetch.ParseTarget(arg, ns)
+	if err != nil {
+		return usageError{err}
+	}
+	if ns == "" {
+		ns = "default"
+	}
+	var as rest.ImpersonationConfig
+	if f := o.kube.flags; f.Impersonate != nil {
+		as.UserName = *f.Impersonate
+		if f.ImpersonateGroup != nil {
+			as.Groups = *f.ImpersonateGroup
+		}
+	}
+	clusters := make([]*explain.Cluster, 0, len(cfg.Clusters))
+	for i, cl := range cfg.Clusters {
+		rc, err := clusterRESTConfig(i, cl)
+		if err != nil {
+			return err
+		}
+		rc.Impersonate = as
+		f, err := newFetcher(rc)
+		if err != nil {
+			return err
+		}
+		clusters = append(clusters, &explain.Cluster{
+			Name: cl.Name, MultiKueueCluster: cl.MultiKueueCluster, Timeout: cl.ClusterTimeout(),
+			Explainer: &explain.Explainer{Reader: &explain.ClientReader{Fetcher: f, Default: ns}},
+		})
+	}
+	fleet, err := explain.NewFleet(clusters)
+	if err != nil {
+		return err
+	}
+	q := explain.Question{Kind: target.Kind, Name: target.Name, Namespace: target.Namespace}
+	if f := o.kube.flags.ClusterName; f != nil {
+		q.Cluster = *f
+	}
+	res, err := fleet.Explain(ctx, rbac.Identity{}, q)
+	if err != nil {
+		return fmt.Errorf("cannot diagnose %s/%s: %w", target.Namespace, target.Name, err)
+	}
+	if len(res.Choices) > 0 {
+		w := cmd.OutOrStdout()
+		fmt.Fprintf(w, "%s is in several clusters; ask again with --cluster:\n", target.Name)
+		for _, c := range res.Choices {
+			fmt.Fprintf(w, "  --cluster %s\t%s/%s (%s)\n", c.Cluster, c.Target.Namespace, c.Target.Name, c.Verdict)
+		}
+		for _, l := range res.Report.Clusters {
+			if l.Error != "" {
+				fmt.Fprintf(w, "%s did not answer: %s\n", l.Cluster, l.Error)
+			}
+		}
+		return errAmbiguous
+	}
+	return render.Write(cmd.OutOrStdout(), format, &res.Report)
+}
+
+// errAmbiguous is diagnose's error when the job is in several clusters
+// (the choices are printed).
+var errAmbiguous = errors.New("the job is in several clusters: name one with --cluster")

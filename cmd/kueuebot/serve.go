@@ -112,6 +112,11 @@ func (o *serveOptions) run(cmd *cobra.Command) error {
 	}
 	asker := &bot.Asker{Resolve: resolver, Explain: ex, Log: log}
 	asker.Jobs, asker.Queues, asker.Check = ex, ex, ex
+	if !fromFiles {
+		if err := useFleet(cfg, api, botMetrics.WrapKubeTransport, asker); err != nil {
+			return err
+		}
+	}
 	if notifier != nil { // a nil *Notifier in the interface would not be nil
 		asker.Notify = notifier
 	}

@@ -95,6 +95,9 @@ func yesNo(b bool) string {
 func TextString(r *diagnose.Report) string {
 	var b bytes.Buffer
 	tw := tabwriter.NewWriter(&b, 0, 8, 2, ' ', 0)
+	if r.Cluster != "" {
+		fmt.Fprintf(tw, "Cluster:\t%s\n", r.Cluster)
+	}
 	fmt.Fprintf(tw, "%s:\t%s/%s\n", orNone(r.Target.Kind), orNone(r.Target.Namespace), orNone(r.Target.Name))
 	fmt.Fprintf(tw, "Workload:\t%s\n", orNone(r.Target.Workload))
 	lq := orNone(r.Queue.LocalQueue)
@@ -118,6 +121,7 @@ func TextString(r *diagnose.Report) string {
 	if v.Detail != "" {
 		fmt.Fprintf(&b, "%s\n", wrap(v.Detail, 100, ""))
 	}
+	b.WriteString(clustersText(r))
 	if e := r.Estimate; e != nil {
 		fmt.Fprintf(&b, "\nEstimated start: %s\n", wrap(e.Phrase(), 100, "  "))
 		if e.Basis != "" {
@@ -208,6 +212,14 @@ func MarkdownString(r *diagnose.Report) string {
 	}
 	fmt.Fprintf(&b, "### %s\n\n", mdEscape(v.Headline))
 	fmt.Fprintf(&b, "**Verdict:** `%s` (stage %s)  \n", code, v.Stage)
+	if r.Cluster != "" {
+		fmt.Fprintf(&b, "**Cluster:** `%s`  \n", r.Cluster)
+	}
+	for _, l := range r.Clusters {
+		if l.Error != "" {
+			fmt.Fprintf(&b, "**%s did not answer:** %s  \n", mdEscape(l.Cluster), mdEscape(l.Error))
+		}
+	}
 	fmt.Fprintf(&b, "**%s:** `%s/%s`  \n", mdEscape(orNone(r.Target.Kind)), r.Target.Namespace, r.Target.Name)
 	fmt.Fprintf(&b, "**Workload:** `%s`  \n", orNone(r.Target.Workload))
 	fmt.Fprintf(&b, "**Queues:** LocalQueue `%s` (position %s), ClusterQueue `%s` (position %s)\n\n",

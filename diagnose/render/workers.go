@@ -66,3 +66,18 @@ func workersMarkdown(r *diagnose.Report) string {
 	}
 	return b.String()
 }
+
+// clustersText names, when the job was looked for in several clusters,
+// each cluster that could not be searched ("" when all were).
+func clustersText(r *diagnose.Report) string {
+	var b strings.Builder
+	for _, l := range r.Clusters {
+		if l.Error != "" {
+			fmt.Fprintf(&b, "%s did not answer: %s\n", l.Cluster, wrap(l.Error, 100, "  "))
+		}
+	}
+	if b.Len() == 0 {
+		return ""
+	}
+	return "\n" + b.String()
+}

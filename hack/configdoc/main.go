@@ -192,6 +192,11 @@ func (r *renderer) section(prefix string, v reflect.Value, env bool) error {
 		case f.Type.Kind() == reflect.Struct && f.Type != secretType:
 			subs = append(subs, nested{key + ".", fv, env})
 			continue
+		case f.Type.Kind() == reflect.Pointer && f.Type.Elem().Kind() == reflect.Struct:
+			// An optional section (unset: something else applies, as its doc says).
+			rows = append(rows, []string{code(key), "object, optional (see " + code(key) + ")", "unset", fileOnly, describe(doc, keys)})
+			subs = append(subs, nested{key + ".", reflect.New(f.Type.Elem()).Elem(), false})
+			continue
 		case f.Type.Kind() == reflect.Slice && f.Type.Elem().Kind() == reflect.Struct:
 			rows = append(rows, []string{code(key), "list of objects (see " + code(key+"[]") + ")", code("[]"), fileOnly, describe(doc, keys)})
 			subs = append(subs, nested{key + "[].", reflect.New(f.Type.Elem()).Elem(), false})

@@ -51,6 +51,8 @@ func structSchema(docs typeDocs, t reflect.Type, prefix string) (map[string]any,
 		switch {
 		case f.Type.Kind() == reflect.Struct:
 			p, err = structSchema(docs, f.Type, prefix+tag+".")
+		case f.Type.Kind() == reflect.Pointer && f.Type.Elem().Kind() == reflect.Struct:
+			p, err = structSchema(docs, f.Type.Elem(), prefix+tag+".")
 		case f.Type.Kind() == reflect.Slice && f.Type.Elem().Kind() == reflect.Struct:
 			var item map[string]any
 			item, err = structSchema(docs, f.Type.Elem(), prefix+tag+"[].")

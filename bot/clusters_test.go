@@ -1,0 +1,82 @@
+package bot
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/slack-go/slack"
+
+	"github.com/kueuebot/kueuebot/bot/blocks"
+	"github.com/kueuebot/kueuebot/diagnose/fetch"
+	"github.com/kueuebot/kueuebot/explain"
+	"github.com/kueuebot/kueuebot/rbac"
+)
+
+// clusterAsker asks a Fleet of the real Kueue's dumps of a MultiKueue
+// manager ("manager") and its worker ("gpu-west"), which both hold the Job
+// train.
+func clusterAsker(t *testing.T) *Asker {
+	t.Helper()
+	load := func(p string) explain.Reader {
+		d, err := fetch.LoadFiles([]string{p})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &explain.DumpReader{Dump: d, Unrestricted: true}
+	}
+	f, err := explain.NewFleet([]*explain.Cluster{
+		{Name: "manager", Explainer: &explain.Explainer{Reader: load("../deploy/examples/scenarios/multikueue-admitted.yaml")}, Timeout: time.Second},
+		{Name: "gpu-west", MultiKueueCluster: "sc-mk-admitted-worker1", Explainer: &explain.Explainer{Reader: load("../deploy/examples/scenarios/worker/multikueue-admitted.yaml")}, Timeout: time.Second},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Asker{Resolve: &fakeResolver{ids: map[string]rbac.Identity{"U1": {User: "alice"}}}, Explain: f, Jobs: f}
+}
+
+func TestAskWhichCluster(t *testing.T) {
+	a := clusterAsker(t)
+	u := rbac.SlackUser{ID: "U1", TeamID: "T1"}
+	m := a.Ask(t.Context(), u, "why is train waiting -n sc-multikueue-admitted")
+	text := blocks.Text(m.Blocks)
+	if !strings.Contains(text, "is in several clusters. Which one do you mean?") || !strings.Contains(text, "manager") || !strings.Contains(text, "gpu-west") {
+		t.Fatalf("want a which-cluster answer, got:\n%s", text)
+	}
+	var values []string
+	for _, b := range m.Blocks {
+		if ab, ok := b.(*slack.ActionBlock); ok {
+			for _, el := range ab.Elements.ElementSet {
+				if btn, ok := el.(*slack.ButtonBlockElement); ok && btn.ActionID == blocks.ActionCluster {
+					values = append(values, btn.Value)
+				}
+			}
+		}
+	}
+	if strings.Join(values, ",") != "sc-multikueue-admitted/Job/train/manager,sc-multikueue-admitted/Job/train/gpu-west" {
+		t.Fatalf("buttons %v, want one per cluster carrying the job there", values)
+	}
+
+	// Naming the cluster ("on gpu-west", `/kueue why train gpu-west`) answers there, and says so.
+	for _, q := range []string{"why is train waiting on gpu-west -n sc-multikueue-admitted", "train gpu-west -n sc-multikueue-admitted"} {
+		m = a.Ask(t.Context(), u, q)
+		text = blocks.Text(m.Blocks)
+		if !strings.Contains(text, "*Cluster* `gpu-west`") {
+			t.Errorf("%q: the answer must name cluster gpu-west:\n%s", q, text)
+		}
+		if strings.Contains(text, "several clusters") {
+			t.Errorf("%q: asked again which cluster:\n%s", q, text)
+		}
+	}
+}
+
+func TestMyJobsAcrossClusters(t *testing.T) {
+	a := clusterAsker(t)
+	m := a.Ask(t.Context(), rbac.SlackUser{ID: "U1", TeamID: "T1"}, "my jobs -n sc-multikueue-admitted")
+	text := blocks.Text(m.Blocks)
+	for _, want := range []string{"manager: sc-multikueue-admitted/train", "gpu-west: sc-multikueue-admitted/train"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("my jobs lacks %q:\n%s", want, text)
+		}
+	}
+}
