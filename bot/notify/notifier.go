@@ -111,8 +111,10 @@ type leadState struct {
 	// namespace, label key and value; guarded by pmu (the watches read it).
 	pmu        sync.Mutex
 	podWaiting map[string][]podWait
-	// podWatches is len(podWatchers), for readers on other goroutines.
+	// podWatches is len(podWatchers), for readers on other goroutines;
+	// podShared a copy of podWatchers for the workers (guarded by pmu).
 	podWatches atomic.Int64
+	podShared  map[string]*podWatcher
 }
 
 // New returns a Notifier with n's settings and defaults for those unset.
@@ -492,7 +494,7 @@ func (n *Notifier) reconcile(ctx context.Context, id string) error {
 		return nil
 	}
 	var pods Pods
-	if s.PodSelector != "" && WantsPods(wl, s.Seen) {
+	if s.PodSelector != "" && WantsPods(wl, s.Seen) && n.mayRun(&s, wl) {
 		if pods, err = readPods(ctx, cl, s.Namespace, s.PodSelector); err != nil {
 			// Running is then not told from Pods; the other events are.
 			n.Log.WarnContext(ctx, "notification: Pods unreadable as the subscriber", slog.String("subscription", s.ID), slog.String("job", s.Ref()), slog.Any("error", err))

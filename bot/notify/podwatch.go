@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/selection"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
 	"github.com/kueuebot/kueuebot/rbac"
 )
@@ -133,6 +134,9 @@ func (n *Notifier) syncPodWatchers(ls *leadState) {
 		}
 	}
 	ls.podWatches.Store(int64(len(ls.podWatchers)))
+	ls.pmu.Lock()
+	ls.podShared = maps.Clone(ls.podWatchers)
+	ls.pmu.Unlock()
 	for _, k := range keys {
 		i := strings.LastIndexByte(k, 0)
 		if pw := ls.podWatchers[k[:i]]; pw != nil && pw.informer.HasSynced() {
@@ -256,14 +260,7 @@ func (n *Notifier) checkPods(ls *leadState, pw *podWatcher, val string) {
 	objs, _ := pw.informer.GetIndexer().ByIndex(podLabelIndex, val)
 	var ready []string
 	for _, w := range waits {
-		running := 0
-		for _, o := range objs {
-			p, ok := o.(*corev1.Pod)
-			if ok && p.DeletionTimestamp == nil && (p.Status.Phase == corev1.PodRunning || p.Status.Phase == corev1.PodSucceeded) && w.sel.Matches(labels.Set(p.Labels)) {
-				running++
-			}
-		}
-		if running > 0 && running >= w.need {
+		if running := runningIn(objs, w.sel); running > 0 && running >= w.need {
 			ready = append(ready, w.id)
 		}
 	}
@@ -283,4 +280,43 @@ func (n *Notifier) checkPods(ls *leadState, pw *podWatcher, val string) {
 	for _, id := range ready {
 		ls.queue.Add(id)
 	}
+}
+
+// mayRun reports whether the Pods of s's Workload wl may all run: false
+// only when a synced Pod watch of its namespace and label key holds fewer
+// running Pods than wl counts. The check before a DM then skips its Pod
+// LIST (the watch will queue s when they run); otherwise it reads them as
+// the subscriber.
+func (n *Notifier) mayRun(s *Subscription, wl *kueue.Workload) bool {
+	n.mu.Lock()
+	ls := n.leading
+	n.mu.Unlock()
+	if ls == nil {
+		return true
+	}
+	sel, key, val, err := podKeyOf(s.PodSelector)
+	if err != nil {
+		return true
+	}
+	ls.pmu.Lock()
+	pw := ls.podShared[podWatchKey(s.Namespace, key)]
+	ls.pmu.Unlock()
+	if pw == nil || !pw.informer.HasSynced() || pw.isRefused() {
+		return true
+	}
+	objs, _ := pw.informer.GetIndexer().ByIndex(podLabelIndex, val)
+	running := runningIn(objs, sel)
+	return running > 0 && running >= PodCount(wl)
+}
+
+// runningIn counts the Pods of a watch's cache that sel matches and that
+// run or have succeeded (not being deleted).
+func runningIn(objs []any, sel labels.Selector) int {
+	running := 0
+	for _, o := range objs {
+		if p, ok := o.(*corev1.Pod); ok && p.DeletionTimestamp == nil && (p.Status.Phase == corev1.PodRunning || p.Status.Phase == corev1.PodSucceeded) && sel.Matches(labels.Set(p.Labels)) {
+			running++
+		}
+	}
+	return running
 }
