@@ -115,6 +115,10 @@ type leadState struct {
 	// podShared a copy of podWatchers for the workers (guarded by pmu).
 	podWatches atomic.Int64
 	podShared  map[string]*podWatcher
+	// podQueued is when a Pod watch last queued each subscription (pmu):
+	// for a Tick it does not wait again, so that a sync before its DM does
+	// not queue it twice.
+	podQueued map[string]time.Time
 }
 
 // New returns a Notifier with n's settings and defaults for those unset.
@@ -320,6 +324,7 @@ func (n *Notifier) Lead(ctx context.Context) {
 		bad:         map[string]map[string]time.Time{},
 		podWatchers: map[string]*podWatcher{},
 		podBad:      map[string]map[string]time.Time{},
+		podQueued:   map[string]time.Time{},
 	}
 	n.Log.InfoContext(ctx, "leading: sending notifications", slog.String("holder", n.Holder))
 	for {

@@ -86,6 +86,15 @@ func podWatchKey(ns, key string) string { return ns + "\x00" + key }
 func (n *Notifier) syncPodWatchers(ls *leadState) {
 	wanted := map[string][]Subscription{}
 	waiting := map[string][]podWait{}
+	now := n.Clock.Now()
+	ls.pmu.Lock()
+	queued := maps.Clone(ls.podQueued)
+	for id, at := range ls.podQueued {
+		if now.Sub(at) >= n.Tick {
+			delete(ls.podQueued, id)
+		}
+	}
+	ls.pmu.Unlock()
 	for _, s := range n.snapshot() {
 		if s.PodSelector == "" {
 			continue
@@ -104,13 +113,15 @@ func (n *Notifier) syncPodWatchers(ls *leadState) {
 		}
 		wk := podWatchKey(s.Namespace, key)
 		wanted[wk] = append(wanted[wk], s)
+		if at, ok := queued[s.ID]; ok && now.Sub(at) < n.Tick {
+			continue // queued by the watch, its check comes
+		}
 		waiting[wk+"\x00"+val] = append(waiting[wk+"\x00"+val], podWait{id: s.ID, sel: sel, need: PodCount(wl)})
 	}
 	keys := slices.Sorted(maps.Keys(waiting))
 	ls.pmu.Lock()
 	ls.podWaiting = waiting // the watches' goroutines change it from now on
 	ls.pmu.Unlock()
-	now := n.Clock.Now()
 	for wk, pw := range ls.podWatchers {
 		if len(wanted[wk]) > 0 && !pw.isRefused() {
 			continue
@@ -247,8 +258,8 @@ func (n *Notifier) watchPods(ls *leadState, ns, key, user string, cl *rbac.Clien
 // checkPods queues the subscriptions waiting on the Pods of pw whose key
 // has value val once all the Pods their Workload counts run (or have
 // succeeded), from the watch's cache; a queued one stops waiting (the
-// check before its DM reads the Pods again as its subscriber, and the next
-// sync makes it wait again if they do not all run).
+// check before its DM reads the Pods again as its subscriber, and a sync
+// a Tick later makes it wait again if they do not all run).
 func (n *Notifier) checkPods(ls *leadState, pw *podWatcher, val string) {
 	wk := podWatchKey(pw.ns, pw.key) + "\x00" + val
 	ls.pmu.Lock()
@@ -267,8 +278,12 @@ func (n *Notifier) checkPods(ls *leadState, pw *podWatcher, val string) {
 	if len(ready) == 0 {
 		return
 	}
+	now := n.Clock.Now()
 	ls.pmu.Lock()
 	ls.podWaiting[wk] = slices.DeleteFunc(slices.Clone(ls.podWaiting[wk]), func(w podWait) bool { return slices.Contains(ready, w.id) })
+	for _, id := range ready {
+		ls.podQueued[id] = now
+	}
 	ls.pmu.Unlock()
 	n.mu.Lock()
 	for _, id := range ready {
