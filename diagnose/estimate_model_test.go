@@ -122,7 +122,7 @@ func TestEstimateHandover(t *testing.T) {
 		t.Errorf("estimate (-want +got):\n%s", diff)
 	}
 
-	at := func(d time.Duration) time.Time { return estNow.Add(d) }
+	at := estNow.Add
 	fin := []finishedRun{{at: at(0)}, {at: at(10 * s)}, {at: at(20 * s)}}
 	for _, c := range []struct {
 		name string

@@ -505,3 +505,21 @@ func TestSubscribeRefusals(t *testing.T) {
 		t.Errorf("stored %+v", all)
 	}
 }
+
+// TestPodKeyOf: a Pod watch selects by the first equality of a job's Pod
+// selector (its existence), whatever the other requirements; a selector
+// without one is watched over the whole namespace.
+func TestPodKeyOf(t *testing.T) {
+	for _, c := range []struct{ sel, key, val string }{
+		{"batch.kubernetes.io/controller-uid=abc", "batch.kubernetes.io/controller-uid", "abc"},
+		{"training.kubeflow.org/job-name=x,training.kubeflow.org/operator-name=pytorchjob-controller", "training.kubeflow.org/job-name", "x"},
+		{"app in (a)", "app", "a"},
+		{"app in (a,b)", "", ""},
+		{"app", "", ""},
+	} {
+		_, key, val, err := podKeyOf(c.sel)
+		if err != nil || key != c.key || val != c.val {
+			t.Errorf("podKeyOf(%q) = %q %q %v, want %q %q", c.sel, key, val, err, c.key, c.val)
+		}
+	}
+}

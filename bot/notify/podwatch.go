@@ -67,8 +67,7 @@ func podKeyOf(selector string) (labels.Selector, string, string, error) {
 	}
 	reqs, _ := sel.Requirements()
 	for _, r := range reqs {
-		switch vals := r.Values().UnsortedList(); {
-		case (r.Operator() == selection.Equals || r.Operator() == selection.DoubleEquals || r.Operator() == selection.In) && len(vals) == 1:
+		if vals := r.Values().UnsortedList(); (r.Operator() == selection.Equals || r.Operator() == selection.DoubleEquals || r.Operator() == selection.In) && len(vals) == 1 {
 			return sel, r.Key(), vals[0], nil
 		}
 	}
