@@ -8,8 +8,9 @@ import "time"
 // is evicted or preempted, fails or finishes. The subscriptions are kept
 // in ConfigMaps of the bot's namespace (which needs POD_NAMESPACE), the
 // replica that leads watches them, and every read is made as the
-// subscriber, who needs list and watch on Workloads in the job's
-// namespace (the kueuebot-reader ClusterRole grants both).
+// subscriber, who needs list and watch on Workloads and Pods in the
+// job's namespace (the kueuebot-reader ClusterRole grants them; without
+// watch on Pods, "Running" comes from a 30 s poll).
 type Notify struct {
 	// Enabled turns notifications on; off by default. The bot's Role then
 	// also gets get and update on the subscription ConfigMaps

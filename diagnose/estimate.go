@@ -65,6 +65,13 @@ type ForecastInput struct {
 	// ClusterQueue reserves for workloads not read is held for the whole
 	// replay.
 	Incomplete string
+	// Queued are pending Workloads in Kueue's own order, by ClusterQueue
+	// name, as Kueue's visibility API lists them (PositionInClusterQueue;
+	// the list may leave some out). When set for a ClusterQueue, the
+	// Workloads it lists are replayed in that order; the others, and every
+	// ClusterQueue without it (the API not served or refused), in the order
+	// the objects give (priority, then creation or eviction time).
+	Queued map[string][]QueuedWorkload
 }
 
 // Forecast replays the quota of ClusterQueues and their cohorts forward
@@ -265,6 +272,11 @@ type replay struct {
 	// since is the oldest of their finishes.
 	finished int
 	since    time.Time
+	// handover is how long, after a Workload finishes, the next one waits
+	// to be admitted (Kueue's status writes and scheduling cycle): the
+	// median of what the tree's Workloads show, once there are at least
+	// minLocalSamples; 0 before.
+	handover time.Duration
 }
 
 // cqReplay is one ClusterQueue of the tree.
@@ -275,8 +287,8 @@ type cqReplay struct {
 	// held is why nothing of it is admitted (stopped); empty otherwise.
 	held string
 	fx   *flavorIndex
-	// runs are the run times of its finished Workloads, shortest first.
-	runs []time.Duration
+	// hist is what the run times of its finished Workloads say.
+	hist history
 }
 
 // runningWL is an admitted Workload of the tree.
@@ -289,7 +301,7 @@ type runningWL struct {
 	// leave it in all (nil when it has none).
 	elapsed time.Duration
 	bound   *time.Duration
-	runs    []time.Duration
+	hist    history
 }
 
 // pendingWL is a pending Workload of the tree.
@@ -303,7 +315,7 @@ type pendingWL struct {
 	notBefore time.Time
 	reqs      []podSetRequest
 	bound     *time.Duration
-	runs      []time.Duration
+	hist      history
 	never     bool
 	shapeKey  string
 }
@@ -342,6 +354,8 @@ func (f *Forecast) newReplay(cqName string) *replay {
 	}
 	lqRuns := map[string][]finishedRun{}
 	cqRuns := map[string][]finishedRun{}
+	var treeRuns []finishedRun
+	var admissions []admission
 	known := map[*qnode]map[fr]int64{}
 	names := make([]string, 0, len(rp.cqs))
 	for name := range rp.cqs {
@@ -357,12 +371,16 @@ func (f *Forecast) newReplay(cqName string) *replay {
 		c := rp.cqs[cqName]
 		key := wl.Namespace + "/" + wl.Name
 		lqKey := wl.Namespace + "/" + string(wl.Spec.QueueName)
+		if qr := apimeta.FindStatusCondition(wl.Status.Conditions, kueue.WorkloadQuotaReserved); qr != nil && qr.Status == metav1.ConditionTrue {
+			admissions = append(admissions, admission{queued: QueuedSince(wl), at: qr.LastTransitionTime.Time})
+		}
 		switch PhaseOf(wl) {
 		case PhaseFinished:
 			if run, ok := runTime(wl); ok {
-				fin := finishedRun{run: run, at: FinishedAt(wl)}
+				fin := finishedRun{run: run, at: FinishedAt(wl), bound: f.bound(wl)}
 				lqRuns[lqKey] = append(lqRuns[lqKey], fin)
 				cqRuns[cqName] = append(cqRuns[cqName], fin)
+				treeRuns = append(treeRuns, fin)
 			}
 		case PhaseAdmitted, PhaseReserved:
 			u := ownUsage(c.cq, wl)
@@ -394,28 +412,27 @@ func (f *Forecast) newReplay(cqName string) *replay {
 		}
 	}
 	// Run times: the LocalQueue's own when it has enough, else its
-	// ClusterQueue's.
+	// ClusterQueue's when it has enough, else the whole cohort tree's.
+	tree := historyOf(treeRuns)
 	for name, c := range rp.cqs {
-		c.runs = recentRuns(cqRuns[name])
-		rp.finished += len(c.runs)
+		c.hist = historyOf(cqRuns[name])
+		rp.finished += len(c.hist.runs)
 		for _, fin := range lastRuns(cqRuns[name]) {
 			if rp.since.IsZero() || fin.at.Before(rp.since) {
 				rp.since = fin.at
 			}
 		}
 	}
-	runsFor := func(ns string, lq kueue.LocalQueueName, c *cqReplay) []time.Duration {
-		if r := recentRuns(lqRuns[ns+"/"+string(lq)]); len(r) >= minLocalSamples {
-			return r
-		}
-		return c.runs
+	histFor := func(ns string, lq kueue.LocalQueueName, c *cqReplay) history {
+		return pooled(historyOf(lqRuns[ns+"/"+string(lq)]), c.hist, tree)
 	}
 	for _, rw := range rp.running {
-		rw.runs = runsFor(rw.wl.Namespace, rw.wl.Spec.QueueName, rw.cq)
+		rw.hist = histFor(rw.wl.Namespace, rw.wl.Spec.QueueName, rw.cq)
 	}
 	for _, pw := range rp.pending {
-		pw.runs = runsFor(pw.wl.Namespace, pw.wl.Spec.QueueName, pw.cq)
+		pw.hist = histFor(pw.wl.Namespace, pw.wl.Spec.QueueName, pw.cq)
 	}
+	rp.handover = handoverOf(admissions, treeRuns)
 	// What a ClusterQueue's status reserves beyond the Workloads read is
 	// held throughout; a status older than the Workloads read counts them.
 	for _, c := range rp.cqs {
@@ -447,7 +464,48 @@ func (f *Forecast) newReplay(cqName string) *replay {
 	slices.SortFunc(rp.pending, func(a, b *pendingWL) int {
 		return cmp.Or(cmp.Compare(b.prio, a.prio), a.ts.Compare(b.ts), cmp.Compare(a.wl.UID, b.wl.UID), cmp.Compare(a.key, b.key))
 	})
+	rp.pending = visibilityOrder(rp.pending, in.Queued)
 	return rp
+}
+
+// visibilityOrder reorders the pending Workloads that Kueue's visibility
+// API listed (queued, by ClusterQueue) as it listed them: within each
+// ClusterQueue, the places its listed Workloads hold in the objects' order
+// are given to them in the API's order; Workloads it did not list keep
+// their places.
+func visibilityOrder(pending []*pendingWL, queued map[string][]QueuedWorkload) []*pendingWL {
+	if len(queued) == 0 {
+		return pending
+	}
+	pos := map[string]int32{}
+	for cq, items := range queued {
+		for _, it := range items {
+			pos[cq+"\x00"+it.Namespace+"/"+it.Name] = it.PositionInClusterQueue
+		}
+	}
+	slots := map[*cqReplay][]int{}
+	for i, pw := range pending {
+		if _, ok := pos[pw.cq.cq.Name+"\x00"+pw.key]; ok {
+			slots[pw.cq] = append(slots[pw.cq], i)
+		}
+	}
+	if len(slots) == 0 {
+		return pending
+	}
+	out := slices.Clone(pending)
+	for c, idx := range slots {
+		listed := make([]*pendingWL, len(idx))
+		for j, i := range idx {
+			listed[j] = pending[i]
+		}
+		slices.SortStableFunc(listed, func(a, b *pendingWL) int {
+			return cmp.Compare(pos[c.cq.Name+"\x00"+a.key], pos[c.cq.Name+"\x00"+b.key])
+		})
+		for j, i := range idx {
+			out[i] = listed[j]
+		}
+	}
+	return out
 }
 
 func derefAll[T any](in []*T) []T {
@@ -458,10 +516,95 @@ func derefAll[T any](in []*T) []T {
 	return out
 }
 
-// finishedRun is one finished Workload's run time and finish.
+// finishedRun is one finished Workload's run time, finish and bound
+// (nil when it had none).
 type finishedRun struct {
-	run time.Duration
-	at  time.Time
+	run   time.Duration
+	at    time.Time
+	bound *time.Duration
+}
+
+// history is what a run's end is predicted from: the run times of
+// finished Workloads (shortest first) and, of those that had a bound, the
+// share of it they used (smallest first).
+type history struct {
+	runs   []time.Duration
+	shares []float64
+}
+
+// historyOf is the history of the most recent maxSamples runs of in.
+func historyOf(in []finishedRun) history {
+	last := lastRuns(in)
+	h := history{runs: make([]time.Duration, 0, len(last))}
+	for _, r := range last {
+		h.runs = append(h.runs, r.run)
+		if r.bound != nil && *r.bound > 0 {
+			h.shares = append(h.shares, min(1, float64(r.run)/float64(*r.bound)))
+		}
+	}
+	slices.Sort(h.runs)
+	slices.Sort(h.shares)
+	return h
+}
+
+// pooled is the history a run is predicted from: run times and shares of
+// the first of local (its LocalQueue), cq and tree (its cohort tree) with
+// at least minLocalSamples of them, else the tree's, which holds the
+// others.
+func pooled(local, cq, tree history) history {
+	var h history
+	h.runs = tree.runs
+	for _, c := range []history{local, cq} {
+		if len(c.runs) >= minLocalSamples {
+			h.runs = c.runs
+			break
+		}
+	}
+	h.shares = tree.shares
+	for _, c := range []history{local, cq} {
+		if len(c.shares) >= minLocalSamples {
+			h.shares = c.shares
+			break
+		}
+	}
+	return h
+}
+
+// admission is when a Workload began to wait (created or requeued) and
+// when it reserved quota.
+type admission struct {
+	queued, at time.Time
+}
+
+// handoverOf is the median time from a finish to the admission it let in:
+// for each admission of a Workload that was already waiting when the
+// latest finish before it happened, the time since that finish. 0 with
+// fewer than minLocalSamples.
+func handoverOf(admissions []admission, finished []finishedRun) time.Duration {
+	ends := make([]time.Time, 0, len(finished))
+	for _, f := range finished {
+		ends = append(ends, f.at)
+	}
+	slices.SortFunc(ends, func(a, b time.Time) int { return a.Compare(b) })
+	slices.SortFunc(admissions, func(a, b admission) int { return cmp.Or(b.at.Compare(a.at), a.queued.Compare(b.queued)) })
+	var delays []time.Duration
+	for _, a := range admissions {
+		if len(delays) == maxSamples {
+			break
+		}
+		i := sort.Search(len(ends), func(i int) bool { return ends[i].After(a.at) })
+		if i == 0 {
+			continue
+		}
+		if end := ends[i-1]; end.After(a.queued) {
+			delays = append(delays, a.at.Sub(end))
+		}
+	}
+	if len(delays) < minLocalSamples {
+		return 0
+	}
+	slices.Sort(delays)
+	return quantile(delays, 0.5)
 }
 
 // lastRuns are the most recent maxSamples runs, latest first.
@@ -472,18 +615,6 @@ func lastRuns(in []finishedRun) []finishedRun {
 		in = in[:maxSamples]
 	}
 	return in
-}
-
-// recentRuns are the run times of the most recent maxSamples runs,
-// shortest first.
-func recentRuns(in []finishedRun) []time.Duration {
-	last := lastRuns(in)
-	out := make([]time.Duration, 0, len(last))
-	for _, r := range last {
-		out = append(out, r.run)
-	}
-	slices.Sort(out)
-	return out
 }
 
 // runTime is how long a finished Workload held its quota: from its quota
@@ -523,6 +654,34 @@ func (f *Forecast) bound(wl *kueue.Workload) *time.Duration {
 		}
 	}
 	return b
+}
+
+// remaining is how much longer a run that has lasted elapsed goes on, at
+// quantile q: with a bound and shares of their bounds that finished runs
+// used, the share of its own bound, of the shares that would have lasted
+// past elapsed; else as remaining says of the run times.
+func (h history) remaining(elapsed time.Duration, bound *time.Duration, q float64) (time.Duration, bool) {
+	if bound != nil && *bound > 0 {
+		b := float64(*bound)
+		i := sort.Search(len(h.shares), func(i int) bool { return time.Duration(h.shares[i]*b) > elapsed })
+		if i < len(h.shares) {
+			share := quantileFloat(h.shares[i:], q)
+			return max(0, time.Duration(share*b).Round(100*time.Millisecond)-elapsed), true
+		}
+	}
+	return remaining(h.runs, elapsed, bound, q)
+}
+
+// quantileFloat is the q-quantile of sorted (linear between order
+// statistics).
+func quantileFloat(sorted []float64, q float64) float64 {
+	if len(sorted) == 1 {
+		return sorted[0]
+	}
+	pos := q * float64(len(sorted)-1)
+	lo := int(math.Floor(pos))
+	hi := min(lo+1, len(sorted)-1)
+	return sorted[lo] + (pos-float64(lo))*(sorted[hi]-sorted[lo])
 }
 
 // remaining is how much longer a run that has lasted elapsed goes on, at
@@ -614,8 +773,8 @@ func (rp *replay) simulate(q float64) map[string]time.Time {
 		seq++
 	}
 	for _, rw := range rp.running {
-		if d, ok := remaining(rw.runs, rw.elapsed, rw.bound, q); ok {
-			push(rp.now.Add(d), rw.cq.node, rw.usage)
+		if d, ok := rw.hist.remaining(rw.elapsed, rw.bound, q); ok {
+			push(rp.now.Add(d+rp.handover), rw.cq.node, rw.usage)
 		}
 	}
 	for _, pw := range rp.pending {
@@ -705,8 +864,8 @@ func (rp *replay) admit(t time.Time, q float64, waiting *[]*pendingWL, starts ma
 				pw.cq.node.use[k] += v
 			}
 			starts[pw.key] = t
-			if d, ok := remaining(pw.runs, 0, pw.bound, q); ok {
-				push(t.Add(d), pw.cq.node, u)
+			if d, ok := pw.hist.remaining(0, pw.bound, q); ok {
+				push(t.Add(d+rp.handover), pw.cq.node, u)
 			}
 		}
 		*waiting = kept
@@ -912,7 +1071,7 @@ func (rp *replay) summarize() {
 		switch {
 		case rw.bound != nil:
 			limited++
-		case len(rw.runs) > 0:
+		case len(rw.hist.runs) > 0:
 			learned++
 		default:
 			unknown++
@@ -948,7 +1107,7 @@ func (rp *replay) summarize() {
 func (rp *replay) whyNever() string {
 	var forever []string
 	for _, rw := range rp.running {
-		if _, ok := remaining(rw.runs, rw.elapsed, rw.bound, 0.5); !ok {
+		if _, ok := rw.hist.remaining(rw.elapsed, rw.bound, 0.5); !ok {
 			forever = append(forever, rw.key)
 		}
 	}

@@ -128,7 +128,27 @@ func listQueue(ctx context.Context, c fetch.Clients, s *diagnose.Snapshot, timeo
 	}
 	in := snapshotQueue(s, st.Workloads())
 	in.Incomplete = incomplete
+	in.Queued = visibilityQueued(s)
 	return in, nil
+}
+
+// visibilityQueued is the order Kueue's visibility API gave a live
+// snapshot of a pending job, for the replay: the job and the Workloads
+// ahead of it in its LocalQueue, with their places in its ClusterQueue.
+// nil when the API was not read, not served or refused (the snapshot then
+// has no Position): the replay falls back on the objects' order.
+func visibilityQueued(s *diagnose.Snapshot) map[string][]diagnose.QueuedWorkload {
+	if s.Position == nil || s.Workload == nil || s.ClusterQueue == nil {
+		return nil
+	}
+	items := append(slices.Clone(s.QueueAhead), diagnose.QueuedWorkload{
+		Namespace: s.Workload.Namespace, Name: s.Workload.Name, LocalQueue: string(s.Workload.Spec.QueueName),
+		PositionInClusterQueue: s.Position.InClusterQueue,
+	})
+	if s.Workload.Spec.Priority != nil {
+		items[len(items)-1].Priority = *s.Workload.Spec.Priority
+	}
+	return map[string][]diagnose.QueuedWorkload{s.ClusterQueue.Name: items}
 }
 
 // Queue implements QueueReader with one paginated LIST of Workloads as

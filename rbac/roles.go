@@ -125,7 +125,9 @@ func BotClusterRole(cfg *config.Config) *rbacv1.ClusterRole {
 // claims of unscheduled pods, the quotas and limits that refuse pods or
 // default a request; diagnose/fetch objects.go), and a watch on the
 // namespace's Workloads, which notifications (package bot/notify) keep
-// open as one subscriber of the namespace. Nothing else: not
+// open as one subscriber of the namespace, and a watch on its Pods, which
+// they keep open while a subscribed admitted job's Pods do not all run
+// (for "Running"). Nothing else: not
 // events.k8s.io (the core Events are read), no controller of Pods the
 // registry does not hold.
 var readerFixedReads = []rbacv1.PolicyRule{
@@ -134,6 +136,7 @@ var readerFixedReads = []rbacv1.PolicyRule{
 	{APIGroups: []string{""}, Resources: []string{"limitranges", "persistentvolumeclaims", "resourcequotas"}, Verbs: []string{"list"}},
 	{APIGroups: []string{"visibility.kueue.x-k8s.io"}, Resources: []string{"localqueues/pendingworkloads"}, Verbs: []string{"get"}},
 	{APIGroups: []string{"kueue.x-k8s.io"}, Resources: []string{"workloads"}, Verbs: []string{"watch"}},
+	{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"watch"}},
 }
 
 // ReaderClusterRole is kueuebot-reader: what a person needs, in a

@@ -129,6 +129,8 @@ func TestReaderClusterRole(t *testing.T) {
 		"list persistentvolumeclaims": true, "list resourcequotas": true, "list limitranges": true,
 		// notifications watch a namespace's Workloads as a subscriber
 		"watch workloads.kueue.x-k8s.io": true,
+		// and its Pods while a subscribed job's Pods start
+		"watch pods": true,
 	}
 	for _, k := range kinds.All() {
 		gr := k.Resource.GroupResource().String()
@@ -174,7 +176,7 @@ func checkReadOnly(t *testing.T, r *rbacv1.ClusterRole) {
 	t.Helper()
 	ok := map[string]bool{"get": true, "list": true, "impersonate": true}
 	if r.Name == ReaderName {
-		ok["watch"] = true // Workloads only, held by TestReaderClusterRole
+		ok["watch"] = true // Workloads and Pods only, held by TestReaderClusterRole
 	}
 	for _, rule := range r.Rules {
 		for _, v := range rule.Verbs {

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/slack-go/slack"
@@ -60,7 +61,8 @@ type Notifier struct {
 	// replicas wrote (30 s when zero).
 	Tick, Resync time.Duration
 	// PodPoll is how often the Pods of admitted subscribed Workloads that
-	// do not all run yet are read, for Running (30 s when zero).
+	// do not all run yet are read, for Running, when no Pod watch covers
+	// them (their subscribers may not watch Pods; 30 s when zero).
 	PodPoll time.Duration
 	// Workers is how many subscriptions are handled at once (64 when
 	// zero): a burst of transitions shares each shard's writes among the
@@ -97,8 +99,26 @@ type leadState struct {
 	// bad holds, per namespace, the subscribers whose watch was refused,
 	// and until when they are not tried again.
 	bad map[string]map[string]time.Time
-	// lastPods is when Pods were last polled.
+	// lastPods is when Pods were last polled (for subscriptions no Pod
+	// watch covers).
 	lastPods time.Time
+	// podWatchers are the Pod watches, by namespace and label key
+	// (podWatchKey); podBad the subscribers whose Pod watch was refused,
+	// and until when they are not tried again.
+	podWatchers map[string]*podWatcher
+	podBad      map[string]map[string]time.Time
+	// podWaiting are the subscriptions waiting for their Pods to run, by
+	// namespace, label key and value; guarded by pmu (the watches read it).
+	pmu        sync.Mutex
+	podWaiting map[string][]podWait
+	// podWatches is len(podWatchers), for readers on other goroutines;
+	// podShared a copy of podWatchers for the workers (guarded by pmu).
+	podWatches atomic.Int64
+	podShared  map[string]*podWatcher
+	// podQueued is when a Pod watch last queued each subscription (pmu):
+	// for a Tick it does not wait again, so that a sync before its DM does
+	// not queue it twice.
+	podQueued map[string]time.Time
 }
 
 // New returns a Notifier with n's settings and defaults for those unset.
@@ -197,17 +217,38 @@ func (n *Notifier) update(ctx context.Context, user string, fn func([]Subscripti
 		return err
 	}
 	n.mu.Lock()
+	prev := map[string]Subscription{}
 	for id, s := range n.subs {
 		if s.User == user {
+			prev[id] = s
 			delete(n.subs, id)
 		}
 	}
 	for _, s := range after {
-		n.subs[s.ID] = s
+		n.subs[s.ID] = fresher(s, prev[s.ID])
 	}
 	n.mu.Unlock()
 	n.kickWatchers()
 	return nil
+}
+
+// fresher is stored, a subscription as a write left it, with what the
+// view already knows was told since: done changes the view at once and
+// queues its write, so a write of another of the user's subscriptions
+// that read the shard before that write landed still shows the event
+// pending. Without this, the view would go back to pending, and the next
+// look at the subscription would read the DM's history for nothing.
+func fresher(stored, view Subscription) Subscription {
+	if view.ID == "" {
+		return stored
+	}
+	for _, k := range view.Seen {
+		stored.Seen = remember(stored.Seen, k)
+	}
+	if stored.Pending != nil && view.Pending == nil && slices.Contains(view.Seen, stored.Pending.Event.Key) {
+		stored.Pending = nil
+	}
+	return stored
 }
 
 func (n *Notifier) kickWatchers() {
@@ -278,9 +319,12 @@ func (n *Notifier) Lead(ctx context.Context) {
 		ctx: ctx,
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.NewTypedItemExponentialFailureRateLimiter[string](time.Second, time.Minute),
 			workqueue.TypedRateLimitingQueueConfig[string]{Clock: n.Clock}),
-		kick:     make(chan struct{}, 1),
-		watchers: map[string]*watcher{},
-		bad:      map[string]map[string]time.Time{},
+		kick:        make(chan struct{}, 1),
+		watchers:    map[string]*watcher{},
+		bad:         map[string]map[string]time.Time{},
+		podWatchers: map[string]*podWatcher{},
+		podBad:      map[string]map[string]time.Time{},
+		podQueued:   map[string]time.Time{},
 	}
 	n.Log.InfoContext(ctx, "leading: sending notifications", slog.String("holder", n.Holder))
 	for {
@@ -306,6 +350,9 @@ func (n *Notifier) Lead(ctx context.Context) {
 		n.mu.Unlock()
 		ls.queue.ShutDown()
 		for _, w := range ls.watchers {
+			w.stop()
+		}
+		for _, w := range ls.podWatchers {
 			w.stop()
 		}
 		wg.Wait()
@@ -346,7 +393,8 @@ func (n *Notifier) Lead(ctx context.Context) {
 
 // periodic queues the subscriptions that expired and those with a
 // pending event, and, every PodPoll, checks the Pods of the admitted
-// subscribed Workloads whose Pods do not all run yet (pollPods).
+// subscribed Workloads whose Pods do not all run yet and that no Pod watch
+// covers (its subscribers may not watch Pods: pollPods).
 func (n *Notifier) periodic(ls *leadState, now time.Time) {
 	var waiting []Subscription
 	for _, s := range n.snapshot() {
@@ -359,6 +407,9 @@ func (n *Notifier) periodic(ls *leadState, now time.Time) {
 		}
 		if w := ls.watchers[s.Namespace]; w != nil {
 			if wl := w.workload(&s); wl != nil && WantsPods(wl, s.Seen) {
+				if _, key, _, err := podKeyOf(s.PodSelector); err == nil && ls.podWatchers[podWatchKey(s.Namespace, key)] != nil {
+					continue
+				}
 				waiting = append(waiting, s)
 			}
 		}
@@ -448,7 +499,7 @@ func (n *Notifier) reconcile(ctx context.Context, id string) error {
 		return nil
 	}
 	var pods Pods
-	if s.PodSelector != "" && WantsPods(wl, s.Seen) {
+	if s.PodSelector != "" && WantsPods(wl, s.Seen) && n.mayRun(&s, wl) {
 		if pods, err = readPods(ctx, cl, s.Namespace, s.PodSelector); err != nil {
 			// Running is then not told from Pods; the other events are.
 			n.Log.WarnContext(ctx, "notification: Pods unreadable as the subscriber", slog.String("subscription", s.ID), slog.String("job", s.Ref()), slog.Any("error", err))

@@ -8,7 +8,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
 	k8stesting "k8s.io/client-go/testing"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
@@ -330,12 +333,9 @@ func TestLostAccess(t *testing.T) {
 	}
 }
 
-// TestPodsPolledPerNamespace: the Pods of admitted subscribed jobs whose
-// Pods do not all run yet are read with one LIST per namespace and
-// subscriber (a set-based selector), not one per job; the jobs whose Pods
-// then all run are told.
-func TestPodsPolledPerNamespace(t *testing.T) {
-	h := newHarness(t, 10)
+// podsTest subscribes to five admitted jobs of one namespace.
+func podsTest(t *testing.T, h *harness) {
+	t.Helper()
 	var wls []*kueue.Workload
 	for _, j := range []string{"p0", "p1", "p2", "p3", "p4"} {
 		wls = append(wls, h.job("team-a", j))
@@ -349,25 +349,92 @@ func TestPodsPolledPerNamespace(t *testing.T) {
 		h.set("team-a", wl.Name, func(wl *kueue.Workload) { admit(wl, h.clock.Now()) })
 		h.dm("an admission DM")
 	}
-	h.pods("team-a", "p3", corev1.PodRunning, corev1.PodRunning)
-	// Pod LISTs by one set-based selector (a poll) and by one job's
-	// selector (a check before a DM).
-	lists := func() (set, one int) {
-		for _, a := range h.kube.Actions() {
-			if l, ok := a.(k8stesting.ListAction); ok && a.GetResource().Resource == "pods" {
-				if strings.Contains(l.GetListRestrictions().Labels.String(), " in (") {
-					set++
-				} else {
-					one++
-				}
+}
+
+// podRequests counts the Pod LISTs and WATCHes made: by one set-based
+// selector (a poll), by one job's selector (a check before a DM), and by
+// the label key alone (a Pod watch).
+func podRequests(h *harness) (set, one, byKey, watches int) {
+	for _, a := range h.kube.Actions() {
+		if a.GetResource().Resource != "pods" {
+			continue
+		}
+		switch l := a.(type) {
+		case k8stesting.WatchAction:
+			watches++
+		case k8stesting.ListAction:
+			switch sel := l.GetListRestrictions().Labels.String(); {
+			case strings.Contains(sel, " in ("):
+				set++
+			case sel == kinds.JobControllerUIDLabel:
+				byKey++
+			default:
+				one++
 			}
 		}
-		return set, one
 	}
-	setBefore, oneBefore := lists()
+	return set, one, byKey, watches
+}
+
+// TestPodsWatchedPerNamespace: while admitted subscribed jobs' Pods do
+// not all run, their namespace has one Pod watch (by the Pod selectors'
+// label key, as a subscriber): Running is told from its events, with no
+// poll and no clock tick, and the requests do not grow with the jobs.
+func TestPodsWatchedPerNamespace(t *testing.T) {
+	h := newHarness(t, 10)
+	podsTest(t, h)
+	_, oneBefore, _, _ := podRequests(h)
+	h.pods("team-a", "p3", corev1.PodRunning, corev1.PodRunning)
+	p := h.dm("the running DM, from the Pod watch")
+	if !strings.HasPrefix(p.Text, "Running: p3") {
+		t.Fatalf("DM %q, want Running: p3", p.Text)
+	}
+	slackfake.Quiet(t, h.fs.Posts, 300*time.Millisecond, "another running DM")
+	set, one, byKey, watches := podRequests(h)
+	if set != 0 || byKey != 1 || watches != 1 {
+		t.Errorf("%d polls, %d LISTs and %d WATCHes by the label key; want no poll, one watch of the namespace", set, byKey, watches)
+	}
+	if one -= oneBefore; one != 1 {
+		t.Errorf("%d single-job Pod LISTs, want 1 (p3 before its DM)", one)
+	}
+	// Every Pod of the others runs: each is told, the watch then stops.
+	for _, j := range []string{"p0", "p1", "p2", "p4"} {
+		h.pods("team-a", j, corev1.PodRunning, corev1.PodSucceeded)
+	}
+	for range 4 {
+		if p := h.dm("a running DM"); !strings.HasPrefix(p.Text, "Running: ") {
+			t.Errorf("DM %q, want Running", p.Text)
+		}
+	}
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		h.step(10 * time.Second)
+		time.Sleep(50 * time.Millisecond)
+		h.n.mu.Lock()
+		n := h.n.leading.podWatches.Load()
+		h.n.mu.Unlock()
+		if n == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d Pod watches once every subscribed job runs, want 0", n)
+		}
+	}
+}
+
+// TestPodsPolledWhenWatchRefused: a subscriber who may list Pods but not
+// watch them gets Running from a poll: one LIST per namespace and
+// subscriber (a set-based selector) every PodPoll, not one per job.
+func TestPodsPolledWhenWatchRefused(t *testing.T) {
+	h := newHarness(t, 10)
+	h.kube.PrependWatchReactor("pods", func(k8stesting.Action) (bool, watch.Interface, error) {
+		return true, nil, apierrors.NewForbidden(schema.GroupResource{Resource: "pods"}, "", nil)
+	})
+	podsTest(t, h)
+	_, oneBefore, _, _ := podRequests(h)
+	h.pods("team-a", "p3", corev1.PodRunning, corev1.PodRunning)
 	polls := 0
 	var running slackfake.Post
-	for running.Channel == "" && polls < 5 {
+	for running.Channel == "" && polls < 6 {
 		h.step(10 * time.Second)
 		polls++
 		select {
@@ -380,13 +447,12 @@ func TestPodsPolledPerNamespace(t *testing.T) {
 		t.Fatalf("after %d polls: DM %q", polls, running.Text)
 	}
 	slackfake.Quiet(t, h.fs.Posts, 300*time.Millisecond, "another running DM")
-	// One LIST per poll for the five jobs; single-job LISTs only where a
-	// job is looked at again (p3 before its DM).
-	set, one := lists()
-	if set -= setBefore; set < 1 || set > polls {
-		t.Errorf("%d set-based Pod LISTs in %d polls of 5 jobs, want one per poll", set, polls)
+	set, one, _, _ := podRequests(h)
+	one -= oneBefore
+	if set < 1 || set > polls {
+		t.Errorf("%d set-based Pod LISTs in %d ticks of 5 jobs, want at most one per tick", set, polls)
 	}
-	if one -= oneBefore; one < 1 || one > 5 {
+	if one < 1 || one > 5 {
 		t.Errorf("%d single-job Pod LISTs, want 1 (p3 before its DM) to 5", one)
 	}
 }
@@ -437,5 +503,23 @@ func TestSubscribeRefusals(t *testing.T) {
 	slackfake.Quiet(t, h.fs.Posts, 200*time.Millisecond, "a DM for a refused subscription")
 	if all, _ := h.n.Store.Load(context.Background()); len(all) != 0 {
 		t.Errorf("stored %+v", all)
+	}
+}
+
+// TestPodKeyOf: a Pod watch selects by the first equality of a job's Pod
+// selector (its existence), whatever the other requirements; a selector
+// without one is watched over the whole namespace.
+func TestPodKeyOf(t *testing.T) {
+	for _, c := range []struct{ sel, key, val string }{
+		{"batch.kubernetes.io/controller-uid=abc", "batch.kubernetes.io/controller-uid", "abc"},
+		{"training.kubeflow.org/job-name=x,training.kubeflow.org/operator-name=pytorchjob-controller", "training.kubeflow.org/job-name", "x"},
+		{"app in (a)", "app", "a"},
+		{"app in (a,b)", "", ""},
+		{"app", "", ""},
+	} {
+		_, key, val, err := podKeyOf(c.sel)
+		if err != nil || key != c.key || val != c.val {
+			t.Errorf("podKeyOf(%q) = %q %q %v, want %q %q", c.sel, key, val, err, c.key, c.val)
+		}
 	}
 }

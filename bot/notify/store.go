@@ -85,11 +85,17 @@ var ErrFull = errors.New("notify: the subscription store is full")
 // subscriptions are one data key (the Slack user ID) of the shard the user
 // hashes to, so a user's changes touch one object, and the bot's Role names
 // every object it may get or update. Writes to a shard are batched (group
-// commit: the changes waiting when a write starts go in it) and
-// optimistic (resourceVersion; a conflict re-reads and reapplies).
+// commit: a write waits Linger for more changes, and the changes waiting
+// when it starts go in it) and optimistic (resourceVersion; a conflict
+// re-reads and reapplies).
 type Store struct {
 	Client    kubernetes.Interface
 	Namespace string
+	// Linger is how long a shard's write waits, once a change is queued,
+	// for more changes to write with it (50 ms when zero; negative: not at
+	// all). In a burst of DMs the pending and told records of many share
+	// one write; a lone DM waits that much longer.
+	Linger time.Duration
 
 	once   sync.Once
 	shards [rbac.NotifyShards]*shard
@@ -102,9 +108,11 @@ type shard struct {
 	// exists says whether it is on the server (else it is created).
 	cm     *corev1.ConfigMap
 	exists bool
-	// queue holds changes waiting for the next write.
-	qmu   sync.Mutex
-	queue []*change
+	// queue holds changes waiting for the next write; scheduled says a
+	// write that will take them is on its way.
+	qmu       sync.Mutex
+	queue     []*change
+	scheduled bool
 }
 
 type change struct {
@@ -226,8 +234,21 @@ func (s *Store) submit(ctx context.Context, user string, fn func([]Subscription)
 	c := &change{user: user, fn: fn, done: make(chan struct{})}
 	sh.qmu.Lock()
 	sh.queue = append(sh.queue, c)
+	start := !sh.scheduled
+	sh.scheduled = true
 	sh.qmu.Unlock()
-	go s.flush(context.WithoutCancel(ctx), sh)
+	if start {
+		linger := s.Linger
+		if linger == 0 {
+			linger = 50 * time.Millisecond
+		}
+		go func() {
+			if linger > 0 {
+				time.Sleep(linger)
+			}
+			s.flush(context.WithoutCancel(ctx), sh)
+		}()
+	}
 	return c
 }
 
@@ -237,7 +258,7 @@ func (s *Store) flush(ctx context.Context, sh *shard) {
 	defer sh.mu.Unlock()
 	sh.qmu.Lock()
 	batch := sh.queue
-	sh.queue = nil
+	sh.queue, sh.scheduled = nil, false
 	sh.qmu.Unlock()
 	if len(batch) == 0 {
 		return // an earlier flush took them

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -19,7 +20,7 @@ import (
 func TestStoreShardsAndBound(t *testing.T) {
 	ctx := context.Background()
 	cs := kubefake.NewClientset()
-	st := &Store{Client: cs, Namespace: botNS}
+	st := &Store{Client: cs, Namespace: botNS, Linger: -1}
 	big := strings.Repeat("x", 250)
 	add := func(user string, n int) error {
 		return st.Update(ctx, user, func(cur []Subscription) ([]Subscription, error) {
@@ -60,5 +61,48 @@ func TestStoreShardsAndBound(t *testing.T) {
 	all, err := st.Load(ctx)
 	if err != nil || len(all) == 0 {
 		t.Errorf("Load: %d, %v", len(all), err)
+	}
+}
+
+// TestStoreLingerBatches: changes of one shard that come within Linger of
+// each other share one write; each is applied and returns once written.
+func TestStoreLingerBatches(t *testing.T) {
+	ctx := context.Background()
+	var users []string
+	for i := 0; len(users) < 20; i++ {
+		if u := "U0B" + strings.Repeat("X", i%5) + string(rune('A'+i%26)) + string(rune('A'+i/26)); ShardOf(u) == 0 {
+			users = append(users, u)
+		}
+	}
+	for _, c := range []struct {
+		linger   time.Duration
+		min, max int
+	}{{200 * time.Millisecond, 1, 2}, {-1, 1, 20}} {
+		cs := kubefake.NewClientset()
+		st := &Store{Client: cs, Namespace: botNS, Linger: c.linger}
+		var wg sync.WaitGroup
+		for _, u := range users {
+			wg.Go(func() {
+				if err := st.Update(ctx, u, func(cur []Subscription) ([]Subscription, error) {
+					return append(cur, Subscription{ID: newID(), User: u, Namespace: "team-a", Kind: "Job", Name: "j"}), nil
+				}); err != nil {
+					t.Error(err)
+				}
+			})
+		}
+		wg.Wait()
+		writes := 0
+		for _, a := range cs.Actions() {
+			if a.GetResource().Resource == "configmaps" && (a.GetVerb() == "create" || a.GetVerb() == "update") {
+				writes++
+			}
+		}
+		if writes < c.min || writes > c.max {
+			t.Errorf("linger %s: %d writes for %d changes of one shard, want %d to %d", c.linger, writes, len(users), c.min, c.max)
+		}
+		all, err := st.Load(ctx)
+		if err != nil || len(all) != len(users) {
+			t.Errorf("linger %s: %d subscriptions stored (%v), want %d", c.linger, len(all), err, len(users))
+		}
 	}
 }

@@ -138,6 +138,7 @@ func (n *Notifier) syncWatchers(ls *leadState) {
 			ls.queue.Add(s.ID)
 		}
 	}
+	n.syncPodWatchers(ls)
 }
 
 // startWatcher starts the namespace's watch as the first subscriber (the
@@ -221,6 +222,7 @@ func (n *Notifier) onWorkload(ns string, obj any, deleted bool) {
 	uids, _ := jobUIDs(wl)
 	n.mu.Lock()
 	var ids []string
+	pods := false
 	for _, s := range n.subs {
 		if s.Namespace != ns {
 			continue
@@ -229,6 +231,7 @@ func (n *Notifier) onWorkload(ns string, obj any, deleted bool) {
 		if !match {
 			continue
 		}
+		pods = pods || !deleted && s.PodSelector != "" && WantsPods(wl, s.Seen)
 		if deleted || len(Transitions(s.Seen, Observe(wl, Pods{}))) > 0 {
 			ids = append(ids, s.ID)
 			if _, ok := n.seen[s.ID]; !ok && n.Told != nil && len(n.seen) < 100000 {
@@ -239,5 +242,10 @@ func (n *Notifier) onWorkload(ns string, obj any, deleted bool) {
 	n.mu.Unlock()
 	for _, id := range ids {
 		n.enqueue(id)
+	}
+	if pods {
+		// Admitted, its Pods not all running: its namespace's Pod watch
+		// starts (or learns of it) now, not at the next tick.
+		n.kickWatchers()
 	}
 }

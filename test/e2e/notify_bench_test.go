@@ -78,6 +78,10 @@ const (
 	nbSubsPerUser    = 10
 	nbSubscriptions  = nbNamespaces * nbUsersPerNS * nbSubsPerUser
 	nbSteadyInterval = time.Minute
+	// nbPodLabel selects each Workload's one Pod (the subscription's Pod
+	// selector), bound to nbNode, a sandbox node with no kubelet.
+	nbPodLabel = "kueuebot-bench/workload"
+	nbNode     = "sandbox-node-a"
 )
 
 // BenchmarkNotifySandbox measures notifications against the sandbox's API
@@ -206,6 +210,14 @@ func benchNotify(b *testing.B, sb string) {
 					if _, err := kq.KueueV1beta2().Workloads(ns).Create(ctx, wl, metav1.CreateOptions{}); err != nil {
 						failed.Store(err)
 					}
+					// Its Pod, bound to a node with no kubelet: Pending
+					// until the benchmark writes its status Running.
+					pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: t.name, Namespace: ns, Labels: map[string]string{nbPodLabel: t.name}},
+						Spec: corev1.PodSpec{NodeName: nbNode, RestartPolicy: corev1.RestartPolicyNever,
+							Containers: []corev1.Container{{Name: "main", Image: "registry.k8s.io/pause:3.10"}}}}
+					if _, err := cs.CoreV1().Pods(ns).Create(ctx, pod, metav1.CreateOptions{}); err != nil {
+						failed.Store(err)
+					}
 				})
 			}
 		}
@@ -234,7 +246,7 @@ func benchNotify(b *testing.B, sb string) {
 	byUser := map[string][]notify.Subscription{}
 	for i, t := range targets {
 		s := notify.Subscription{ID: fmt.Sprintf("%012d", i), User: t.user, Team: slackfake.TeamID, Channel: t.user,
-			Namespace: t.ns, Kind: "Workload", Name: t.name, Created: now, Expires: now.Add(time.Hour)}
+			Namespace: t.ns, Kind: "Workload", Name: t.name, PodSelector: nbPodLabel + "=" + t.name, Created: now, Expires: now.Add(time.Hour)}
 		bySub[s.ID] = t
 		byUser[t.user] = append(byUser[t.user], s)
 	}
@@ -299,23 +311,31 @@ func benchNotify(b *testing.B, sb string) {
 	}
 	arrived := map[string]time.Time{}
 	dup := 0
-	deadline := time.After(5 * time.Minute)
-	for len(arrived) < len(targets) {
-		select {
-		case p := <-fs.Posts:
-			var md slack.SlackMetadata
-			if json.Unmarshal([]byte(p.Metadata), &md) != nil || md.EventType != notify.MetadataEventType {
-				continue
+	// receive waits for one DM of event prefix per subscription.
+	receive := func(prefix string, into map[string]time.Time) {
+		deadline := time.After(5 * time.Minute)
+		for len(into) < len(targets) {
+			select {
+			case p := <-fs.Posts:
+				var md slack.SlackMetadata
+				if json.Unmarshal([]byte(p.Metadata), &md) != nil || md.EventType != notify.MetadataEventType {
+					continue
+				}
+				if ev := fmt.Sprint(md.EventPayload["event"]); !strings.HasPrefix(ev, prefix) {
+					b.Errorf("DM of %s while waiting for %s", ev, prefix)
+					continue
+				}
+				id := fmt.Sprint(md.EventPayload["subscription"])
+				if _, seen := into[id]; seen {
+					dup++
+				}
+				into[id] = p.At
+			case <-deadline:
+				b.Fatalf("%d of %d %s DMs within 5 min", len(into), len(targets), prefix)
 			}
-			id := fmt.Sprint(md.EventPayload["subscription"])
-			if _, seen := arrived[id]; seen {
-				dup++
-			}
-			arrived[id] = p.At
-		case <-deadline:
-			b.Fatalf("%d of %d admission DMs within 5 min", len(arrived), len(targets))
 		}
 	}
+	receive("admitted@", arrived)
 	last := time.Since(raised)
 	burst, burstBy := counter.take()
 	// The transition's time is when Kueue's status write reached the API
@@ -367,6 +387,75 @@ func benchNotify(b *testing.B, sb string) {
 	if pct(0.99) > 10*time.Second {
 		b.Errorf("p99 from the transition to the DM is %s, over 10 s", pct(0.99))
 	}
+
+	// Running: every Pod's status is written Running (as the kubelet
+	// writes it), 20 at a time; the time from each write to its DM.
+	time.Sleep(5 * time.Second) // the Pod watches list and settle
+	waitStart, waitBy := counter.take()
+	runtime.GC()
+	var watching runtime.MemStats
+	runtime.ReadMemStats(&watching)
+	b.Logf("admitted, Pods pending: %d requests since the burst %v; heap +%.1f MiB over the start with the Pod watches open", waitStart, waitBy,
+		float64(int64(watching.HeapAlloc)-int64(before.HeapAlloc))/(1<<20))
+	written := map[string]time.Time{}
+	var wmu sync.Mutex
+	work := make(chan string)
+	var writers sync.WaitGroup
+	for range 20 {
+		writers.Go(func() {
+			for id := range work {
+				t := bySub[id]
+				pod, err := cs.CoreV1().Pods(t.ns).Get(ctx, t.name, metav1.GetOptions{})
+				if err != nil {
+					failed.Store(err)
+					continue
+				}
+				now := metav1.Now()
+				pod.Status.Phase = corev1.PodRunning
+				pod.Status.StartTime = &now
+				pod.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue, LastTransitionTime: now}}
+				at := time.Now()
+				if _, err := cs.CoreV1().Pods(t.ns).UpdateStatus(ctx, pod, metav1.UpdateOptions{}); err != nil {
+					failed.Store(err)
+					continue
+				}
+				wmu.Lock()
+				written[id] = at
+				wmu.Unlock()
+			}
+		})
+	}
+	running := map[string]time.Time{}
+	go func() {
+		for id := range bySub {
+			work <- id
+		}
+		close(work)
+	}()
+	startRun := time.Now()
+	receive("running@", running)
+	writers.Wait()
+	if err, _ := failed.Load().(error); err != nil {
+		b.Fatal(err)
+	}
+	runReqs, runBy := counter.take()
+	var runLat []time.Duration
+	for id, at := range running {
+		runLat = append(runLat, at.Sub(written[id]))
+	}
+	slices.Sort(runLat)
+	rpct := func(p float64) time.Duration { return runLat[min(len(runLat)-1, int(p*float64(len(runLat))))] }
+	b.Logf("running: %d DMs %s after the first write, %d requests %v; Pod status write to DM p50 %s p99 %s max %s",
+		len(running), time.Since(startRun).Round(100*time.Millisecond), runReqs, runBy, rpct(0.5), rpct(0.99), runLat[len(runLat)-1])
+	if dup > 0 {
+		b.Errorf("%d DMs posted twice", dup)
+	}
+	if rpct(0.99) > 10*time.Second {
+		b.Errorf("p99 from the Pods running to the DM is %s, over 10 s", rpct(0.99))
+	}
+	b.ReportMetric(rpct(0.5).Seconds(), "running-p50-s")
+	b.ReportMetric(rpct(0.99).Seconds(), "running-p99-s")
+	b.ReportMetric(float64(runReqs), "running-requests")
 	b.ReportMetric(float64(steady)/nbSteadyInterval.Minutes(), "steady-requests/min")
 	b.ReportMetric(float64(startup), "start-requests")
 	b.ReportMetric(float64(burst), "burst-requests")

@@ -104,8 +104,8 @@ type estimateSample struct {
 // admission: the error as a share of the job's real wait, for the
 // estimate's likely time and for the naive baseline (position x the
 // ClusterQueue's mean admission interval). The estimate must meet the
-// median goal (25% of the real wait) and a p90 bound; the figures, and
-// whether it beat the baseline, are logged.
+// median goal (25% of the real wait) and a p90 bound, and beat the
+// baseline's median; the figures are logged.
 func TestEstimateTrace(t *testing.T) {
 	sb := sandboxenv.State(t)
 	cfg, err := clientcmd.BuildConfigFromFlags("", filepath.Join(sb, "kubeconfig"))
@@ -297,13 +297,11 @@ func TestEstimateTrace(t *testing.T) {
 	if fig.estimated*3 < fig.samples {
 		t.Errorf("the estimator gave figures for %d of %d samples; it should for most once the queues have history", fig.estimated, fig.samples)
 	}
-	// The goals: median error <= 25% of the real wait, p90 <= 60%.
-	// The median goal is held; p90 is held to a bound with room for a
-	// busy machine (measured 45-56%). Beating the naive baseline is
-	// reported, not asserted: it depends on the machine's speed (on a
-	// busy one the estimator won, 14-17% against 22-29%; on an idle one
-	// the baseline did, 13% against 18%, because jobs end well before the
-	// limits the replay takes for them while no history exists).
+	// The goals: median error <= 25% of the real wait, p90 <= 60%,
+	// and beating the naive baseline. The median goal is held; p90 to a
+	// bound with room for a busy machine (measured 51-62%); the baseline
+	// must be beaten on the median (measured 1.8-2.4x; the goal of 2x is
+	// reported, not asserted, since it was not met on every run).
 	if fig.estMedian > 0.25 {
 		t.Errorf("the estimator's median error is %.0f%% of the real wait, want at most 25%%", 100*fig.estMedian)
 	}
@@ -311,7 +309,9 @@ func TestEstimateTrace(t *testing.T) {
 		t.Errorf("the estimator's p90 error is %.0f%% of the real wait, want at most 70%% (goal 60%%)", 100*fig.estP90)
 	}
 	if fig.estMedian >= fig.baseMedian {
-		t.Logf("NOTE: the baseline's median error (%.0f%%) is below the estimator's (%.0f%%) on this run", 100*fig.baseMedian, 100*fig.estMedian)
+		t.Errorf("the estimator's median error (%.0f%%) is not below the baseline's (%.0f%%)", 100*fig.estMedian, 100*fig.baseMedian)
+	} else {
+		t.Logf("the estimator's median error is %.1fx smaller than the baseline's (goal 2x)", fig.baseMedian/max(fig.estMedian, 1e-9))
 	}
 }
 
