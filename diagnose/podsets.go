@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/kueuebot/kueuebot/i18n"
 )
 
 // Multi-pod-set Workloads (JobSet, RayJob, PyTorchJob, pod groups, ...):
@@ -16,14 +18,17 @@ func (a *analysis) multiPodSet() bool {
 }
 
 // podSetList is "pod set workers" or "pod sets driver and workers".
-func podSetList(names []string) string {
+func podSetList(names []string) string { return podSetsMsg(names).String() }
+
+// podSetsMsg is podSetList as a message; the zero Message for no names.
+func podSetsMsg(names []string) i18n.Message {
 	switch len(names) {
 	case 0:
-		return ""
+		return i18n.Message{}
 	case 1:
-		return "pod set " + names[0]
+		return msg("diagnose.podSet", i18n.Name(names[0]))
 	}
-	return "pod sets " + strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+	return msg("diagnose.podSets", i18n.And(i18n.Names(names...)...))
 }
 
 // verb picks the singular or plural form for a list of pod sets.
@@ -84,7 +89,17 @@ func openText(b *blockedPodSet) string {
 // othersFitText is " Pod set driver fits (flavor on-demand)." for the pod
 // sets of a multi-pod-set Workload that are not named as blocking.
 func (a *analysis) othersFitText(blocking []string) string {
-	var parts []string
+	m := a.othersFitMsg(blocking)
+	if m.IsZero() {
+		return ""
+	}
+	return " " + m.String()
+}
+
+// othersFitMsg is othersFitText as a message, without the leading space;
+// the zero Message when every pod set blocks.
+func (a *analysis) othersFitMsg(blocking []string) i18n.Message {
+	var parts []i18n.Arg
 	for _, p := range a.quota.podSets {
 		if slices.Contains(blocking, p.req.name) || p.level == fitIneligible {
 			continue
@@ -95,26 +110,27 @@ func (a *analysis) othersFitText(blocking []string) string {
 				flavors = append(flavors, f.flavor)
 			}
 		}
-		state := "fits now"
+		state := msg("diagnose.podSetState.fitsNow")
 		switch p.level {
 		case fitLater:
-			state = "would fit once quota frees up"
+			state = msg("diagnose.podSetState.fitsLater")
 		case fitNever:
-			state = "does not fit the maximum quota either"
+			state = msg("diagnose.podSetState.fitsNever")
 		}
-		s := fmt.Sprintf("pod set %s %s", p.req.name, state)
-		if len(parts) == 0 {
-			s = "P" + s[1:]
-		}
+		var fl i18n.Message
 		if len(flavors) > 0 {
-			s += fmt.Sprintf(" (flavor %s)", strings.Join(flavors, ", "))
+			fl = msg("diagnose.podSetState.flavor", nameList(flavors...))
 		}
-		parts = append(parts, s)
+		id := i18n.ID("diagnose.podSetState")
+		if len(parts) == 0 {
+			id = "diagnose.podSetState.first"
+		}
+		parts = append(parts, msg(id, i18n.Name(p.req.name), state, fl))
 	}
 	if len(parts) == 0 {
-		return ""
+		return i18n.Message{}
 	}
-	return " " + strings.Join(parts, "; ") + "; Kueue admits all pod sets of a job or none."
+	return msg("diagnose.othersFit", i18n.List{Items: parts, Semicolons: true})
 }
 
 // misnamedPodSet notes when Kueue's message names a pod set that, by the
