@@ -1,9 +1,7 @@
 package diagnose
 
 import (
-	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/kueuebot/kueuebot/i18n"
 )
@@ -48,42 +46,39 @@ func (a *analysis) noMatchingFlavor() bool {
 	if len(blocked) == 0 {
 		return false
 	}
-	var reasons []string
+	var reasons []i18n.Arg
 	for _, b := range blocked {
-		reasons = append(reasons, b.reasons...)
+		reasons = append(reasons, b.reasonMsgs...)
 	}
+	semi := func(items []i18n.Arg) i18n.List { return i18n.List{Items: items, Semicolons: true} }
 	first := &blocked[0]
 	if first.cause == CauseFlavorNotFound {
-		return a.set(CodeMisconfigured, CauseFlavorNotFound, fmt.Sprintf("ClusterQueue %s refers to a ResourceFlavor that does not exist.", cq.Name), strings.Join(reasons, "; ")+".")
+		return a.setM(CodeMisconfigured, CauseFlavorNotFound, msg("diagnose.flavorMissing.headline.short", cqArg(cq.Name)), msg("diagnose.inel.reasons", semi(reasons)))
 	}
 	a.flavorRemedies(first.cause, first)
 	a.misnamedPodSet(blocked)
 	if !a.multiPodSet() {
-		detail := "Every flavor was ruled out: " + strings.Join(reasons, "; ") + "."
-		detail += openText(first)
-		return a.set(CodeNoMatchingFlavor, first.cause, fmt.Sprintf("No ResourceFlavor of ClusterQueue %s can take the pods of %s.", cq.Name, a.jobRef()), detail)
+		detail := msg("diagnose.concat", msg("diagnose.noFlavor.everyRuledOut", semi(reasons)), openMsg(first))
+		return a.setM(CodeNoMatchingFlavor, first.cause, msg("diagnose.noFlavor.headline", cqArg(cq.Name), a.jobArg()), detail)
 	}
 	var names []string
-	var detail strings.Builder
+	var detail []i18n.Message
 	for i := range blocked {
 		b := &blocked[i]
 		names = append(names, b.name)
-		if i > 0 {
-			detail.WriteString(" ")
-		}
-		fmt.Fprintf(&detail, "For pod set %s every flavor was ruled out: %s.%s", b.name, strings.Join(b.reasons, "; "), openText(b))
+		detail = append(detail, msg("diagnose.noFlavor.podSet", i18n.Name(b.name), semi(b.reasonMsgs), openMsg(b)))
 	}
-	detail.WriteString(a.othersFitText(names))
-	return a.set(CodeNoMatchingFlavor, first.cause, fmt.Sprintf("No ResourceFlavor of ClusterQueue %s can take %s of %s.", cq.Name, podSetList(names), a.jobRef()), detail.String())
+	detail = append(detail, a.othersFitMsg(names))
+	return a.setM(CodeNoMatchingFlavor, first.cause, msg("diagnose.noFlavor.headline.podSets", cqArg(cq.Name), podSetsMsg(names), a.jobArg()), i18n.Join(detail...))
 }
 
-// openText says which flavor a toleration would open, when other flavors
+// openMsg says which flavor a toleration would open, when other flavors
 // are ruled out by the pods' node selection.
-func openText(b *blockedPodSet) string {
+func openMsg(b *blockedPodSet) i18n.Message {
 	if b.open == nil || len(b.reasons) < 2 {
-		return ""
+		return i18n.Message{}
 	}
-	return fmt.Sprintf(" Flavor %s matches the pods' node selection; only its taint %s keeps them out.", b.open.flavor, b.open.inel.taint)
+	return msg("diagnose.noFlavor.open", i18n.Name(b.open.flavor), i18n.Verbatim(b.open.inel.taint))
 }
 
 // othersFitText is " Pod set driver fits (flavor on-demand)." for the pod
@@ -154,8 +149,7 @@ func (a *analysis) misnamedPodSet(blocked []blockedPodSet) {
 		for _, b := range blocked {
 			names = append(names, b.name)
 		}
-		a.finding("MessageNamesOtherPodSet", SeverityInfo, "Kueue's message names pod set %s, but by the objects some flavor can take it; no flavor can take %s. (After a failed attempt Kueue resumes its flavor search at the next flavor, so its message may name a pod set that fits its first flavor.)",
-			n, podSetList(names))
+		a.findingM("MessageNamesOtherPodSet", SeverityInfo, msg("diagnose.msgNamesOtherPodSet", i18n.Name(n), podSetsMsg(names)))
 		return
 	}
 }

@@ -397,30 +397,32 @@ func (a *analysis) borrowLimited() bool {
 }
 
 func (a *analysis) topologyMismatch() bool {
-	head := fmt.Sprintf("Kueue cannot place the pods of %s in the requested topology.", a.jobRef())
+	head := msg("diagnose.topo.headline", a.jobArg())
 	if t, ok := a.topologyFit(); ok {
+		var clause i18n.Message
 		switch {
 		case t.level != "" && t.fit > 0:
-			head = fmt.Sprintf("Kueue cannot place the pods of %s: no %s has room for %d pods; the largest holds %d (topology %s, required by pod set %s).", a.jobRef(), t.level, t.want, t.fit, t.topology, t.podSet)
-			a.remedy("RelaxTopology", WhoYou, "", "Run at most %d pods of pod set %s, or relax its topology request: a higher level than %s, or preferred instead of required.", t.fit, t.podSet, t.level)
-			detail := a.qr.Message
-			if d := a.topologyDomains(t); d != "" {
-				detail = d + " Kueue: " + detail
+			head = msg("diagnose.topo.largest", a.jobArg(), i18n.Name(t.level), i18n.Num(t.want), i18n.Num(t.fit), i18n.Name(t.topology), i18n.Name(t.podSet))
+			a.remedyM("RelaxTopology", WhoYou, "", msg("diagnose.topo.relax.remedy.sized", i18n.Num(t.fit), i18n.Name(t.podSet), i18n.Name(t.level)))
+			detail := quotedOpt(a.qr.Message)
+			if d := a.topologyDomains(t); !d.IsZero() {
+				detail = msg("diagnose.topo.kueue", d, i18n.Verbatim(a.qr.Message))
 			}
-			return a.set(CodeNoMatchingFlavor, CauseTopologyMismatch, head, detail)
+			return a.setM(CodeNoMatchingFlavor, CauseTopologyMismatch, head, detail)
 		case t.level != "":
-			head = fmt.Sprintf("Kueue cannot place the pods of %s: no %s has room for even one of its %d pods (topology %s, required by pod set %s).", a.jobRef(), t.level, t.want, t.topology, t.podSet)
+			clause = msg("diagnose.topo.none", a.jobArg(), i18n.Name(t.level), i18n.Num(t.want), i18n.Name(t.topology), i18n.Name(t.podSet))
 		case t.fit > 0:
-			head = fmt.Sprintf("Kueue cannot place the pods of %s: topology %s has room for %d of its %d pods.", a.jobRef(), t.topology, t.fit, t.want)
+			clause = msg("diagnose.topo.some", a.jobArg(), i18n.Name(t.topology), i18n.Num(t.fit), i18n.Num(t.want))
 		default:
-			head = fmt.Sprintf("Kueue cannot place the pods of %s: topology %s has room for none of its %d pods.", a.jobRef(), t.topology, t.want)
+			clause = msg("diagnose.topo.zero", a.jobArg(), i18n.Name(t.topology), i18n.Num(t.want))
 		}
-		if ex := tasExcluded(a.qr.Message); ex != "" {
-			head = strings.TrimSuffix(head, ".") + "; " + ex + "."
+		head = msg("diagnose.sentence", clause)
+		if ex := tasExcluded(a.qr.Message); !ex.IsZero() {
+			head = msg("diagnose.topo.excluded", clause, ex)
 		}
 	}
-	a.remedy("RelaxTopology", WhoYou, "", "Relax the topology request (preferred instead of required, or a higher level), or reduce the number of pods.")
-	return a.set(CodeNoMatchingFlavor, CauseTopologyMismatch, head, a.qr.Message)
+	a.remedyM("RelaxTopology", WhoYou, "", msg("diagnose.topo.relax.remedy"))
+	return a.setM(CodeNoMatchingFlavor, CauseTopologyMismatch, head, quotedOpt(a.qr.Message))
 }
 
 // reTASFit is Kueue's TAS refusal (pkg/cache/scheduler tas_flavor_snapshot
@@ -434,19 +436,19 @@ var (
 
 // tasExcluded says which of the topology's nodes Kueue ruled out, e.g.
 // "of its 2 nodes, 2 lack free cpu"; "" when the message does not say.
-func tasExcluded(msg string) string {
-	m := reTASNodes.FindStringSubmatch(strings.TrimSuffix(strings.TrimSpace(msg), "."))
+func tasExcluded(kueueMsg string) i18n.Message {
+	m := reTASNodes.FindStringSubmatch(strings.TrimSuffix(strings.TrimSpace(kueueMsg), "."))
 	if m == nil {
-		return ""
+		return i18n.Message{}
 	}
-	var parts []string
+	var parts []i18n.Arg
 	for _, r := range reTASResource.FindAllStringSubmatch(m[2], -1) {
-		parts = append(parts, fmt.Sprintf("%s lack free %s", r[2], r[1]))
+		parts = append(parts, msg("diagnose.tas.lack", i18n.Verbatim(r[2]), i18n.Name(r[1])))
 	}
 	if len(parts) == 0 {
-		return fmt.Sprintf("of its %s nodes, Kueue excluded %s", m[1], m[2])
+		return msg("diagnose.tas.excludedRaw", i18n.Verbatim(m[1]), i18n.Verbatim(m[2]))
 	}
-	return fmt.Sprintf("of its %s nodes, %s", m[1], strings.Join(parts, ", "))
+	return msg("diagnose.tas.excluded", i18n.Verbatim(m[1]), i18n.Commas(parts...))
 }
 
 // topologyFit is Kueue's TAS refusal read with the pod set's request.
@@ -727,57 +729,53 @@ func (a *analysis) sizeRemedies(now bool) {
 		if gi >= 0 {
 			cmd = raiseQuotaCommand(cq.Name, gi, fi, ri, k.flavor, r, exactQ(r, newNominal))
 		}
-		all := ""
+		var all i18n.Message
 		if a.multiPodSet() {
-			all = ", enough for all pod sets of the job in that flavor"
+			all = msg("diagnose.raiseQuota.all")
 		}
-		a.remedy("RaiseQuota", WhoPlatform, cmd, "Or ask the platform team to raise the nominal quota of %s in flavor %s of ClusterQueue %s by %s (from %s to %s%s).",
-			r, k.flavor, cq.Name, fmtQ(r, by), fmtQ(r, a.quota.tree.cq.nominal[k]), fmtQ(r, newNominal), all)
+		a.remedyM("RaiseQuota", WhoPlatform, cmd, msg("diagnose.raiseQuota.remedy", i18n.Name(string(r)), i18n.Name(k.flavor), cqArg(cq.Name),
+			i18n.Qty(fmtQ(r, by)), i18n.Qty(fmtQ(r, a.quota.tree.cq.nominal[k])), i18n.Qty(fmtQ(r, newNominal)), all))
 	}
 }
 
 func (a *analysis) shrinkRemedy(p podSetFit, fits int64, now bool) {
-	when := "within the queue's maximum quota"
+	when := msg("diagnose.when.ever")
 	if now {
-		when = "in the quota that is free now"
+		when = msg("diagnose.when.now")
 	}
 	if fits == 0 && now {
 		return // nothing smaller fits now either: waiting is the answer
 	}
 	if fits == 0 {
-		a.remedy("ShrinkPods", WhoYou, "", "Even one pod of pod set %s does not fit %s: reduce the per-pod requests (%s).", p.req.name, when, perPodText(p.req))
+		a.remedyM("ShrinkPods", WhoYou, "", msg("diagnose.shrinkPods.remedy", i18n.Name(p.req.name), when, perPodList(p.req)))
 		return
 	}
 	if minCount := p.req.spec.MinCount; minCount != nil && int64(*minCount) <= fits {
 		// Partial admission: Kueue itself admits it with fewer pods, down
 		// to minCount, once that many fit.
-		a.remedy("Shrink", WhoYou, "", "Nothing to change: with partial admission Kueue admits pod set %s with as few as %d pods once they fit; %d fit %s.", p.req.name, *minCount, fits, when)
+		a.remedyM("Shrink", WhoYou, "", msg("diagnose.shrink.partial.remedy", i18n.Name(p.req.name), i18n.Num(*minCount), i18n.Num(fits), when))
 		return
 	}
 	if cmd, ok := a.shrinkCommand(p, fits); ok {
-		partial := ""
+		var partial i18n.Message
 		if v, ok := a.job.u.GetAnnotations()[JobMinParallelismAnnotation]; ok {
-			partial = fmt.Sprintf(" The patch also removes %s=%s: partial admission needs a minimum below parallelism, and Kueue fails a Workload whose minimum exceeds its pod count.", JobMinParallelismAnnotation, v)
+			partial = msg("diagnose.shrink.patchMin", i18n.Name(JobMinParallelismAnnotation), i18n.Verbatim(v))
 		}
-		requeue := " (Kueue re-queues a suspended job with the new size.)"
+		requeue := msg("diagnose.shrink.requeue")
 		if a.s.Planned != nil {
-			requeue = " Create it with the new size:"
+			requeue = msg("diagnose.shrink.create")
 		}
-		a.remedy("Shrink", WhoYou, cmd, "Run it smaller: parallelism %d fits %s, %d does not.%s%s", fits, when, p.req.count, requeue, partial)
+		a.remedyM("Shrink", WhoYou, cmd, msg("diagnose.shrink.patch.remedy", i18n.Num(fits), when, i18n.Num(p.req.count), requeue, partial))
 		return
-	}
-	pods := "pods of pod set %s fit"
-	if fits == 1 {
-		pods = "pod of pod set %s fits"
 	}
 	if a.r.Target.Kind == "StatefulSet" {
 		// Kueue's statefulset webhook refuses a new spec.replicas while it
 		// manages the StatefulSet (ValidateUpdate: immutable unless from
 		// or to 0, and not while the old Workload is being deleted).
-		a.remedy("Shrink", WhoYou, "", "Run it smaller: %d "+pods+" %s, %d do not. Kueue's webhook refuses a new spec.replicas on a StatefulSet it manages, except through 0: scale %s to 0, wait until its Workload is gone, then scale it to %d.", fits, p.req.name, when, p.req.count, a.jobRef(), fits)
+		a.remedyM("Shrink", WhoYou, "", msg("diagnose.shrink.sts.remedy", i18n.Num(fits), i18n.Name(p.req.name), when, i18n.Num(p.req.count), a.jobArg(), i18n.Num(fits)))
 		return
 	}
-	a.remedy("Shrink", WhoYou, "", "Run it smaller: %d "+pods+" %s, %d do not.", fits, p.req.name, when, p.req.count)
+	a.remedyM("Shrink", WhoYou, "", msg("diagnose.shrink.remedy", i18n.Num(fits), i18n.Name(p.req.name), when, i18n.Num(p.req.count)))
 }
 
 // shrinkCommand is the patch that sets a suspended batch Job's parallelism
@@ -827,27 +825,27 @@ func PlannedEditCommand(file, ns, verb, args string) string {
 }
 
 func (a *analysis) waitRemedies(cause Cause) {
-	wait := "Wait: the job is admitted automatically when running workloads finish and free the quota."
+	wait := msg("diagnose.wait.remedy")
 	if p := a.s.Position; p != nil {
-		wait = fmt.Sprintf("Wait: the job is %s in ClusterQueue %s and is admitted automatically when quota frees up.", ordinal(p.InClusterQueue, p.Tied), a.r.Queue.ClusterQueue)
+		wait = msg("diagnose.wait.remedy.position", ordinal(p.InClusterQueue, p.Tied), cqArg(a.r.Queue.ClusterQueue))
 	}
 	if n := len(a.s.QueueAhead); n > 0 {
-		var ahead []string
+		var ahead []i18n.Arg
 		for i, w := range a.s.QueueAhead {
 			if i == 3 {
-				ahead = append(ahead, fmt.Sprintf("and %d more", n-3))
+				ahead = append(ahead, msg("diagnose.wait.aheadMore", i18n.Num(n-3)))
 				break
 			}
-			ahead = append(ahead, w.Namespace+"/"+w.Name)
+			ahead = append(ahead, i18n.Name(w.Namespace+"/"+w.Name))
 		}
-		wait += " Ahead of it: " + strings.Join(ahead, ", ") + "."
+		wait = msg("diagnose.wait.ahead", wait, i18n.Commas(ahead...))
 	}
 	switch cause {
 	case CausePendingPreemption:
-		a.remedy("Wait", WhoYou, "", "Wait: the preempted workloads are being stopped; the job is admitted once their quota is released (usually within a minute).")
+		a.remedyM("Wait", WhoYou, "", msg("diagnose.wait.preempting.remedy"))
 		return
 	case CauseBorrowingLimited:
-		a.remedy("Wait", WhoYou, "", "%s", wait)
+		a.remedyM("Wait", WhoYou, "", wait)
 		if a.quota != nil {
 			for _, h := range a.holdingLimits() {
 				h.need = h.flavor.neededNow(h.k.resource)
@@ -855,7 +853,7 @@ func (a *analysis) waitRemedies(cause Cause) {
 			}
 		}
 	default:
-		a.remedy("Wait", WhoYou, "", "%s", wait)
+		a.remedyM("Wait", WhoYou, "", wait)
 	}
 	if a.quota != nil {
 		a.sizeRemedies(true)
@@ -894,34 +892,32 @@ func (a *analysis) alternativeRemedies(want fitLevel) {
 		suggested++
 		cmd := a.relabelCommand(alt.LocalQueue.Name)
 		if o.level == fitNow {
-			a.remedy("UseOtherQueue", WhoYou, cmd, "LocalQueue %s (ClusterQueue %s) has room for this job now: move the job there if your team may use it (the label can change while the job is suspended).",
-				alt.LocalQueue.Name, cq.Name)
+			a.remedyM("UseOtherQueue", WhoYou, cmd, msg("diagnose.altQueue.now.remedy", a.lqArg(alt.LocalQueue.Name), cqArg(cq.Name)))
 			continue
 		}
-		a.remedy("UseOtherQueue", WhoYou, cmd, "LocalQueue %s (ClusterQueue %s) is big enough for this job (it would wait for quota there): move the job there if your team may use it.",
-			alt.LocalQueue.Name, cq.Name)
+		a.remedyM("UseOtherQueue", WhoYou, cmd, msg("diagnose.altQueue.later.remedy", a.lqArg(alt.LocalQueue.Name), cqArg(cq.Name)))
 	}
 }
 
 // flavorRemedies suggests how to get a flavor; b is the pod set no
 // flavor takes, nil when only Kueue's message is known.
 func (a *analysis) flavorRemedies(cause Cause, b *blockedPodSet) {
-	template := "the pod template"
+	template := msg("diagnose.template")
 	if b != nil && a.quota != nil && len(a.quota.podSets) > 1 {
-		template = "the pod template of pod set " + b.name
+		template = msg("diagnose.template.podSet", i18n.Name(b.name))
 	}
 	switch cause {
 	case CauseUntoleratedTaint:
-		what := "the flavor's taint"
+		what := msg("diagnose.taint.generic")
 		if b != nil && b.open != nil {
-			what = fmt.Sprintf("the taint %s of flavor %s", b.open.inel.taint, b.open.flavor)
+			what = msg("diagnose.taint.named", i18n.Verbatim(b.open.inel.taint), i18n.Name(b.open.flavor))
 		}
 		cmd := a.tolerationCommand(b)
-		a.remedy("AddToleration", WhoYou, cmd, "Add a toleration for %s to %s, if your pods may run on those nodes (allowed while the job is suspended and has never started).", what, template)
-		a.remedy("FlavorToleration", WhoPlatform, "", "Or ask the platform team to add the toleration to the ResourceFlavor's spec.tolerations, or to add an untainted flavor.")
+		a.remedyM("AddToleration", WhoYou, cmd, msg("diagnose.toleration.remedy", what, template))
+		a.remedyM("FlavorToleration", WhoPlatform, "", msg("diagnose.toleration.platform.remedy"))
 	case CauseNodeAffinityMismatch:
-		a.remedy("FixNodeSelector", WhoYou, "", "Remove or change the nodeSelector / required node affinity of %s so it matches a flavor's node labels (see the quota table for which flavors exist).", template)
-		a.remedy("AddFlavor", WhoPlatform, "", "Or ask the platform team for a flavor with the node labels you need.")
+		a.remedyM("FixNodeSelector", WhoYou, "", msg("diagnose.nodeSelector.remedy", template))
+		a.remedyM("AddFlavor", WhoPlatform, "", msg("diagnose.addFlavor.remedy"))
 	}
 }
 
@@ -994,15 +990,16 @@ func exactQ(r corev1.ResourceName, v int64) string {
 	return q.String()
 }
 
-func perPodText(p podSetRequest) string {
-	var parts []string
+// perPodList is the per-pod requests, "2 cpu, 4Gi memory".
+func perPodList(p podSetRequest) i18n.List {
+	var parts []i18n.Arg
 	for _, r := range sortedRes(p.perPod) {
 		if r == corev1.ResourcePods {
 			continue
 		}
-		parts = append(parts, fmt.Sprintf("%s %s", fmtQ(r, p.perPod[r]), r))
+		parts = append(parts, msg("diagnose.qtyRes", i18n.Qty(fmtQ(r, p.perPod[r])), i18n.Name(string(r))))
 	}
-	return strings.Join(parts, ", ")
+	return i18n.Commas(parts...)
 }
 
 // resNameList is resNames as a message argument.
@@ -1035,9 +1032,9 @@ const maxDomainsNamed = 4
 // "The Topology default's levels are cloud.com/rack, kubernetes.io/hostname.
 // Ready Nodes by cloud.com/rack: r1 (2 nodes, 8 cpu allocatable, room for
 // 4 pods when empty), r2 (...)."; "" without Nodes.
-func (a *analysis) topologyDomains(t topologyFit) string {
+func (a *analysis) topologyDomains(t topologyFit) i18n.Message {
 	if len(a.s.Nodes) == 0 || t.level == "" {
-		return ""
+		return i18n.Message{}
 	}
 	var per map[corev1.ResourceName]int64
 	for _, req := range workloadRequests(a.wl, a.s.Shared) {
@@ -1080,7 +1077,7 @@ func (a *analysis) topologyDomains(t topologyFit) string {
 		d.fit += max(fit, 0)
 	}
 	if len(byName) == 0 {
-		return ""
+		return i18n.Message{}
 	}
 	ds := make([]*domain, 0, len(byName))
 	for _, d := range byName {
@@ -1097,37 +1094,33 @@ func (a *analysis) topologyDomains(t topologyFit) string {
 		res = append(res, r)
 	}
 	slices.Sort(res)
-	var parts []string
+	var parts []i18n.Arg
 	for i, d := range ds {
 		if i == maxDomainsNamed {
-			parts = append(parts, fmt.Sprintf("and %d more", len(ds)-i))
+			parts = append(parts, msg("diagnose.topo.domain.more", i18n.Num(len(ds)-i)))
 			break
 		}
-		var alloc []string
+		var alloc []i18n.Arg
 		for _, r := range res {
-			alloc = append(alloc, fmtQ(r, d.alloc[r])+" "+string(r))
+			alloc = append(alloc, msg("diagnose.qtyRes", i18n.Qty(fmtQ(r, d.alloc[r])), i18n.Name(string(r))))
 		}
-		nodes := "1 node"
-		if d.nodes != 1 {
-			nodes = fmt.Sprintf("%d nodes", d.nodes)
-		}
-		s := fmt.Sprintf("%s (%s", d.name, nodes)
+		var allocM, room i18n.Message
 		if len(alloc) > 0 {
-			s += ", " + strings.Join(alloc, ", ") + " allocatable"
+			allocM = msg("diagnose.topo.domain.alloc", i18n.Commas(alloc...))
 		}
 		if len(per) > 0 {
-			s += fmt.Sprintf(", room for %d pods when empty", d.fit)
+			room = msg("diagnose.topo.domain.room", i18n.Num(d.fit))
 		}
-		parts = append(parts, s+")")
+		parts = append(parts, msg("diagnose.topo.domain", i18n.Name(d.name), i18n.Num(d.nodes), allocM, room))
 	}
-	out := fmt.Sprintf("Ready Nodes by %s: %s; the largest %s is %s.", t.level, strings.Join(parts, ", "), t.level, ds[0].name)
+	out := msg("diagnose.topo.domains", i18n.Name(t.level), i18n.Commas(parts...), i18n.Name(t.level), i18n.Name(ds[0].name))
 	for _, tp := range a.s.Topologies {
 		if tp.Name == t.topology {
 			levels := make([]string, 0, len(tp.Spec.Levels))
 			for _, l := range tp.Spec.Levels {
 				levels = append(levels, l.NodeLabel)
 			}
-			out = fmt.Sprintf("Topology %s has the levels %s. ", tp.Name, strings.Join(levels, ", ")) + out
+			out = i18n.Join(msg("diagnose.topo.levels", i18n.Name(tp.Name), nameList(levels...)), out)
 		}
 	}
 	return out
