@@ -2,6 +2,7 @@ package diagnose
 
 import (
 	"regexp"
+	"strconv"
 	"strings"
 
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
@@ -76,7 +77,7 @@ func (a *analysis) preemptorMsg() i18n.Message {
 		if cq := preemptorQueue(w, p); cq != "" && cq != a.r.Queue.ClusterQueue {
 			who = msg("diagnose.preemptor.ofCQ", who, cqArg(cq))
 		}
-		return msg("diagnose.preemptor.known", who, i18n.Num(priorityOf(w)), i18n.Num(priorityOf(a.wl)))
+		return msg("diagnose.preemptor.known", who, priorityArg(w), priorityArg(a.wl))
 	}
 	if p.ClusterQueue != "" && p.ClusterQueue != a.r.Queue.ClusterQueue {
 		return msg("diagnose.preemptor.otherCQ", cqArg(p.ClusterQueue))
@@ -101,4 +102,10 @@ func priorityOf(w *kueue.Workload) int32 {
 		return 0
 	}
 	return *w.Spec.Priority
+}
+
+// priorityArg is a Workload's priority as written in its spec (no digit
+// grouping: it is a value the user compares with a PriorityClass).
+func priorityArg(w *kueue.Workload) i18n.Verbatim {
+	return i18n.Verbatim(strconv.Itoa(int(priorityOf(w))))
 }

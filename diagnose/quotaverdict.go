@@ -173,7 +173,7 @@ func (a *analysis) quotaVerdict() bool {
 		head := msg("diagnose.sentence", clause)
 		if cause == CauseQuotaInUse {
 			if never := a.neverPreempts(); never != "" {
-				head = msg("diagnose.quota.neverPreempts", clause, cqArg(cq.Name), i18n.Verbatim(never), i18n.Verbatim(strconv.Itoa(int(priorityOf(a.wl)))))
+				head = msg("diagnose.quota.neverPreempts", clause, cqArg(cq.Name), i18n.Verbatim(never), priorityArg(a.wl))
 				detail = append(detail, a.holdersOfQueueMsg())
 				a.remedyM("AllowPreemption", WhoPlatform, "", msg("diagnose.quota.allowPreemption.remedy", cqArg(cq.Name)))
 			}
