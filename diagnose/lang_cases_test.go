@@ -180,3 +180,26 @@ func reportVerbatims(r *diagnose.Report) []string {
 	out = append(out, r.Target.Name, r.Target.Workload, r.Queue.LocalQueue, r.Queue.ClusterQueue, string(r.Verdict.Code), string(r.Verdict.Cause))
 	return slices.DeleteFunc(out, func(s string) bool { return strings.TrimSpace(s) == "" })
 }
+
+// BenchmarkRender renders fixtures' answers (text and Block Kit) in each
+// language; the goal is at most 10% over English.
+func BenchmarkRender(b *testing.B) {
+	for _, name := range []string{"exceeds-max-quota", "quota-in-use-cohort", "multi-podset-exceeds-max-quota", "requeuing-preempted"} {
+		_, s := loadCase(b, filepath.Join("testdata", "cases", name+".txtar"))
+		r := diagnose.Analyze(s)
+		for _, l := range i18n.All() {
+			b.Run(name+"/text/"+l.String(), func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					_ = render.TextStringWith(&r, render.Options{Lang: l})
+				}
+			})
+			b.Run(name+"/blocks/"+l.String(), func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					_ = blocks.Answer(r, blocks.AnswerOptions{Options: blocks.Options{Lang: l}, Detailed: true})
+				}
+			})
+		}
+	}
+}
