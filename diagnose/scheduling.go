@@ -15,6 +15,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/duration"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+
+	"github.com/kueuebot/kueuebot/i18n"
 )
 
 // admitted handles a Workload Kueue has admitted: from here on,
@@ -28,45 +30,44 @@ func (a *analysis) admitted() bool {
 	}
 	cq := a.r.Queue.ClusterQueue
 	if susp, ok := a.job.suspended(); ok && susp {
-		a.remedy("Wait", WhoYou, "", "Wait a few seconds: Kueue unsuspends the job right after admission. If it stays suspended, ask the platform team to check Kueue's logs.")
-		return a.set(CodeStarting, CauseJobSuspended, fmt.Sprintf("%s was admitted by ClusterQueue %s and is being started.", a.jobRef(), cq),
-			"Kueue admitted the Workload; the job is still suspended, which is normal for a few seconds.")
+		a.remedyM("Wait", WhoYou, "", msg("diagnose.sched.suspended.remedy"))
+		return a.setM(CodeStarting, CauseJobSuspended, msg("diagnose.sched.suspended.headline", a.jobArg(), cqArg(cq)),
+			msg("diagnose.sched.suspended.detail"))
 	}
-	partial := a.partialAdmission()
-	if partial != "" {
-		a.finding("PartialAdmission", SeverityInfo, "%s", capitalize(partial)+".")
+	partial, partialWhy, isPartial := a.partialAdmission()
+	if isPartial {
+		a.findingM("PartialAdmission", SeverityInfo, msg("diagnose.partial.finding", partial, partialWhy))
 	}
 	pods := activePods(a.s.Pods)
 	if len(pods) == 0 && a.operatorSilent() {
 		return true
 	}
 	if len(pods) == 0 {
-		head := fmt.Sprintf("%s is admitted; its pods are not created yet.", a.jobRef())
-		detail := "The job is admitted and unsuspended, but its controller has not created pods."
+		head := msg("diagnose.sched.noPods.headline", a.jobArg())
+		detail := []i18n.Message{msg("diagnose.sched.noPods.detail")}
 		since, sinceOK := a.admittedFor()
 		switch ev := a.eventWith("FailedCreate"); {
 		case ev != "":
-			detail += " The job controller reports: " + ev
+			detail = append(detail, msg("diagnose.sched.controllerReports", i18n.Verbatim(ev)))
 			if r := parseCreateRefusal(ev, a.ns).withObjects(a.s); r != nil {
-				head = fmt.Sprintf("%s is admitted, but %s.", a.jobRef(), r.what)
+				head = msg("diagnose.sched.refused.headline", a.jobArg(), i18n.Verbatim(r.what))
 				if r.status != "" {
-					detail += " " + r.status
+					detail = append(detail, msg("diagnose.quoted", i18n.Verbatim(r.status)))
 				}
 				a.remedy("FixCreate", r.who, fmt.Sprintf("kubectl describe %s %s", a.jobRef(), a.nsFlag()), "%s", r.remedy)
 			} else {
-				a.remedy("FixCreate", WhoYou, fmt.Sprintf("kubectl describe %s %s", a.jobRef(), a.nsFlag()),
-					"Fix what blocks pod creation (ResourceQuota, PodSecurity, missing ServiceAccount) as the event says.")
+				a.remedyM("FixCreate", WhoYou, fmt.Sprintf("kubectl describe %s %s", a.jobRef(), a.nsFlag()), msg("diagnose.sched.fixCreate.remedy"))
 			}
 		case a.r.Target.Kind == "Job" && sinceOK && since >= operatorIdle && !hasGap(a.s, "Pod", "") && !hasGap(a.s, "Event", ""):
-			ago := duration.HumanDuration(since)
-			head = fmt.Sprintf("%s was admitted %s ago, but the Job controller has not created its pods.", a.jobRef(), ago)
-			detail = fmt.Sprintf("Kueue admitted the Workload and unsuspended the job %s ago; no pods exist and no event reports a failure to create them. Creating them is the work of the Job controller in kube-controller-manager, not Kueue's: it does not seem to act.", ago)
-			a.remedy("AskController", WhoPlatform, fmt.Sprintf("kubectl describe %s %s", a.jobRef(), a.nsFlag()),
-				"Ask the platform team to check that kube-controller-manager runs with its Job controller enabled (its logs for job %s/%s); only they can see it.", a.ns, a.r.Target.Name)
+			ago := i18n.Verbatim(duration.HumanDuration(since))
+			head = msg("diagnose.sched.controllerIdle.headline", a.jobArg(), ago)
+			detail = []i18n.Message{msg("diagnose.sched.controllerIdle.detail", ago)}
+			a.remedyM("AskController", WhoPlatform, fmt.Sprintf("kubectl describe %s %s", a.jobRef(), a.nsFlag()),
+				msg("diagnose.sched.controllerIdle.remedy", i18n.Name(a.ns+"/"+a.r.Target.Name)))
 		default:
-			a.remedy("Wait", WhoYou, fmt.Sprintf("kubectl describe %s %s", a.jobRef(), a.nsFlag()), "Wait a few seconds; if no pods appear, look at the job's events.")
+			a.remedyM("Wait", WhoYou, fmt.Sprintf("kubectl describe %s %s", a.jobRef(), a.nsFlag()), msg("diagnose.sched.noPods.remedy"))
 		}
-		return a.set(CodeStarting, CausePodsNotCreated, head, detail)
+		return a.setM(CodeStarting, CausePodsNotCreated, head, i18n.Join(detail...))
 	}
 	var unsched, gated, imagePull, config, creating, crash, running []*corev1.Pod
 	unschedMsg := map[string]string{}
@@ -107,21 +108,21 @@ func (a *analysis) admitted() bool {
 	total := len(pods)
 	switch {
 	case len(unsched) > 0:
-		msg := unschedMsg[unsched[0].Name]
-		if msg == "" {
-			msg = a.eventWith("FailedScheduling")
+		schedMsg := unschedMsg[unsched[0].Name]
+		if schedMsg == "" {
+			schedMsg = a.eventWith("FailedScheduling")
 		}
-		msg = cleanSchedulerMessage(msg)
-		cause := classifyScheduling(msg)
-		head := fmt.Sprintf("%s is admitted, but %d pod(s) cannot be scheduled on any node.", a.jobRef(), len(unsched))
-		detail := fmt.Sprintf("%d of %d pod(s) are Pending: kube-scheduler cannot place them. Kueue's quota is not the problem; the nodes are.", len(unsched), total)
-		if what := a.schedulingRemedies(cause, msg, unsched); what != "" {
-			head = fmt.Sprintf("%s is admitted, but %d pod(s) cannot be scheduled: %s.", a.jobRef(), len(unsched), what)
+		schedMsg = cleanSchedulerMessage(schedMsg)
+		cause := classifyScheduling(schedMsg)
+		head := msg("diagnose.sched.unsched.headline", a.jobArg(), i18n.Num(len(unsched)))
+		detail := []i18n.Message{msg("diagnose.sched.unsched.detail", i18n.Num(len(unsched)), i18n.Num(total))}
+		if what := a.schedulingRemedies(cause, schedMsg, unsched); what != "" {
+			head = msg("diagnose.sched.unsched.what", a.jobArg(), i18n.Num(len(unsched)), i18n.Verbatim(what))
 		}
-		if msg != "" {
-			detail += " Scheduler: " + msg
+		if schedMsg != "" {
+			detail = append(detail, msg("diagnose.sched.scheduler", i18n.Verbatim(schedMsg)))
 		}
-		return a.set(CodePodsUnschedulable, cause, head, detail)
+		return a.setM(CodePodsUnschedulable, cause, head, i18n.Join(detail...))
 	case len(gated) > 0:
 		gates := map[string]bool{}
 		for _, p := range gated {
@@ -129,40 +130,38 @@ func (a *analysis) admitted() bool {
 				gates[g.Name] = true
 			}
 		}
-		a.remedy("Wait", WhoYou, "", "Wait: the controller that owns the gate removes it (Kueue's topology gate is removed once placement is done). If it persists, ask the platform team.")
-		return a.set(CodePodsUnschedulable, CauseSchedulingGated, fmt.Sprintf("%s is admitted; %d pod(s) are held by scheduling gates.", a.jobRef(), len(gated)),
-			"Gates: "+strings.Join(sortedKeys(gates), ", ")+".")
+		a.remedyM("Wait", WhoYou, "", msg("diagnose.sched.gated.remedy"))
+		return a.setM(CodePodsUnschedulable, CauseSchedulingGated, msg("diagnose.sched.gated.headline", a.jobArg(), i18n.Num(len(gated))),
+			msg("diagnose.sched.gates", nameList(sortedKeys(gates)...)))
 	case len(imagePull) > 0:
-		a.remedy("FixImage", WhoYou, fmt.Sprintf("kubectl describe pod %s %s", imagePull[0].Name, a.nsFlag()),
-			"Check the image name and tag, and that the namespace has the pull secret for the registry.")
-		head := fmt.Sprintf("%s is scheduled, but %d pod(s) cannot pull their image.", a.jobRef(), len(imagePull))
+		a.remedyM("FixImage", WhoYou, fmt.Sprintf("kubectl describe pod %s %s", imagePull[0].Name, a.nsFlag()), msg("diagnose.sched.image.remedy"))
+		head := msg("diagnose.sched.image.headline", a.jobArg(), i18n.Num(len(imagePull)))
 		if img := waitingImage(imagePull[0], containerMsg[imagePull[0].Name]); img != "" {
-			head = fmt.Sprintf("%s is scheduled, but %d pod(s) cannot pull image %s.", a.jobRef(), len(imagePull), img)
+			head = msg("diagnose.sched.image.named", a.jobArg(), i18n.Num(len(imagePull)), i18n.Verbatim(img))
 		}
-		return a.set(CodePodsNotStarting, CauseImagePull, head, containerMsg[imagePull[0].Name])
+		return a.setM(CodePodsNotStarting, CauseImagePull, head, quotedOpt(containerMsg[imagePull[0].Name]))
 	case len(config) > 0:
-		a.remedy("FixConfig", WhoYou, fmt.Sprintf("kubectl describe pod %s %s", config[0].Name, a.nsFlag()),
-			"Create the missing ConfigMap/Secret or fix the reference in the pod template.")
-		head := fmt.Sprintf("%s is scheduled, but %d pod(s) cannot create their containers.", a.jobRef(), len(config))
+		a.remedyM("FixConfig", WhoYou, fmt.Sprintf("kubectl describe pod %s %s", config[0].Name, a.nsFlag()), msg("diagnose.sched.config.remedy"))
+		head := msg("diagnose.sched.config.headline", a.jobArg(), i18n.Num(len(config)))
 		if m := reMissingRef.FindStringSubmatch(containerMsg[config[0].Name]); m != nil {
 			kind := map[string]string{"secret": "Secret", "configmap": "ConfigMap"}[strings.ToLower(m[1])]
-			head = fmt.Sprintf("%s is scheduled, but %d pod(s) cannot create their containers: %s %s does not exist in namespace %s.", a.jobRef(), len(config), kind, m[2], a.ns)
+			head = msg("diagnose.sched.config.missing", a.jobArg(), i18n.Num(len(config)), i18n.Name(kind), i18n.Name(m[2]), nsArg(a.ns))
 		}
-		return a.set(CodePodsNotStarting, CauseContainerConfig, head, containerMsg[config[0].Name])
+		return a.setM(CodePodsNotStarting, CauseContainerConfig, head, quotedOpt(containerMsg[config[0].Name]))
 	case len(creating) > 0 && len(running) == 0 && len(crash) == 0:
-		a.remedy("Wait", WhoYou, fmt.Sprintf("kubectl describe pod %s %s", creating[0].Name, a.nsFlag()), "Wait for the containers to start; large images take a while. If it takes long, check the pod's events.")
-		return a.set(CodePodsNotStarting, CauseContainerCreating, fmt.Sprintf("%s is scheduled; its containers are starting.", a.jobRef()),
-			fmt.Sprintf("%d of %d pod(s) are bound to nodes and their containers are being created.", len(creating), total))
+		a.remedyM("Wait", WhoYou, fmt.Sprintf("kubectl describe pod %s %s", creating[0].Name, a.nsFlag()), msg("diagnose.sched.creating.remedy"))
+		return a.setM(CodePodsNotStarting, CauseContainerCreating, msg("diagnose.sched.creating.headline", a.jobArg()),
+			msg("diagnose.sched.creating.detail", i18n.Num(len(creating)), i18n.Num(total)))
 	case len(crash) > 0:
-		a.remedy("ReadLogs", WhoYou, fmt.Sprintf("kubectl logs %s %s --previous", crash[0].Name, a.nsFlag()), "Read the crashed container's logs; OOMKilled means raise the memory limit.")
-		return a.set(CodeRunning, CauseCrashLooping, fmt.Sprintf("%s runs, but %d pod(s) keep crashing.", a.jobRef(), len(crash)), containerMsg[crash[0].Name]+lastTermination(crash[0]))
+		a.remedyM("ReadLogs", WhoYou, fmt.Sprintf("kubectl logs %s %s --previous", crash[0].Name, a.nsFlag()), msg("diagnose.sched.crash.remedy"))
+		return a.setM(CodeRunning, CauseCrashLooping, msg("diagnose.sched.crash.headline", a.jobArg(), i18n.Num(len(crash))),
+			msg("diagnose.concat", quotedOpt(containerMsg[crash[0].Name]), lastTermination(crash[0])))
 	}
-	if partial != "" {
-		return a.set(CodeRunning, CauseHealthy, fmt.Sprintf("%s is running, %s.", a.jobRef(), strings.SplitN(partial, " (", 2)[0]),
-			fmt.Sprintf("%d of %d pod(s) are running; nothing is waiting.", len(running), total))
+	detail := msg("diagnose.sched.running.detail", i18n.Num(len(running)), i18n.Num(total))
+	if isPartial {
+		return a.setM(CodeRunning, CauseHealthy, msg("diagnose.sched.running.partial", a.jobArg(), msg("diagnose.partial.short", partial)), detail)
 	}
-	return a.set(CodeRunning, CauseHealthy, fmt.Sprintf("%s is running.", a.jobRef()),
-		fmt.Sprintf("%d of %d pod(s) are running; nothing is waiting.", len(running), total))
+	return a.setM(CodeRunning, CauseHealthy, msg("diagnose.sched.running", a.jobArg()), detail)
 }
 
 // admittedFor is how long ago the Workload was admitted (its Admitted
@@ -179,31 +178,31 @@ func (a *analysis) admittedFor() (time.Duration, bool) {
 // fewer than the job asked for (partial admission: the pod set's minCount,
 // from kueue.x-k8s.io/job-min-parallelism for a batch Job); "" when every
 // pod set got its full count.
-func (a *analysis) partialAdmission() string {
+func (a *analysis) partialAdmission() (i18n.List, i18n.Message, bool) {
 	if a.wl == nil || a.wl.Status.Admission == nil {
-		return ""
+		return i18n.List{}, i18n.Message{}, false
 	}
-	var parts []string
+	var parts []i18n.Arg
 	for i := range a.wl.Spec.PodSets {
 		ps := &a.wl.Spec.PodSets[i]
 		as := findAssignment(a.wl, ps.Name)
 		if as == nil || as.Count == nil || *as.Count >= ps.Count {
 			continue
 		}
-		s := fmt.Sprintf("%d of the %d pods it asked for", *as.Count, ps.Count)
+		s := msg("diagnose.partial.pods", i18n.Num(*as.Count), i18n.Num(ps.Count))
 		if len(a.wl.Spec.PodSets) > 1 {
-			s = fmt.Sprintf("%d of the %d pods pod set %s asked for", *as.Count, ps.Count, ps.Name)
+			s = msg("diagnose.partial.podsOf", i18n.Num(*as.Count), i18n.Num(ps.Count), i18n.Name(string(ps.Name)))
 		}
 		parts = append(parts, s)
 	}
 	if len(parts) == 0 {
-		return ""
+		return i18n.List{}, i18n.Message{}, false
 	}
-	why := "partial admission"
+	why := msg("diagnose.partial.why")
 	if v := a.job.annotation(JobMinParallelismAnnotation); v != "" {
-		why += fmt.Sprintf(", %s=%s", JobMinParallelismAnnotation, v)
+		why = msg("diagnose.partial.whyAnn", i18n.Name(JobMinParallelismAnnotation), i18n.Verbatim(v))
 	}
-	return fmt.Sprintf("admitted with %s (%s): that is what the quota had room for, and Kueue does not scale it up while it runs", strings.Join(parts, " and "), why)
+	return i18n.And(parts...), why, true
 }
 
 // schedulingRemedies suggests how to get the pods scheduled and returns
@@ -505,13 +504,13 @@ func waitingReason(p *corev1.Pod) (string, string) {
 	return "", ""
 }
 
-func lastTermination(p *corev1.Pod) string {
+func lastTermination(p *corev1.Pod) i18n.Message {
 	for _, cs := range p.Status.ContainerStatuses {
 		if t := cs.LastTerminationState.Terminated; t != nil {
-			return fmt.Sprintf(" Last exit: %s (exit code %d).", t.Reason, t.ExitCode)
+			return msg("diagnose.sched.lastExit", i18n.Name(t.Reason), i18n.Num(t.ExitCode))
 		}
 	}
-	return ""
+	return i18n.Message{}
 }
 
 // eventWith returns the newest message of an event with the given reason.

@@ -128,7 +128,7 @@ func TextStringWith(r *diagnose.Report, o Options) string {
 	l := o.Lang
 	var b bytes.Buffer
 	tw := tabwriter.NewWriter(&b, 0, 8, 2, ' ', 0)
-	fmt.Fprintf(tw, "%s:\t%s/%s\n", orNone(r.Target.Kind), orNone(r.Target.Namespace), orNone(r.Target.Name))
+	fmt.Fprintf(tw, "%s%s\t%s/%s\n", orNone(r.Target.Kind), colon(l), orNone(r.Target.Namespace), orNone(r.Target.Name))
 	fmt.Fprintf(tw, "%s\t%s\n", label(l, "render.label.workload"), orNone(r.Target.Workload))
 	lq := orNone(r.Queue.LocalQueue)
 	if r.Queue.PositionInLocalQueue != nil {
@@ -138,8 +138,8 @@ func TextStringWith(r *diagnose.Report, o Options) string {
 	if r.Queue.PositionInClusterQueue != nil {
 		cq += tr(l, "render.label.position", i18n.Verbatim(pos(l, r.Queue.PositionInClusterQueue)))
 	}
-	fmt.Fprintf(tw, "LocalQueue:\t%s\n", lq)
-	fmt.Fprintf(tw, "ClusterQueue:\t%s\n", cq)
+	fmt.Fprintf(tw, "LocalQueue%s\t%s\n", colon(l), lq)
+	fmt.Fprintf(tw, "ClusterQueue%s\t%s\n", colon(l), cq)
 	v := r.Verdict
 	code := string(v.Code)
 	if v.Cause != "" {
