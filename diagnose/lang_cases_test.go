@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kueuebot/kueuebot/bot/blocks"
 	"github.com/kueuebot/kueuebot/diagnose"
@@ -193,5 +194,32 @@ func BenchmarkRender(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+// BenchmarkRenderInterleaved renders the same answers in the four
+// languages in turn within each iteration and reports each language's time
+// as a percentage of English's (fr-%, ja-%, zh-%): interleaving keeps the
+// comparison fair on a machine whose load changes during the run.
+func BenchmarkRenderInterleaved(b *testing.B) {
+	var reports []diagnose.Report
+	for _, name := range []string{"exceeds-max-quota", "quota-in-use-cohort", "multi-podset-exceeds-max-quota", "requeuing-preempted", "untolerated-taint", "strict-fifo-blocked"} {
+		_, s := loadCase(b, filepath.Join("testdata", "cases", name+".txtar"))
+		reports = append(reports, diagnose.Analyze(s))
+	}
+	langs := i18n.All()
+	spent := make([]time.Duration, len(langs))
+	for b.Loop() {
+		for i, l := range langs {
+			start := time.Now()
+			for j := range reports {
+				_ = render.TextStringWith(&reports[j], render.Options{Lang: l})
+				_ = blocks.Answer(reports[j], blocks.AnswerOptions{Options: blocks.Options{Lang: l}, Detailed: true})
+			}
+			spent[i] += time.Since(start)
+		}
+	}
+	for i, l := range langs[1:] {
+		b.ReportMetric(100*float64(spent[i+1])/float64(spent[0]), l.String()+"-%")
 	}
 }
