@@ -641,8 +641,8 @@ func (a *analysis) inactiveCheck(cq *kueue.ClusterQueue, c *metav1.Condition) bo
 				cmd := "kubectl get multikueuecluster " + strings.Join(clusters, " ") + " -o yaml"
 				why, seen := a.workerConditions(clusters)
 				if seen {
-					a.remedyM("FixWorkerCluster", WhoPlatform, cmd, msg("diagnose.multikueue.remedy.fix", i18n.Verbatim(names), i18n.Verbatim(why)))
-					return a.setM(CodeMisconfigured, CauseClusterQueueInactive, msg("diagnose.multikueue.noWorker", cqArg(cq.Name), i18n.Obj("AdmissionCheck", "", ac.Name), i18n.Verbatim(why)),
+					a.remedyM("FixWorkerCluster", WhoPlatform, cmd, msg("diagnose.multikueue.remedy.fix", i18n.Verbatim(names), why))
+					return a.setM(CodeMisconfigured, CauseClusterQueueInactive, msg("diagnose.multikueue.noWorker", cqArg(cq.Name), i18n.Obj("AdmissionCheck", "", ac.Name), why),
 						msg("diagnose.multikueue.detail", i18n.Obj("AdmissionCheck", "", ac.Name), i18n.Verbatim(config), i18n.Verbatim(cond), cqArg(cq.Name), i18n.Name(c.Reason)))
 				}
 				a.remedyM("FixWorkerCluster", WhoPlatform, cmd, msg("diagnose.multikueue.remedy.unread", i18n.Verbatim(names)))
@@ -676,8 +676,8 @@ func InactiveClusters(msg string) []string {
 // Active=False (ClientConnectionFailed: dial tcp 127.0.0.1:1: connection
 // refused)"; one missing from a config that was read "does not exist".
 // seen is false when the Snapshot holds none of them (not read).
-func (a *analysis) workerConditions(clusters []string) (string, bool) {
-	var parts []string
+func (a *analysis) workerConditions(clusters []string) (i18n.List, bool) {
+	var parts []i18n.Arg
 	seen := false
 	for _, n := range clusters {
 		var mc *kueue.MultiKueueCluster
@@ -686,28 +686,29 @@ func (a *analysis) workerConditions(clusters []string) (string, bool) {
 				mc = &a.s.MultiKueueClusters[i]
 			}
 		}
+		obj := i18n.Obj("MultiKueueCluster", "", n)
 		if mc == nil {
 			if a.s.MultiKueueClusters != nil {
-				parts = append(parts, "MultiKueueCluster "+n+" does not exist")
+				parts = append(parts, msg("diagnose.mkCluster.missing", obj))
 				seen = true
 			} else {
-				parts = append(parts, "MultiKueueCluster "+n+" is not active")
+				parts = append(parts, msg("diagnose.mkCluster.inactive", obj))
 			}
 			continue
 		}
 		seen = true
 		c := apimeta.FindStatusCondition(mc.Status.Conditions, kueue.MultiKueueClusterActive)
 		if c == nil {
-			parts = append(parts, "MultiKueueCluster "+n+" has no Active condition yet")
+			parts = append(parts, msg("diagnose.mkCluster.noCondition", obj))
 			continue
 		}
-		msg := c.Message
-		if len(msg) > 200 {
-			msg = msg[:197] + "..."
+		m := c.Message
+		if len(m) > 200 {
+			m = m[:197] + "..."
 		}
-		parts = append(parts, fmt.Sprintf("MultiKueueCluster %s is Active=%s (%s: %s)", n, c.Status, c.Reason, msg))
+		parts = append(parts, msg("diagnose.mkCluster.condition", obj, i18n.Name(string(c.Status)), i18n.Name(c.Reason), i18n.Verbatim(m)))
 	}
-	return strings.Join(parts, "; "), seen
+	return i18n.List{Items: parts, Semicolons: true}, seen
 }
 
 // ClusterQueueChecks lists the AdmissionChecks the ClusterQueue uses, in

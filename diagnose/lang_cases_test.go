@@ -25,7 +25,6 @@ import (
 // listed here whose answer is translated fails the test.
 var untranslatedCases = map[string]bool{
 	"deployment-no-pods":                        true,
-	"multikueue-worker-cluster-read":            true,
 	"requeuing-pods-ready-timeout-backoff-over": true,
 	"requeuing-pods-ready-timeout":              true,
 	"running-crashloop":                         true,
