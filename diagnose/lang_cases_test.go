@@ -34,14 +34,6 @@ var untranslatedCases = map[string]bool{
 	"starting-podsecurity":                      true,
 	"starting-resourcequota-requests":           true,
 	"statefulset-not-marked":                    true,
-	"unschedulable-affinity":                    true,
-	"unschedulable-insufficient":                true,
-	"unschedulable-other":                       true,
-	"unschedulable-pvc-claim-read":              true,
-	"unschedulable-pvc-named":                   true,
-	"unschedulable-taint-nodes-read":            true,
-	"unschedulable-taint":                       true,
-	"unschedulable-volume":                      true,
 	"workload-missing":                          true,
 }
 

@@ -116,8 +116,8 @@ func (a *analysis) admitted() bool {
 		cause := classifyScheduling(schedMsg)
 		head := msg("diagnose.sched.unsched.headline", a.jobArg(), i18n.Num(len(unsched)))
 		detail := []i18n.Message{msg("diagnose.sched.unsched.detail", i18n.Num(len(unsched)), i18n.Num(total))}
-		if what := a.schedulingRemedies(cause, schedMsg, unsched); what != "" {
-			head = msg("diagnose.sched.unsched.what", a.jobArg(), i18n.Num(len(unsched)), i18n.Verbatim(what))
+		if what := a.schedulingRemedies(cause, schedMsg, unsched); !what.IsZero() {
+			head = msg("diagnose.sched.unsched.what", a.jobArg(), i18n.Num(len(unsched)), what)
 		}
 		if schedMsg != "" {
 			detail = append(detail, msg("diagnose.sched.scheduler", i18n.Verbatim(schedMsg)))
@@ -208,54 +208,63 @@ func (a *analysis) partialAdmission() (i18n.List, i18n.Message, bool) {
 // schedulingRemedies suggests how to get the pods scheduled and returns
 // what blocks them, naming the object (claim, taint, resource) when the
 // pods and kube-scheduler's message say which; "" when they do not.
-func (a *analysis) schedulingRemedies(cause Cause, msg string, pods []*corev1.Pod) string {
+func (a *analysis) schedulingRemedies(cause Cause, schedMsg string, pods []*corev1.Pod) i18n.Message {
 	switch cause {
 	case CauseInsufficientRes:
-		a.remedy("SmallerPods", WhoYou, "", "Ask for less per pod (cpu, memory, GPUs) so a pod fits on one node.")
-		a.remedy("AddNodes", WhoPlatform, "", "Or ask the platform team to add nodes: the queue's quota is larger than what the nodes can hold right now.")
-		if res := schedulerInsufficient(msg); len(res) > 0 {
-			return fmt.Sprintf("no node has enough free %s for one pod (%s)", strings.Join(res, ", "), a.podAsks(pods, res))
+		a.remedyM("SmallerPods", WhoYou, "", msg("diagnose.sched.smaller.remedy"))
+		a.remedyM("AddNodes", WhoPlatform, "", msg("diagnose.sched.addNodes.remedy"))
+		if res := schedulerInsufficient(schedMsg); len(res) > 0 {
+			return msg("diagnose.sched.insufficient", nameList(res...), a.podAsks(pods, res))
 		}
 	case CauseUntoleratedTaint:
-		taints := schedulerTaints(msg)
+		taints := schedulerTaints(schedMsg)
 		if fromNodes := nodeTaints(a.s.Nodes, pods); len(fromNodes) > 0 {
 			taints = fromNodes // key=value:effect, from the Nodes themselves
 		}
 		if len(taints) == 0 {
-			a.remedy("AddToleration", WhoYou, "", "kube-scheduler does not say which taint: ask the platform team (who can read the Nodes) for the taint's key, value and effect, then recreate the job with a toleration for it, or have it added to the ResourceFlavor.")
-			return ""
+			a.remedyM("AddToleration", WhoYou, "", msg("diagnose.sched.taintUnknown.remedy"))
+			return i18n.Message{}
 		}
-		list := strings.Join(taints, ", ")
-		where := "the ResourceFlavor"
+		list := i18n.Commas(verbatims(taints)...)
+		where := msg("diagnose.sched.where.flavor")
 		if flavors := a.admittedFlavors(); len(flavors) > 0 {
-			where = "ResourceFlavor " + strings.Join(flavors, ", ")
+			where = msg("diagnose.sched.where.named", nameList(flavors...))
 		}
-		a.remedy("AddToleration", WhoYou, "", "If your pods may run on those nodes, recreate the job with a toleration for %s in its pod template (a started job's template cannot change).", list)
-		a.remedy("FlavorToleration", WhoPlatform, "", "Or ask the platform team to add the toleration to the spec.tolerations of %s, or to declare the taint in its spec.nodeTaints so that Kueue checks it before admission.", where)
-		return fmt.Sprintf("the nodes carry the taint %s, which the pods do not tolerate", list)
+		a.remedyM("AddToleration", WhoYou, "", msg("diagnose.sched.toleration.remedy", list))
+		a.remedyM("FlavorToleration", WhoPlatform, "", msg("diagnose.sched.flavorToleration.remedy", where))
+		return msg("diagnose.sched.taint.what", list)
 	case CauseNodeAffinityMismatch:
-		a.remedy("FixNodeSelector", WhoPlatform, "", "Ask the platform team to check that the ResourceFlavor's nodeLabels (injected as nodeSelector) match real nodes; also check your own nodeSelector/affinity.")
-		if what := a.flavorNodes(); what != "" {
+		a.remedyM("FixNodeSelector", WhoPlatform, "", msg("diagnose.sched.nodeLabels.remedy"))
+		if what := a.flavorNodes(); !what.IsZero() {
 			return what
 		}
 	case CauseUnboundVolume:
-		claims, missing := podClaims(pods, msg)
+		claims, missing := podClaims(pods, schedMsg)
 		if len(claims) == 0 {
-			a.remedy("FixVolume", WhoYou, fmt.Sprintf("kubectl get pvc %s", a.nsFlag()), "Check that the PersistentVolumeClaims exist and can bind (storage class, zone).")
-			return ""
+			a.remedyM("FixVolume", WhoYou, fmt.Sprintf("kubectl get pvc %s", a.nsFlag()), msg("diagnose.sched.pvc.remedy"))
+			return i18n.Message{}
 		}
-		a.remedy("FixVolume", WhoYou, fmt.Sprintf("kubectl describe pvc %s %s", claims[0], a.nsFlag()), "Look at the events of %s: create it if it is missing, or fix its storageClassName, size or access mode so a volume can be provisioned (ask the platform team about the StorageClass).", claimList(claims))
-		if state := claimStates(a.s, claims); state != "" {
+		a.remedyM("FixVolume", WhoYou, fmt.Sprintf("kubectl describe pvc %s %s", claims[0], a.nsFlag()), msg("diagnose.sched.pvcEvents.remedy", a.claimList(claims)))
+		if state := a.claimStates(claims); !state.IsZero() {
 			return state
 		}
 		if missing {
-			return claimList(claims) + " does not exist"
+			return msg("diagnose.sched.pvc.missing", a.claimList(claims))
 		}
-		return claimList(claims) + " does not bind"
+		return msg("diagnose.sched.pvc.unbound", a.claimList(claims))
 	default:
-		a.remedy("Describe", WhoYou, fmt.Sprintf("kubectl describe pods %s", a.nsFlag()), "Read the FailedScheduling events of the pods.")
+		a.remedyM("Describe", WhoYou, fmt.Sprintf("kubectl describe pods %s", a.nsFlag()), msg("diagnose.sched.describe.remedy"))
 	}
-	return ""
+	return i18n.Message{}
+}
+
+// verbatims converts strings to Verbatim arguments.
+func verbatims(ss []string) []i18n.Arg {
+	out := make([]i18n.Arg, len(ss))
+	for i, s := range ss {
+		out[i] = i18n.Verbatim(s)
+	}
+	return out
 }
 
 // reInsufficient is kube-scheduler's "Insufficient <resource>".
@@ -277,21 +286,21 @@ func schedulerInsufficient(msg string) []string {
 }
 
 // podAsks is what the first pod requests of res, e.g. "each asks 4 cpu".
-func (a *analysis) podAsks(pods []*corev1.Pod, res []string) string {
+func (a *analysis) podAsks(pods []*corev1.Pod, res []string) i18n.Message {
 	if len(pods) == 0 {
-		return "see the pods' requests"
+		return msg("diagnose.sched.seeRequests")
 	}
 	per := podRequests(&pods[0].Spec)
-	var parts []string
+	var parts []i18n.Arg
 	for _, r := range res {
 		if v, ok := per[corev1.ResourceName(r)]; ok {
-			parts = append(parts, fmtQ(corev1.ResourceName(r), v)+" "+r)
+			parts = append(parts, msg("diagnose.qtyRes", i18n.Qty(fmtQ(corev1.ResourceName(r), v)), i18n.Name(r)))
 		}
 	}
 	if len(parts) == 0 {
-		return "see the pods' requests"
+		return msg("diagnose.sched.seeRequests")
 	}
-	return "each asks " + strings.Join(parts, ", ")
+	return msg("diagnose.sched.eachAsks", i18n.Commas(parts...))
 }
 
 var reSchedPart = regexp.MustCompile(`^(\d+) (.*)$`)
@@ -409,16 +418,21 @@ func AppendClaimNames(out []string, pod *corev1.Pod) []string {
 
 // claimList is "PersistentVolumeClaim a" or "PersistentVolumeClaims a, b"
 // (at most three named).
-func claimList(claims []string) string {
+func (a *analysis) claimList(claims []string) i18n.Message {
 	if len(claims) == 1 {
-		return "PersistentVolumeClaim " + claims[0]
+		return msg("diagnose.pvc.one", a.pvcArg(claims[0]))
 	}
 	shown := claims
-	more := ""
+	var more i18n.Message
 	if len(shown) > 3 {
-		shown, more = shown[:3], fmt.Sprintf(" and %d more", len(claims)-3)
+		shown, more = shown[:3], msg("diagnose.pvc.more", i18n.Num(len(claims)-3))
 	}
-	return "PersistentVolumeClaims " + strings.Join(shown, ", ") + more
+	return msg("diagnose.pvc.many", nameList(shown...), more)
+}
+
+// pvcArg names a PersistentVolumeClaim of the job's namespace.
+func (a *analysis) pvcArg(name string) i18n.Object {
+	return i18n.Obj("PersistentVolumeClaim", a.ns, name)
 }
 
 // classifyScheduling reads a kube-scheduler FailedScheduling message such as
@@ -562,11 +576,12 @@ func nodeTaints(nodes []corev1.Node, pods []*corev1.Pod) []string {
 // claims do not bind, e.g. "PersistentVolumeClaim data is Pending
 // (storageClassName fast-ssd, 10Gi ReadWriteOnce)", or that one does not
 // exist; "" when the claims were not read.
-func claimStates(s *Snapshot, claims []string) string {
+func (a *analysis) claimStates(claims []string) i18n.Message {
+	s := a.s
 	if s.PersistentVolumeClaims == nil {
-		return ""
+		return i18n.Message{}
 	}
-	var parts []string
+	var parts []i18n.Arg
 	for _, n := range claims {
 		var pvc *corev1.PersistentVolumeClaim
 		for i := range s.PersistentVolumeClaims {
@@ -575,43 +590,43 @@ func claimStates(s *Snapshot, claims []string) string {
 			}
 		}
 		if pvc == nil {
-			parts = append(parts, "PersistentVolumeClaim "+n+" does not exist")
+			parts = append(parts, msg("diagnose.pvc.notExist", a.pvcArg(n)))
 			continue
 		}
-		var detail []string
+		var detail []i18n.Arg
 		if sc := pvc.Spec.StorageClassName; sc != nil {
 			if *sc == "" {
-				detail = append(detail, `storageClassName "" (only a pre-provisioned volume can bind it)`)
+				detail = append(detail, msg("diagnose.pvc.scEmpty"))
 			} else {
-				detail = append(detail, "storageClassName "+*sc)
+				detail = append(detail, msg("diagnose.pvc.sc", i18n.Name(*sc)))
 			}
 		} else {
-			detail = append(detail, "no storageClassName (the default StorageClass, if any)")
+			detail = append(detail, msg("diagnose.pvc.noSC"))
 		}
 		if q, ok := pvc.Spec.Resources.Requests[corev1.ResourceStorage]; ok {
 			d := q.String()
 			for _, m := range pvc.Spec.AccessModes {
 				d += " " + string(m)
 			}
-			detail = append(detail, d)
+			detail = append(detail, i18n.Verbatim(d))
 		}
 		phase := string(pvc.Status.Phase)
 		if phase == "" {
 			phase = string(corev1.ClaimPending)
 		}
-		parts = append(parts, fmt.Sprintf("PersistentVolumeClaim %s is %s (%s)", n, phase, strings.Join(detail, ", ")))
+		parts = append(parts, msg("diagnose.pvc.state", a.pvcArg(n), i18n.Name(phase), i18n.Commas(detail...)))
 	}
-	return strings.Join(parts, "; ")
+	return msg("diagnose.concat", i18n.Message{}, msg("i18n.join", i18n.List{Items: parts, Semicolons: true}))
 }
 
 // flavorNodes says, when the Nodes were read for the one flavor the
 // Workload was assigned and that flavor has nodeLabels, how many Nodes
 // carry them, e.g. "no Node has the nodeLabels instance-type=gpu of
 // ResourceFlavor gpu"; "" otherwise.
-func (a *analysis) flavorNodes() string {
+func (a *analysis) flavorNodes() i18n.Message {
 	flavors := a.admittedFlavors()
 	if a.s.Nodes == nil || len(flavors) != 1 {
-		return ""
+		return i18n.Message{}
 	}
 	for i := range a.s.ResourceFlavors {
 		rf := &a.s.ResourceFlavors[i]
@@ -633,10 +648,11 @@ func (a *analysis) flavorNodes() string {
 				n++
 			}
 		}
+		rfArg := i18n.Obj("ResourceFlavor", "", rf.Name)
 		if n == 0 {
-			return fmt.Sprintf("no Node has the nodeLabels %s of ResourceFlavor %s", strings.Join(keys, ","), rf.Name)
+			return msg("diagnose.flavorNodes.none", i18n.Verbatim(strings.Join(keys, ",")), rfArg)
 		}
-		return fmt.Sprintf("%d Node(s) have the nodeLabels %s of ResourceFlavor %s, and none of them matches the pods' own nodeSelector or affinity", n, strings.Join(keys, ","), rf.Name)
+		return msg("diagnose.flavorNodes.some", i18n.Num(n), i18n.Verbatim(strings.Join(keys, ",")), rfArg)
 	}
-	return ""
+	return i18n.Message{}
 }
