@@ -27,7 +27,6 @@ var untranslatedCases = map[string]bool{
 	"deployment-no-pods":                        true,
 	"requeuing-pods-ready-timeout-backoff-over": true,
 	"requeuing-pods-ready-timeout":              true,
-	"running-crashloop":                         true,
 	"starting-limitrange":                       true,
 	"starting-on-multikueue-worker":             true,
 	"starting-pods-not-created":                 true,
