@@ -726,15 +726,6 @@ func ClusterQueueChecks(cq *kueue.ClusterQueue) []string {
 	return out
 }
 
-// finalizersText is ", held by finalizer(s) f" for an object being
-// deleted; "" without finalizers.
-func finalizersText(fs []string) string {
-	if len(fs) == 0 {
-		return ""
-	}
-	return ", held by finalizer " + strings.Join(fs, ", ")
-}
-
 // alternativeQueues suggests the other LocalQueues of the namespace.
 func (a *analysis) alternativeQueues() {
 	var others []string
@@ -962,13 +953,6 @@ func quotedOpt(s string) i18n.Message {
 	return quoted(s)
 }
 
-func capitalize(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
-}
-
 func dropTargetGaps(gaps []Gap, t Target) []Gap {
 	out := gaps[:0]
 	for _, g := range gaps {
@@ -1003,20 +987,6 @@ func lqNames(lqs []kueue.LocalQueue) string {
 	}
 	sort.Strings(names)
 	return strings.Join(names, ", ")
-}
-
-func lqSuggestion(lqs []kueue.LocalQueue, current string) string {
-	var names []string
-	for _, lq := range lqs {
-		if lq.Name != current {
-			names = append(names, lq.Name)
-		}
-	}
-	if len(names) == 0 {
-		return ""
-	}
-	sort.Strings(names)
-	return " (LocalQueues in your namespace: " + strings.Join(names, ", ") + ")"
 }
 
 // closest returns the LocalQueue name nearest to name by edit distance, if

@@ -15,10 +15,8 @@ func (a *analysis) multiPodSet() bool {
 	return a.quota != nil && len(a.quota.podSets) > 1
 }
 
-// podSetList is "pod set workers" or "pod sets driver and workers".
-func podSetList(names []string) string { return podSetsMsg(names).String() }
-
-// podSetsMsg is podSetList as a message; the zero Message for no names.
+// podSetsMsg is "pod set workers" or "pod sets driver and workers"; the
+// zero Message for no names.
 func podSetsMsg(names []string) i18n.Message {
 	switch len(names) {
 	case 0:
@@ -27,14 +25,6 @@ func podSetsMsg(names []string) i18n.Message {
 		return msg("diagnose.podSet", i18n.Name(names[0]))
 	}
 	return msg("diagnose.podSets", i18n.And(i18n.Names(names...)...))
-}
-
-// verb picks the singular or plural form for a list of pod sets.
-func verb(names []string, singular, plural string) string {
-	if len(names) > 1 {
-		return plural
-	}
-	return singular
 }
 
 // noMatchingFlavor answers a Workload one of whose pod sets no flavor of
@@ -81,17 +71,9 @@ func openMsg(b *blockedPodSet) i18n.Message {
 	return msg("diagnose.noFlavor.open", i18n.Name(b.open.flavor), i18n.Verbatim(b.open.inel.taint))
 }
 
-// othersFitText is " Pod set driver fits (flavor on-demand)." for the pod
-// sets of a multi-pod-set Workload that are not named as blocking.
-func (a *analysis) othersFitText(blocking []string) string {
-	m := a.othersFitMsg(blocking)
-	if m.IsZero() {
-		return ""
-	}
-	return " " + m.String()
-}
-
-// othersFitMsg is othersFitText as a message, without the leading space;
+// othersFitMsg is "Pod set driver fits (flavor on-demand); Kueue admits
+// all pod sets of a job or none." for the pod sets of a multi-pod-set
+// Workload that are not named as blocking;
 // the zero Message when every pod set blocks.
 func (a *analysis) othersFitMsg(blocking []string) i18n.Message {
 	var parts []i18n.Arg
