@@ -164,7 +164,7 @@ func (a *analysis) partialRead() {
 	if len(failed) == 0 {
 		return
 	}
-	a.finding("PartialRead", SeverityWarning, "The cluster did not answer every read (%s). This answer rests only on what I could read; nothing missing was taken as absent. Ask again in a minute for the full picture.", strings.Join(failed, ", "))
+	a.findingM("PartialRead", SeverityWarning, msg("diagnose.partialRead", nameList(failed...)))
 }
 
 func (a *analysis) set(code Code, cause Cause, headline, detail string) bool {
@@ -395,65 +395,6 @@ func (a *analysis) checksIn(st kueue.CheckState) []kueue.AdmissionCheckState {
 		}
 	}
 	return out
-}
-
-// checkNames is "admission check a" or "admission checks a, b".
-func checkNames(acs []kueue.AdmissionCheckState) string {
-	names := make([]string, 0, len(acs))
-	for _, ac := range acs {
-		names = append(names, string(ac.Name))
-	}
-	if len(names) == 1 {
-		return "admission check " + names[0]
-	}
-	return "admission checks " + strings.Join(names, ", ")
-}
-
-// checksText names the checks with their messages, for a headline:
-// admission check prov-check ("capacity could not be provisioned").
-func checksText(acs []kueue.AdmissionCheckState) string {
-	parts := make([]string, 0, len(acs))
-	for _, ac := range acs {
-		s := "admission check " + string(ac.Name)
-		if ac.Message != "" {
-			s += fmt.Sprintf(" (%q)", strings.TrimSuffix(ac.Message, "."))
-		}
-		parts = append(parts, s)
-	}
-	return strings.Join(parts, " and ")
-}
-
-// checksOwnerText names the checks with the controllers that run them,
-// when the AdmissionCheck objects were read.
-func (a *analysis) checksOwnerText(acs []kueue.AdmissionCheckState) string {
-	s := checkNames(acs)
-	var ctrls []string
-	for _, ac := range acs {
-		for _, obj := range a.s.AdmissionChecks {
-			if obj.Name == string(ac.Name) && obj.Spec.ControllerName != "" && !slices.Contains(ctrls, obj.Spec.ControllerName) {
-				ctrls = append(ctrls, obj.Spec.ControllerName)
-			}
-		}
-	}
-	if len(ctrls) > 0 {
-		s += " (controller " + strings.Join(ctrls, ", ") + ")"
-	}
-	return s
-}
-
-func (a *analysis) checkText(ac kueue.AdmissionCheckState) string {
-	s := fmt.Sprintf("admission check %s is %s", ac.Name, ac.State)
-	for _, obj := range a.s.AdmissionChecks {
-		if obj.Name == string(ac.Name) && obj.Spec.ControllerName != "" {
-			s += fmt.Sprintf(" (handled by controller %s)", obj.Spec.ControllerName)
-		}
-	}
-	if ac.Message != "" {
-		s += ": " + ac.Message
-	} else {
-		s += ", no message yet"
-	}
-	return s
 }
 
 // evicting reports a Workload being evicted while it still holds quota, and
@@ -700,8 +641,8 @@ func (a *analysis) inactiveCheck(cq *kueue.ClusterQueue, c *metav1.Condition) bo
 				cmd := "kubectl get multikueuecluster " + strings.Join(clusters, " ") + " -o yaml"
 				why, seen := a.workerConditions(clusters)
 				if seen {
-					a.remedyM("FixWorkerCluster", WhoPlatform, cmd, msg("diagnose.multikueue.remedy.fix", i18n.Verbatim(names), i18n.Verbatim(why)))
-					return a.setM(CodeMisconfigured, CauseClusterQueueInactive, msg("diagnose.multikueue.noWorker", cqArg(cq.Name), i18n.Obj("AdmissionCheck", "", ac.Name), i18n.Verbatim(why)),
+					a.remedyM("FixWorkerCluster", WhoPlatform, cmd, msg("diagnose.multikueue.remedy.fix", i18n.Verbatim(names), why))
+					return a.setM(CodeMisconfigured, CauseClusterQueueInactive, msg("diagnose.multikueue.noWorker", cqArg(cq.Name), i18n.Obj("AdmissionCheck", "", ac.Name), why),
 						msg("diagnose.multikueue.detail", i18n.Obj("AdmissionCheck", "", ac.Name), i18n.Verbatim(config), i18n.Verbatim(cond), cqArg(cq.Name), i18n.Name(c.Reason)))
 				}
 				a.remedyM("FixWorkerCluster", WhoPlatform, cmd, msg("diagnose.multikueue.remedy.unread", i18n.Verbatim(names)))
@@ -735,8 +676,8 @@ func InactiveClusters(msg string) []string {
 // Active=False (ClientConnectionFailed: dial tcp 127.0.0.1:1: connection
 // refused)"; one missing from a config that was read "does not exist".
 // seen is false when the Snapshot holds none of them (not read).
-func (a *analysis) workerConditions(clusters []string) (string, bool) {
-	var parts []string
+func (a *analysis) workerConditions(clusters []string) (i18n.List, bool) {
+	var parts []i18n.Arg
 	seen := false
 	for _, n := range clusters {
 		var mc *kueue.MultiKueueCluster
@@ -745,28 +686,29 @@ func (a *analysis) workerConditions(clusters []string) (string, bool) {
 				mc = &a.s.MultiKueueClusters[i]
 			}
 		}
+		obj := i18n.Obj("MultiKueueCluster", "", n)
 		if mc == nil {
 			if a.s.MultiKueueClusters != nil {
-				parts = append(parts, "MultiKueueCluster "+n+" does not exist")
+				parts = append(parts, msg("diagnose.mkCluster.missing", obj))
 				seen = true
 			} else {
-				parts = append(parts, "MultiKueueCluster "+n+" is not active")
+				parts = append(parts, msg("diagnose.mkCluster.inactive", obj))
 			}
 			continue
 		}
 		seen = true
 		c := apimeta.FindStatusCondition(mc.Status.Conditions, kueue.MultiKueueClusterActive)
 		if c == nil {
-			parts = append(parts, "MultiKueueCluster "+n+" has no Active condition yet")
+			parts = append(parts, msg("diagnose.mkCluster.noCondition", obj))
 			continue
 		}
-		msg := c.Message
-		if len(msg) > 200 {
-			msg = msg[:197] + "..."
+		m := c.Message
+		if len(m) > 200 {
+			m = m[:197] + "..."
 		}
-		parts = append(parts, fmt.Sprintf("MultiKueueCluster %s is Active=%s (%s: %s)", n, c.Status, c.Reason, msg))
+		parts = append(parts, msg("diagnose.mkCluster.condition", obj, i18n.Name(string(c.Status)), i18n.Name(c.Reason), i18n.Verbatim(m)))
 	}
-	return strings.Join(parts, "; "), seen
+	return i18n.List{Items: parts, Semicolons: true}, seen
 }
 
 // ClusterQueueChecks lists the AdmissionChecks the ClusterQueue uses, in
@@ -782,15 +724,6 @@ func ClusterQueueChecks(cq *kueue.ClusterQueue) []string {
 		}
 	}
 	return out
-}
-
-// finalizersText is ", held by finalizer(s) f" for an object being
-// deleted; "" without finalizers.
-func finalizersText(fs []string) string {
-	if len(fs) == 0 {
-		return ""
-	}
-	return ", held by finalizer " + strings.Join(fs, ", ")
 }
 
 // alternativeQueues suggests the other LocalQueues of the namespace.
@@ -823,17 +756,17 @@ func (a *analysis) requeue() bool {
 		if st.Count != nil {
 			n = *st.Count
 		}
-		a.remedy("Wait", WhoYou, "", "Wait about %s; Kueue requeues it by itself. If pods repeatedly fail to become ready, check image pulls and crash loops first.", wait)
-		return a.set(CodeRequeuing, CauseBackoff, fmt.Sprintf("%s is in backoff and is requeued in about %s.", a.jobRef(), wait),
-			fmt.Sprintf("It was evicted %d time(s) so far; Kueue waits until %s before queueing it again.", n, st.RequeueAt.UTC().Format("15:04:05 MST")))
+		a.remedyM("Wait", WhoYou, "", msg("diagnose.backoff.remedy", i18n.Verbatim(wait.String())))
+		return a.setM(CodeRequeuing, CauseBackoff, msg("diagnose.backoff.headline", a.jobArg(), i18n.Verbatim(wait.String())),
+			msg("diagnose.backoff.detail", i18n.Num(n), i18n.Verbatim(st.RequeueAt.UTC().Format("15:04:05 MST"))))
 	}
 	if rq != nil && rq.Status == metav1.ConditionFalse && rq.Reason != kueue.WorkloadInadmissible {
 		cause := CauseBackoff
 		if rq.Reason == kueue.WorkloadEvictedByPodsReadyTimeout {
 			cause = CausePodsReadyTimeout
 		}
-		a.remedy("Wait", WhoYou, "", "Kueue requeues it after the backoff; if it keeps timing out, find why its pods do not become ready.")
-		return a.set(CodeRequeuing, cause, fmt.Sprintf("%s was evicted (%s) and is not queued yet.", a.jobRef(), rq.Reason), rq.Message)
+		a.remedyM("Wait", WhoYou, "", msg("diagnose.evictedNotQueued.remedy"))
+		return a.setM(CodeRequeuing, cause, msg("diagnose.evictedNotQueued.headline", a.jobArg(), i18n.Name(rq.Reason)), quotedOpt(rq.Message))
 	}
 	// Evicted by preemption or node failure and not holding quota again:
 	// the Evicted condition stays True until quota is reserved again, even
@@ -848,63 +781,63 @@ func (a *analysis) requeue() bool {
 		default:
 			return false
 		}
-		detail := ev.Message + "."
+		detail := []i18n.Message{msg("diagnose.quoted.period", i18n.Verbatim(ev.Message))}
 		if cause == CausePreempted {
-			if who := a.preemptorText(); who != "" {
-				detail = strings.TrimPrefix(who, " ")
+			if who := a.preemptorMsg(); !who.IsZero() {
+				detail = []i18n.Message{who}
 				if pc := a.cond(kueue.WorkloadPreempted); pc != nil {
-					detail += " Kueue's reason: " + preemptionReason(pc.Reason) + "."
+					detail = append(detail, msg("diagnose.preempted.reason", preemptionReason(pc.Reason)))
 				}
 			}
 		}
 		if a.quota != nil && a.quota.level == fitLater {
-			detail += " It is back in the queue and waits for quota: " + a.shortfallText(true)
+			detail = append(detail, msg("diagnose.preempted.backInQueue", a.shortfallMsg(true)))
 			a.waitRemedies(CauseQuotaInUse)
 		} else {
-			a.remedy("Wait", WhoYou, "", "Nothing to do: it is back in the queue and will be admitted when quota frees up.")
+			a.remedyM("Wait", WhoYou, "", msg("diagnose.preempted.remedy.wait"))
 		}
-		by := "another workload"
+		by := msg("diagnose.preempted.by.other")
 		if pc := a.cond(kueue.WorkloadPreempted); pc != nil {
 			switch pc.Reason {
 			case kueue.InClusterQueueReason:
-				by = "a higher-priority workload in the same ClusterQueue"
+				by = msg("diagnose.preempted.by.inCQ")
 			case kueue.InCohortReclamationReason:
-				by = "another ClusterQueue of the cohort reclaiming the quota it had lent"
+				by = msg("diagnose.preempted.by.reclaim")
 			case kueue.InCohortFairSharingReason:
-				by = "fair sharing in the cohort"
+				by = msg("diagnose.preempted.by.fairSharing")
 			case kueue.InCohortReclaimWhileBorrowingReason:
-				by = "a higher-priority workload of another ClusterQueue"
+				by = msg("diagnose.preempted.by.borrowing")
 			}
 		}
-		head := fmt.Sprintf("%s was preempted by %s and waits to be admitted again.", a.jobRef(), by)
+		head := msg("diagnose.preempted.headline", a.jobArg(), by)
 		if cause == CausePreempted {
 			a.preemptionRemedies()
 		} else {
-			head = fmt.Sprintf("%s was evicted because of failed nodes and waits to be admitted again.", a.jobRef())
+			head = msg("diagnose.nodeFailures.headline", a.jobArg())
 		}
-		return a.set(CodeRequeuing, cause, head, detail)
+		return a.setM(CodeRequeuing, cause, head, i18n.Join(detail...))
 	}
 	return false
 }
 
 // preemptionReason says in words why Kueue preempted
 // (pkg/scheduler/preemption HumanReadablePreemptionReasons).
-func preemptionReason(reason string) string {
+func preemptionReason(reason string) i18n.Message {
 	switch reason {
 	case kueue.InClusterQueueReason:
-		return "prioritization in the ClusterQueue"
+		return msg("diagnose.preemption.reason.inCQ")
 	case kueue.InCohortReclamationReason:
-		return "reclamation within the cohort"
+		return msg("diagnose.preemption.reason.reclaim")
 	case kueue.InCohortFairSharingReason:
-		return "fair sharing within the cohort"
+		return msg("diagnose.preemption.reason.fairSharing")
 	case kueue.InCohortReclaimWhileBorrowingReason:
-		return "reclamation within the cohort while borrowing"
+		return msg("diagnose.preemption.reason.borrowing")
 	}
-	return reason
+	return msg("diagnose.preemption.reason.other", i18n.Name(reason))
 }
 
 func (a *analysis) preemptionRemedies() {
-	a.remedy("UsePriority", WhoYou, "", "To be preempted less often, run it with a higher WorkloadPriorityClass (label kueue.x-k8s.io/priority-class) if your team is allowed one.")
+	a.remedyM("UsePriority", WhoYou, "", msg("diagnose.preemption.remedy"))
 }
 
 // gates handles the AdmissionGated and WaitingForPodsReady holds.
@@ -914,16 +847,16 @@ func (a *analysis) gates() bool {
 		case kueue.WorkloadAdmissionGated:
 			gate := a.wl.Annotations[AdmissionGatedBy]
 			if gate == "" {
-				a.remedy("WaitForGate", WhoYou, "", "Wait for the controller(s) named in %s to clear the gate.", AdmissionGatedBy)
-				return a.set(CodeAdmissionGated, CauseNone, fmt.Sprintf("%s is held back by an admission gate.", a.jobRef()),
-					fmt.Sprintf("Annotation %s=%q: Kueue does not consider the Workload until the gate is removed. %s", AdmissionGatedBy, gate, a.qr.Message))
+				a.remedyM("WaitForGate", WhoYou, "", msg("diagnose.gate.remedy.unnamed", i18n.Name(AdmissionGatedBy)))
+				return a.setM(CodeAdmissionGated, CauseNone, msg("diagnose.gate.headline.unnamed", a.jobArg()),
+					msg("diagnose.gate.detail", i18n.Name(AdmissionGatedBy), i18n.Verbatim(strconv.Quote(gate)), quotedOpt(a.qr.Message)))
 			}
-			a.remedy("WaitForGate", WhoYou, "", "Wait for %s to clear its gate (annotation %s on Workload %s); if it does not, ask whoever runs that controller.", gate, AdmissionGatedBy, a.wl.Name)
-			return a.set(CodeAdmissionGated, CauseNone, fmt.Sprintf("%s is held back by the admission gate %s.", a.jobRef(), gate),
-				fmt.Sprintf("Annotation %s=%q: Kueue does not consider the Workload until the gate is removed. %s", AdmissionGatedBy, gate, a.qr.Message))
+			a.remedyM("WaitForGate", WhoYou, "", msg("diagnose.gate.remedy", i18n.Name(gate), i18n.Name(AdmissionGatedBy), a.wlArg(a.wl.Name)))
+			return a.setM(CodeAdmissionGated, CauseNone, msg("diagnose.gate.headline", a.jobArg(), i18n.Name(gate)),
+				msg("diagnose.gate.detail", i18n.Name(AdmissionGatedBy), i18n.Verbatim(strconv.Quote(gate)), quotedOpt(a.qr.Message)))
 		case "Waiting", "WaitingForPodsReady":
-			a.remedy("Wait", WhoYou, "", "Wait: Kueue admits one workload at a time until the admitted ones have ready pods (waitForPodsReady.blockAdmission).")
-			return a.set(CodeWaitingForPodsReady, CauseNone, fmt.Sprintf("%s waits for other admitted jobs to start their pods.", a.jobRef()), a.qr.Message)
+			a.remedyM("Wait", WhoYou, "", msg("diagnose.podsReadyWait.remedy"))
+			return a.setM(CodeWaitingForPodsReady, CauseNone, msg("diagnose.podsReadyWait.headline", a.jobArg()), quotedOpt(a.qr.Message))
 		}
 	}
 	if a.claim != nil && (a.claim.Code == CodeAdmissionGated || a.claim.Code == CodeWaitingForPodsReady) {
@@ -933,34 +866,33 @@ func (a *analysis) gates() bool {
 }
 
 func (a *analysis) failedChecks() bool {
-	var failed []string
+	var failed []i18n.Arg
 	var failedChecks []kueue.AdmissionCheckState
 	for _, ac := range a.wl.Status.AdmissionChecks {
 		if ac.State == kueue.CheckStateRetry || ac.State == kueue.CheckStateRejected {
-			failed = append(failed, a.checkText(ac))
+			failed = append(failed, a.checkMsg(ac))
 			failedChecks = append(failedChecks, ac)
 		}
 	}
 	if len(failed) == 0 && !a.msg.FailedAdmissionChecks {
 		return false
 	}
-	detail := "Kueue reports: The workload has failed admission checks."
 	if len(failed) > 0 {
-		a.remedy("WaitForCheck", WhoYou, "", "Kueue retries after the check's backoff. If it keeps failing, ask your platform team about %s.", a.checksOwnerText(failedChecks))
-		detail = capitalize(strings.Join(failed, "; ")) + "."
-		return a.set(CodeWaitingForAdmissionChecks, CauseCheckRetry, fmt.Sprintf("%s waits: %s failed; Kueue will retry.", a.jobRef(), checksText(failedChecks)), detail)
+		a.remedyM("WaitForCheck", WhoYou, "", msg("diagnose.failedChecks.remedy", a.checksOwnerMsg(failedChecks)))
+		return a.setM(CodeWaitingForAdmissionChecks, CauseCheckRetry, msg("diagnose.failedChecks.headline", a.jobArg(), checksMsg(failedChecks)),
+			msg("diagnose.checks.states", semicolons(failed)))
 	}
-	a.remedy("WaitForCheck", WhoYou, "", "Kueue retries after the check's backoff. If it keeps failing, ask your platform team about the check.")
-	return a.set(CodeWaitingForAdmissionChecks, CauseCheckRetry, fmt.Sprintf("An admission check of %s failed; Kueue will retry.", a.jobRef()), detail)
+	a.remedyM("WaitForCheck", WhoYou, "", msg("diagnose.failedChecks.remedy.unnamed"))
+	return a.setM(CodeWaitingForAdmissionChecks, CauseCheckRetry, msg("diagnose.failedChecks.headline.unnamed", a.jobArg()),
+		msg("diagnose.failedChecks.detail", i18n.Verbatim("The workload has failed admission checks")))
 }
 
 func (a *analysis) invalidResources() bool {
 	if !a.msg.InvalidResources {
 		return false
 	}
-	a.remedy("FixResources", WhoYou, fmt.Sprintf("kubectl get limitrange %s -o yaml", a.nsFlag()),
-		"Fix the container resources: requests must not exceed limits and must respect the namespace's LimitRange; then recreate the job.")
-	return a.set(CodeMisconfigured, CauseInvalidResources, fmt.Sprintf("The resources of %s are invalid, so Kueue will not admit it.", a.jobRef()), a.qr.Message)
+	a.remedyM("FixResources", WhoYou, fmt.Sprintf("kubectl get limitrange %s -o yaml", a.nsFlag()), msg("diagnose.invalidResources.remedy"))
+	return a.setM(CodeMisconfigured, CauseInvalidResources, msg("diagnose.invalidResources.headline", a.jobArg()), quotedOpt(a.qr.Message))
 }
 
 // order explains a Workload that Kueue has not evaluated yet.
@@ -968,55 +900,57 @@ func (a *analysis) order() bool {
 	cq := a.s.ClusterQueue
 	if cq != nil && cq.Spec.QueueingStrategy == kueue.StrictFIFO && len(a.s.QueueAhead) > 0 {
 		head := a.s.QueueAhead[0]
-		a.remedy("Wait", WhoYou, "", "Wait for %s/%s (head of ClusterQueue %s) to be admitted; everything behind it waits in StrictFIFO order.", head.Namespace, head.Name, cq.Name)
-		a.remedy("UseOtherQueue", WhoYou, "", "If the head can never fit, ask its owner or the platform team to fix or remove it.")
-		return a.set(CodePendingEvaluation, CauseStrictFIFOBlocked,
-			fmt.Sprintf("%s is blocked behind %d workload(s) in StrictFIFO ClusterQueue %s.", a.jobRef(), len(a.s.QueueAhead), cq.Name),
-			fmt.Sprintf("ClusterQueue %s admits strictly in order, and the head %s/%s cannot be admitted yet; Kueue does not look at anything behind it.", cq.Name, head.Namespace, head.Name))
+		headName := i18n.Name(head.Namespace + "/" + head.Name)
+		a.remedyM("Wait", WhoYou, "", msg("diagnose.fifo.remedy.head", headName, cqArg(cq.Name)))
+		a.remedyM("UseOtherQueue", WhoYou, "", msg("diagnose.fifo.remedy.fixHead"))
+		return a.setM(CodePendingEvaluation, CauseStrictFIFOBlocked,
+			msg("diagnose.fifo.headline", a.jobArg(), i18n.Num(len(a.s.QueueAhead)), cqArg(cq.Name)),
+			msg("diagnose.fifo.detail", cqArg(cq.Name), headName))
 	}
 	if cq != nil && cq.Spec.QueueingStrategy == kueue.StrictFIFO && a.s.Position == nil && a.qr == nil && cq.Status.PendingWorkloads > 1 {
 		// The queue order is unknown (no visibility API), but a Workload
 		// Kueue never evaluated in a StrictFIFO queue with others pending
 		// sits behind a head that cannot be admitted.
-		a.remedy("Wait", WhoYou, "", "Wait for the head of ClusterQueue %s to be admitted; everything behind it waits in StrictFIFO order.", cq.Name)
-		a.remedy("FindHead", WhoPlatform, fmt.Sprintf("kubectl get --raw /apis/visibility.kueue.x-k8s.io/v1beta2/clusterqueues/%s/pendingworkloads", cq.Name),
-			"Ask the platform team which workload heads ClusterQueue %s and why it cannot be admitted.", cq.Name)
-		return a.set(CodePendingEvaluation, CauseStrictFIFOBlocked,
-			fmt.Sprintf("%s waits behind other workloads in StrictFIFO ClusterQueue %s.", a.jobRef(), cq.Name),
-			fmt.Sprintf("ClusterQueue %s admits strictly in order and has %d pending workloads; Kueue has never evaluated this one, so the head of the queue is blocking it. (Kueue's visibility API was not available to name the head.)", cq.Name, cq.Status.PendingWorkloads))
+		a.remedyM("Wait", WhoYou, "", msg("diagnose.fifo.remedy.unknownHead", cqArg(cq.Name)))
+		a.remedyM("FindHead", WhoPlatform, fmt.Sprintf("kubectl get --raw /apis/visibility.kueue.x-k8s.io/v1beta2/clusterqueues/%s/pendingworkloads", cq.Name),
+			msg("diagnose.fifo.remedy.findHead", cqArg(cq.Name)))
+		return a.setM(CodePendingEvaluation, CauseStrictFIFOBlocked,
+			msg("diagnose.fifo.headline.unknownHead", a.jobArg(), cqArg(cq.Name)),
+			msg("diagnose.fifo.detail.unknownHead", cqArg(cq.Name), i18n.Num(cq.Status.PendingWorkloads)))
 	}
-	detail := "Kueue has not evaluated this Workload yet; it is queued."
+	detail := []i18n.Message{msg("diagnose.order.notEvaluated")}
 	if p := a.s.Position; p != nil {
-		detail = fmt.Sprintf("It is %s in LocalQueue %s and %s in ClusterQueue %s (counting from 1).", ordinal(p.InLocalQueue, p.Tied), a.r.Queue.LocalQueue, ordinal(p.InClusterQueue, p.Tied), a.r.Queue.ClusterQueue)
+		detail = []i18n.Message{msg("diagnose.order.position", ordinal(p.InLocalQueue, p.Tied), a.lqArg(a.r.Queue.LocalQueue), ordinal(p.InClusterQueue, p.Tied), cqArg(a.r.Queue.ClusterQueue))}
 		if p.Tied > 0 {
-			detail += fmt.Sprintf(" %d other workload(s) have the same priority and were created in the same second; Kueue's order between them is not in their objects.", p.Tied)
+			detail = append(detail, msg("diagnose.order.tied", i18n.Num(p.Tied)))
 		}
 	}
 	if n := len(a.s.QueueAhead); n > 0 {
 		head := a.s.QueueAhead[0]
-		detail += fmt.Sprintf(" Ahead of it in its LocalQueue: %d workload(s), first %s/%s. If the ClusterQueue admits in StrictFIFO order, nothing behind the head is evaluated until the head is admitted.", n, head.Namespace, head.Name)
+		detail = append(detail, msg("diagnose.order.ahead", i18n.Num(n), i18n.Name(head.Namespace+"/"+head.Name)))
 	}
 	if a.quota != nil && a.quota.level == fitNow {
-		detail += " By my count its request fits the free quota now, so it should be admitted on Kueue's next pass."
+		detail = append(detail, msg("diagnose.order.fitsNow"))
 	}
-	a.remedy("Wait", WhoYou, "", "Wait a little: Kueue evaluates queued workloads in order.")
-	return a.set(CodePendingEvaluation, CauseNotYetEvaluated, fmt.Sprintf("%s is queued and waits for Kueue to evaluate it.", a.jobRef()), detail)
+	a.remedyM("Wait", WhoYou, "", msg("diagnose.order.remedy"))
+	return a.setM(CodePendingEvaluation, CauseNotYetEvaluated, msg("diagnose.order.headline", a.jobArg()), i18n.Join(detail...))
 }
 
 // ordinal is "number 3" for a 0-based position, or "number 3 to 5" when
 // tied others may come before it.
-func ordinal(pos, tied int32) string {
+func ordinal(pos, tied int32) i18n.Message {
 	if tied == 0 {
-		return fmt.Sprintf("number %d", pos+1)
+		return msg("diagnose.ordinal", i18n.Num(pos+1))
 	}
-	return fmt.Sprintf("number %d to %d", pos+1, pos+1+tied)
+	return msg("diagnose.ordinal.tied", i18n.Num(pos+1), i18n.Num(pos+1+tied))
 }
 
-func capitalize(s string) string {
+// quotedOpt is quoted, or the zero Message for "".
+func quotedOpt(s string) i18n.Message {
 	if s == "" {
-		return s
+		return i18n.Message{}
 	}
-	return strings.ToUpper(s[:1]) + s[1:]
+	return quoted(s)
 }
 
 func dropTargetGaps(gaps []Gap, t Target) []Gap {
@@ -1053,20 +987,6 @@ func lqNames(lqs []kueue.LocalQueue) string {
 	}
 	sort.Strings(names)
 	return strings.Join(names, ", ")
-}
-
-func lqSuggestion(lqs []kueue.LocalQueue, current string) string {
-	var names []string
-	for _, lq := range lqs {
-		if lq.Name != current {
-			names = append(names, lq.Name)
-		}
-	}
-	if len(names) == 0 {
-		return ""
-	}
-	sort.Strings(names)
-	return " (LocalQueues in your namespace: " + strings.Join(names, ", ") + ")"
 }
 
 // closest returns the LocalQueue name nearest to name by edit distance, if

@@ -95,7 +95,7 @@ func (a *analysis) podsReadyTimeout() bool {
 	}
 	a.podsReadyRemedies(recovery, cfg)
 	if a.quota != nil && a.quota.level == fitNever && len(a.quota.notCovered()) == 0 {
-		detail.WriteString(" Once queued again it will not be admitted either: " + a.shortfallText(false))
+		detail.WriteString(" Once queued again it will not be admitted either: " + a.shortfallMsg(false).String())
 		a.sizeRemedies(false)
 	}
 	return a.set(CodeRequeuing, CausePodsReadyTimeout, head, detail.String())

@@ -12,12 +12,16 @@ import (
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+
+	"github.com/kueuebot/kueuebot/i18n"
 )
 
 // ineligibility says why a flavor cannot take a pod set at all.
 type ineligibility struct {
 	cause  Cause // CauseUntoleratedTaint, CauseNodeAffinityMismatch, CauseFlavorNotFound
 	reason string
+	// msg is reason as a catalog message.
+	msg i18n.Message
 	// fix is a short hint: the toleration or label to use.
 	fix string
 	// taint is the untolerated taint's text when cause is
@@ -27,6 +31,11 @@ type ineligibility struct {
 	// does not match the flavor either, so a toleration alone would not
 	// open it.
 	affinityToo bool
+}
+
+// newInel is an ineligibility with its reason as a catalog message.
+func newInel(cause Cause, m i18n.Message) *ineligibility {
+	return &ineligibility{cause: cause, reason: m.String(), msg: m}
 }
 
 // taintOnly reports a flavor that only an untolerated taint rules out: a
@@ -43,7 +52,7 @@ func (i *ineligibility) taintOnly() bool {
 // only by its taint can be told from one the pods do not select at all.
 func flavorEligibility(ps *kueue.PodSet, rf *kueue.ResourceFlavor, groupKeys map[string]bool) *ineligibility {
 	if rf == nil {
-		return &ineligibility{cause: CauseFlavorNotFound, reason: "the ResourceFlavor does not exist"}
+		return newInel(CauseFlavorNotFound, msg("diagnose.inel.missing"))
 	}
 	aff := affinityMismatch(ps, rf, groupKeys)
 	// As Kueue's flavor assigner: NoSchedule and NoExecute taints of the
@@ -53,15 +62,12 @@ func flavorEligibility(ps *kueue.PodSet, rf *kueue.ResourceFlavor, groupKeys map
 		return t.Effect == corev1.TaintEffectNoSchedule || t.Effect == corev1.TaintEffectNoExecute
 	}, true)
 	if untolerated {
-		in := &ineligibility{
-			cause:  CauseUntoleratedTaint,
-			reason: fmt.Sprintf("its nodes carry the taint %s that the pods do not tolerate", taintString(taint)),
-			fix:    tolerationYAML(taint),
-			taint:  taintString(taint),
-		}
+		in := newInel(CauseUntoleratedTaint, msg("diagnose.inel.taint", i18n.Verbatim(taintString(taint))))
+		in.fix, in.taint = tolerationYAML(taint), taintString(taint)
 		if aff != nil {
 			in.affinityToo = true
-			in.reason += ", and " + aff.reason
+			in.msg = msg("diagnose.inel.taintAndAffinity", in.msg, aff.msg)
+			in.reason = in.msg.String()
 		}
 		return in
 	}
@@ -84,11 +90,9 @@ func affinityMismatch(ps *kueue.PodSet, rf *kueue.ResourceFlavor, groupKeys map[
 			if ok {
 				have = got
 			}
-			return &ineligibility{
-				cause:  CauseNodeAffinityMismatch,
-				reason: fmt.Sprintf("the pods' nodeSelector wants %s=%s but the flavor's nodes have %s=%s", k, sel[k], k, have),
-				fix:    fmt.Sprintf("nodeSelector %s=%s", k, have),
-			}
+			in := newInel(CauseNodeAffinityMismatch, msg("diagnose.inel.selector", i18n.Name(k), i18n.Name(sel[k]), i18n.Name(k), i18n.Name(have)))
+			in.fix = fmt.Sprintf("nodeSelector %s=%s", k, have)
+			return in
 		}
 	}
 	if aff := ps.Template.Spec.Affinity; aff != nil && aff.NodeAffinity != nil && aff.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil {
@@ -96,13 +100,10 @@ func affinityMismatch(ps *kueue.PodSet, rf *kueue.ResourceFlavor, groupKeys map[
 		if len(terms) > 0 {
 			ns, err := nodeaffinity.NewNodeSelector(&corev1.NodeSelector{NodeSelectorTerms: terms})
 			if err != nil {
-				return &ineligibility{cause: CauseNodeAffinityMismatch, reason: "the pods' required node affinity is invalid: " + err.Error()}
+				return newInel(CauseNodeAffinityMismatch, msg("diagnose.inel.affinityInvalid", i18n.Verbatim(err.Error())))
 			}
 			if !ns.Match(node) {
-				return &ineligibility{
-					cause:  CauseNodeAffinityMismatch,
-					reason: fmt.Sprintf("the pods' required node affinity does not match the flavor's node labels %s", labelsString(rf.Spec.NodeLabels)),
-				}
+				return newInel(CauseNodeAffinityMismatch, msg("diagnose.inel.affinity", i18n.Verbatim(labelsString(rf.Spec.NodeLabels))))
 			}
 		}
 	}

@@ -1,9 +1,9 @@
 package diagnose
 
 import (
-	"fmt"
 	"slices"
-	"strings"
+
+	"github.com/kueuebot/kueuebot/i18n"
 )
 
 // Multi-pod-set Workloads (JobSet, RayJob, PyTorchJob, pod groups, ...):
@@ -15,23 +15,16 @@ func (a *analysis) multiPodSet() bool {
 	return a.quota != nil && len(a.quota.podSets) > 1
 }
 
-// podSetList is "pod set workers" or "pod sets driver and workers".
-func podSetList(names []string) string {
+// podSetsMsg is "pod set workers" or "pod sets driver and workers"; the
+// zero Message for no names.
+func podSetsMsg(names []string) i18n.Message {
 	switch len(names) {
 	case 0:
-		return ""
+		return i18n.Message{}
 	case 1:
-		return "pod set " + names[0]
+		return msg("diagnose.podSet", i18n.Name(names[0]))
 	}
-	return "pod sets " + strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
-}
-
-// verb picks the singular or plural form for a list of pod sets.
-func verb(names []string, singular, plural string) string {
-	if len(names) > 1 {
-		return plural
-	}
-	return singular
+	return msg("diagnose.podSets", i18n.And(i18n.Names(names...)...))
 }
 
 // noMatchingFlavor answers a Workload one of whose pod sets no flavor of
@@ -43,48 +36,47 @@ func (a *analysis) noMatchingFlavor() bool {
 	if len(blocked) == 0 {
 		return false
 	}
-	var reasons []string
+	var reasons []i18n.Arg
 	for _, b := range blocked {
-		reasons = append(reasons, b.reasons...)
+		reasons = append(reasons, b.reasonMsgs...)
 	}
+	semi := func(items []i18n.Arg) i18n.List { return i18n.List{Items: items, Semicolons: true} }
 	first := &blocked[0]
 	if first.cause == CauseFlavorNotFound {
-		return a.set(CodeMisconfigured, CauseFlavorNotFound, fmt.Sprintf("ClusterQueue %s refers to a ResourceFlavor that does not exist.", cq.Name), strings.Join(reasons, "; ")+".")
+		return a.setM(CodeMisconfigured, CauseFlavorNotFound, msg("diagnose.flavorMissing.headline.short", cqArg(cq.Name)), msg("diagnose.inel.reasons", semi(reasons)))
 	}
 	a.flavorRemedies(first.cause, first)
 	a.misnamedPodSet(blocked)
 	if !a.multiPodSet() {
-		detail := "Every flavor was ruled out: " + strings.Join(reasons, "; ") + "."
-		detail += openText(first)
-		return a.set(CodeNoMatchingFlavor, first.cause, fmt.Sprintf("No ResourceFlavor of ClusterQueue %s can take the pods of %s.", cq.Name, a.jobRef()), detail)
+		detail := msg("diagnose.concat", msg("diagnose.noFlavor.everyRuledOut", semi(reasons)), openMsg(first))
+		return a.setM(CodeNoMatchingFlavor, first.cause, msg("diagnose.noFlavor.headline", cqArg(cq.Name), a.jobArg()), detail)
 	}
 	var names []string
-	var detail strings.Builder
+	var detail []i18n.Message
 	for i := range blocked {
 		b := &blocked[i]
 		names = append(names, b.name)
-		if i > 0 {
-			detail.WriteString(" ")
-		}
-		fmt.Fprintf(&detail, "For pod set %s every flavor was ruled out: %s.%s", b.name, strings.Join(b.reasons, "; "), openText(b))
+		detail = append(detail, msg("diagnose.noFlavor.podSet", i18n.Name(b.name), semi(b.reasonMsgs), openMsg(b)))
 	}
-	detail.WriteString(a.othersFitText(names))
-	return a.set(CodeNoMatchingFlavor, first.cause, fmt.Sprintf("No ResourceFlavor of ClusterQueue %s can take %s of %s.", cq.Name, podSetList(names), a.jobRef()), detail.String())
+	detail = append(detail, a.othersFitMsg(names))
+	return a.setM(CodeNoMatchingFlavor, first.cause, msg("diagnose.noFlavor.headline.podSets", cqArg(cq.Name), podSetsMsg(names), a.jobArg()), i18n.Join(detail...))
 }
 
-// openText says which flavor a toleration would open, when other flavors
+// openMsg says which flavor a toleration would open, when other flavors
 // are ruled out by the pods' node selection.
-func openText(b *blockedPodSet) string {
+func openMsg(b *blockedPodSet) i18n.Message {
 	if b.open == nil || len(b.reasons) < 2 {
-		return ""
+		return i18n.Message{}
 	}
-	return fmt.Sprintf(" Flavor %s matches the pods' node selection; only its taint %s keeps them out.", b.open.flavor, b.open.inel.taint)
+	return msg("diagnose.noFlavor.open", i18n.Name(b.open.flavor), i18n.Verbatim(b.open.inel.taint))
 }
 
-// othersFitText is " Pod set driver fits (flavor on-demand)." for the pod
-// sets of a multi-pod-set Workload that are not named as blocking.
-func (a *analysis) othersFitText(blocking []string) string {
-	var parts []string
+// othersFitMsg is "Pod set driver fits (flavor on-demand); Kueue admits
+// all pod sets of a job or none." for the pod sets of a multi-pod-set
+// Workload that are not named as blocking;
+// the zero Message when every pod set blocks.
+func (a *analysis) othersFitMsg(blocking []string) i18n.Message {
+	var parts []i18n.Arg
 	for _, p := range a.quota.podSets {
 		if slices.Contains(blocking, p.req.name) || p.level == fitIneligible {
 			continue
@@ -95,26 +87,27 @@ func (a *analysis) othersFitText(blocking []string) string {
 				flavors = append(flavors, f.flavor)
 			}
 		}
-		state := "fits now"
+		state := msg("diagnose.podSetState.fitsNow")
 		switch p.level {
 		case fitLater:
-			state = "would fit once quota frees up"
+			state = msg("diagnose.podSetState.fitsLater")
 		case fitNever:
-			state = "does not fit the maximum quota either"
+			state = msg("diagnose.podSetState.fitsNever")
 		}
-		s := fmt.Sprintf("pod set %s %s", p.req.name, state)
-		if len(parts) == 0 {
-			s = "P" + s[1:]
-		}
+		var fl i18n.Message
 		if len(flavors) > 0 {
-			s += fmt.Sprintf(" (flavor %s)", strings.Join(flavors, ", "))
+			fl = msg("diagnose.podSetState.flavor", nameList(flavors...))
 		}
-		parts = append(parts, s)
+		id := i18n.ID("diagnose.podSetState")
+		if len(parts) == 0 {
+			id = "diagnose.podSetState.first"
+		}
+		parts = append(parts, msg(id, i18n.Name(p.req.name), state, fl))
 	}
 	if len(parts) == 0 {
-		return ""
+		return i18n.Message{}
 	}
-	return " " + strings.Join(parts, "; ") + "; Kueue admits all pod sets of a job or none."
+	return msg("diagnose.othersFit", i18n.List{Items: parts, Semicolons: true})
 }
 
 // misnamedPodSet notes when Kueue's message names a pod set that, by the
@@ -138,8 +131,7 @@ func (a *analysis) misnamedPodSet(blocked []blockedPodSet) {
 		for _, b := range blocked {
 			names = append(names, b.name)
 		}
-		a.finding("MessageNamesOtherPodSet", SeverityInfo, "Kueue's message names pod set %s, but by the objects some flavor can take it; no flavor can take %s. (After a failed attempt Kueue resumes its flavor search at the next flavor, so its message may name a pod set that fits its first flavor.)",
-			n, podSetList(names))
+		a.findingM("MessageNamesOtherPodSet", SeverityInfo, msg("diagnose.msgNamesOtherPodSet", i18n.Name(n), podSetsMsg(names)))
 		return
 	}
 }

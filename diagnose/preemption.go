@@ -1,14 +1,16 @@
 package diagnose
 
 import (
-	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+
+	"github.com/kueuebot/kueuebot/i18n"
 )
 
 // Kueue's preemption message (pkg/scheduler/preemption preemptionMessage):
@@ -59,31 +61,31 @@ func known(s string) string {
 	return s
 }
 
-// preemptorText names the preemptor for the verdict: its job, namespace
+// preemptorMsg names the preemptor for the verdict: its job, namespace
 // and priority against ours when the caller could read its Workload, else
-// its ClusterQueue; "" when nothing is known. Never a UID.
-func (a *analysis) preemptorText() string {
+// its ClusterQueue; the zero Message when nothing is known. Never a UID.
+func (a *analysis) preemptorMsg() i18n.Message {
 	p, ok := PreemptorOf(a.wl)
 	if !ok {
-		return ""
+		return i18n.Message{}
 	}
 	if w := a.s.Preemptor; w != nil && w.UID == p.UID {
-		who := fmt.Sprintf("workload %s/%s", w.Namespace, w.Name)
+		who := msg("diagnose.preemptor.workload", i18n.Name(w.Namespace+"/"+w.Name))
 		if ref := metav1.GetControllerOfNoCopy(w); ref != nil {
-			who = fmt.Sprintf("%s %s/%s", ref.Kind, w.Namespace, ref.Name)
+			who = msg("diagnose.preemptor.job", i18n.Name(ref.Kind), i18n.Name(w.Namespace+"/"+ref.Name))
 		}
 		if cq := preemptorQueue(w, p); cq != "" && cq != a.r.Queue.ClusterQueue {
-			who += " of ClusterQueue " + cq
+			who = msg("diagnose.preemptor.ofCQ", who, cqArg(cq))
 		}
-		return fmt.Sprintf(" It was preempted by %s, priority %d against yours %d.", who, priorityOf(w), priorityOf(a.wl))
+		return msg("diagnose.preemptor.known", who, priorityArg(w), priorityArg(a.wl))
 	}
 	if p.ClusterQueue != "" && p.ClusterQueue != a.r.Queue.ClusterQueue {
-		return fmt.Sprintf(" The preemptor is a workload of ClusterQueue %s that I could not read.", p.ClusterQueue)
+		return msg("diagnose.preemptor.otherCQ", cqArg(p.ClusterQueue))
 	}
 	if p.ClusterQueue != "" {
-		return " The preemptor is a workload of the same ClusterQueue that I could not read."
+		return msg("diagnose.preemptor.sameCQ")
 	}
-	return ""
+	return i18n.Message{}
 }
 
 // preemptorQueue is the preemptor's ClusterQueue: where it holds quota,
@@ -100,4 +102,10 @@ func priorityOf(w *kueue.Workload) int32 {
 		return 0
 	}
 	return *w.Spec.Priority
+}
+
+// priorityArg is a Workload's priority as written in its spec (no digit
+// grouping: it is a value the user compares with a PriorityClass).
+func priorityArg(w *kueue.Workload) i18n.Verbatim {
+	return i18n.Verbatim(strconv.Itoa(int(priorityOf(w))))
 }

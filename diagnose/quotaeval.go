@@ -1,11 +1,12 @@
 package diagnose
 
 import (
-	"fmt"
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+
+	"github.com/kueuebot/kueuebot/i18n"
 )
 
 // fitLevel orders how well a pod set fits a flavor.
@@ -323,7 +324,7 @@ func (e *quotaEval) flavor(name string, req podSetRequest, res []corev1.Resource
 	switch {
 	case rf == nil && e.flavorsReadable:
 		e.missing[name] = true
-		inel = &ineligibility{cause: CauseFlavorNotFound, reason: fmt.Sprintf("ResourceFlavor %s does not exist", name)}
+		inel = newInel(CauseFlavorNotFound, msg("diagnose.inel.missingNamed", i18n.Obj("ResourceFlavor", "", name)))
 	case rf != nil:
 		inel = flavorEligibility(req.spec, rf, keys)
 	}
@@ -398,7 +399,7 @@ func (e *quotaEval) row(req podSetRequest, flavor string, r corev1.ResourceName,
 		row.LendingLimit = qptr(quantity(r, l))
 	}
 	if inel != nil {
-		row.Ineligible = inel.reason
+		row.Ineligible, row.IneligibleMsg = inel.reason, inel.msg
 	}
 	if !row.FitsNow {
 		row.ShortBy = qptr(quantity(r, val-avail))
@@ -456,6 +457,8 @@ type blockedPodSet struct {
 	cause Cause
 	// reasons are "flavor f: why", one per flavor of the group.
 	reasons []string
+	// reasonMsgs are reasons as catalog messages.
+	reasonMsgs []i18n.Arg
 	// open is the first flavor in the ClusterQueue's order that only an
 	// untolerated taint rules out; nil when there is none.
 	open *flavorFit
@@ -475,7 +478,9 @@ func (o *quotaOutcome) blockedPodSets() []blockedPodSet {
 			}
 			b := blockedPodSet{name: p.req.name, cause: CauseFlavorNotFound}
 			for i, f := range g.flavors {
-				b.reasons = append(b.reasons, fmt.Sprintf("flavor %s: %s", f.flavor, f.inel.reason))
+				rm := msg("diagnose.inel.flavor", i18n.Name(f.flavor), f.inel.msg)
+				b.reasons = append(b.reasons, rm.String())
+				b.reasonMsgs = append(b.reasonMsgs, rm)
 				switch {
 				case f.inel.taintOnly():
 					if b.open == nil {

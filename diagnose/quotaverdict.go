@@ -12,6 +12,8 @@ import (
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+
+	"github.com/kueuebot/kueuebot/i18n"
 )
 
 // structuredClaim reads the structured pending reasons newer Kueue writes
@@ -21,16 +23,17 @@ import (
 func structuredClaim(wl *kueue.Workload) *Verdict {
 	c := apimeta.FindStatusCondition(wl.Status.Conditions, kueue.WorkloadQuotaReserved)
 	if c != nil && c.Status == metav1.ConditionFalse {
-		v := func(code Code, cause Cause, headline string) *Verdict {
-			return &Verdict{Stage: StageOf(code), Code: code, Cause: cause, Headline: headline, Detail: c.Message}
+		v := func(code Code, cause Cause, id i18n.ID) *Verdict {
+			h := msg(id)
+			return &Verdict{Stage: StageOf(code), Code: code, Cause: cause, Headline: h.String(), Detail: c.Message, HeadlineMsg: h, DetailMsg: quotedOpt(c.Message)}
 		}
 		switch c.Reason {
 		case "WaitingForQuota":
-			return v(CodeWaitingForQuota, CauseQuotaInUse, "The job waits for quota to free up.")
+			return v(CodeWaitingForQuota, CauseQuotaInUse, "diagnose.claim.waitingForQuota")
 		case "WaitingForPreemptedWorkloads":
-			return v(CodeWaitingForQuota, CausePendingPreemption, "Kueue is preempting other workloads to make room for the job.")
+			return v(CodeWaitingForQuota, CausePendingPreemption, "diagnose.claim.preempting")
 		case "ExceedsMaxQuota":
-			return v(CodeExceedsMaxQuota, CauseNone, "The job asks for more than its queue can ever hold.")
+			return v(CodeExceedsMaxQuota, CauseNone, "diagnose.claim.exceeds")
 		case "NoMatchingFlavor":
 			cause := CauseNodeAffinityMismatch
 			switch m := strings.ToLower(c.Message); {
@@ -39,28 +42,29 @@ func structuredClaim(wl *kueue.Workload) *Verdict {
 			case strings.Contains(m, "topology"):
 				cause = CauseTopologyMismatch
 			}
-			return v(CodeNoMatchingFlavor, cause, "No ResourceFlavor of the queue can take the job's pods.")
+			return v(CodeNoMatchingFlavor, cause, "diagnose.claim.noFlavor")
 		case "TopologyPlacementFailed":
-			return v(CodeNoMatchingFlavor, CauseTopologyMismatch, "Kueue cannot place the job's pods in the requested topology.")
+			return v(CodeNoMatchingFlavor, CauseTopologyMismatch, "diagnose.claim.topology")
 		case "Misconfigured":
-			return v(CodeMisconfigured, misconfiguredCause(c.Message), "The job's queue is misconfigured.")
+			return v(CodeMisconfigured, misconfiguredCause(c.Message), "diagnose.claim.misconfigured")
 		case "OnHold":
 			if strings.Contains(c.Message, "LocalQueue") {
-				return v(CodeOnHold, CauseLocalQueueStopped, "The job's LocalQueue is on hold.")
+				return v(CodeOnHold, CauseLocalQueueStopped, "diagnose.claim.lqOnHold")
 			}
-			return v(CodeOnHold, CauseClusterQueueStopped, "The job's ClusterQueue is on hold.")
+			return v(CodeOnHold, CauseClusterQueueStopped, "diagnose.claim.cqOnHold")
 		case "Suspended":
-			return v(CodeDeactivated, CauseManual, "The job's Workload is deactivated.")
+			return v(CodeDeactivated, CauseManual, "diagnose.claim.deactivated")
 		case "AdmissionGated":
-			return v(CodeAdmissionGated, CauseNone, "The job is held back by an admission gate.")
+			return v(CodeAdmissionGated, CauseNone, "diagnose.claim.gated")
 		case "WaitingForPodsReady":
-			return v(CodeWaitingForPodsReady, CauseNone, "The job waits for other admitted jobs to start their pods.")
+			return v(CodeWaitingForPodsReady, CauseNone, "diagnose.claim.podsReady")
 		case "PendingEvaluation":
-			return v(CodePendingEvaluation, CauseNotYetEvaluated, "The job is queued and waits for Kueue to evaluate it.")
+			return v(CodePendingEvaluation, CauseNotYetEvaluated, "diagnose.claim.pendingEvaluation")
 		}
 	}
 	if c := apimeta.FindStatusCondition(wl.Status.Conditions, kueue.WorkloadAdmitted); c != nil && c.Status == metav1.ConditionFalse && c.Reason == "UnsatisfiedAdmissionChecks" {
-		return &Verdict{Stage: StageAdmission, Code: CodeWaitingForAdmissionChecks, Cause: CauseCheckPending, Headline: "The job waits for admission checks.", Detail: c.Message}
+		h := msg("diagnose.claim.checks")
+		return &Verdict{Stage: StageAdmission, Code: CodeWaitingForAdmissionChecks, Cause: CauseCheckPending, Headline: h.String(), Detail: c.Message, HeadlineMsg: h, DetailMsg: quotedOpt(c.Message)}
 	}
 	return nil
 }
@@ -96,24 +100,24 @@ func (a *analysis) quotaVerdict() bool {
 	}
 	cq := a.s.ClusterQueue
 	if nc := o.notCovered(); len(nc) > 0 {
-		names := resNames(nc)
-		pods := "the pods"
+		names := resNameList(nc)
+		pods := msg("diagnose.thePods")
 		if a.multiPodSet() {
-			pods = "the pods of " + podSetList(o.podSetsNotCovered())
+			pods = msg("diagnose.thePodsOf", podSetsMsg(o.podSetsNotCovered()))
 		}
-		a.remedy("RemoveResource", WhoYou, "", "Remove the %s request from %s if it is not needed, or use a LocalQueue whose ClusterQueue provides it%s.", names, pods, lqSuggestion(a.s.NamespaceLocalQueues, a.r.Queue.LocalQueue))
-		a.remedy("CoverResource", WhoPlatform, "", "Or ask the platform team to add %s to the coveredResources of ClusterQueue %s.", names, cq.Name)
-		who := a.jobRef()
-		detail := fmt.Sprintf("No resource group of ClusterQueue %s covers %s, so Kueue can never admit the job as it is.", cq.Name, names)
+		a.remedyM("RemoveResource", WhoYou, "", msg("diagnose.notCovered.remedy", names, pods, lqSuggestionMsg(a.s.NamespaceLocalQueues, a.r.Queue.LocalQueue)))
+		a.remedyM("CoverResource", WhoPlatform, "", msg("diagnose.notCovered.remedy.platform", names, cqArg(cq.Name)))
+		who := msg("diagnose.obj", a.jobArg())
+		detail := []i18n.Message{msg("diagnose.notCovered.detail", cqArg(cq.Name), names)}
 		if a.multiPodSet() {
 			by := o.podSetsNotCovered()
-			who = podSetList(by) + " of " + a.jobRef()
-			detail += a.othersFitText(by)
+			who = msg("diagnose.podSetsOf", podSetsMsg(by), a.jobArg())
+			detail = append(detail, a.othersFitMsg(by))
 		}
-		return a.set(CodeMisconfigured, CauseResourceNotCovered, fmt.Sprintf("ClusterQueue %s has no quota for %s, which %s requests.", cq.Name, names, who), detail)
+		return a.setM(CodeMisconfigured, CauseResourceNotCovered, msg("diagnose.notCovered.headline", cqArg(cq.Name), names, who), i18n.Join(detail...))
 	}
 	if o.tree.partial {
-		a.finding("PartialCohort", SeverityInfo, "ClusterQueue %s is in cohort %s, but the other members could not be read: what it may borrow is unknown, so available and maximum figures are its own quota only.", cq.Name, cq.Spec.CohortName)
+		a.findingM("PartialCohort", SeverityInfo, msg("diagnose.partialCohort", cqArg(cq.Name), cohortArg(cq.Spec.CohortName)))
 	}
 	switch o.level {
 	case fitIneligible:
@@ -129,17 +133,17 @@ func (a *analysis) quotaVerdict() bool {
 		a.sizeRemedies(false)
 		a.capRemedies(caps)
 		a.alternativeRemedies(fitLater)
-		head := fmt.Sprintf("%s asks for more than ClusterQueue %s can ever hold.", a.jobRef(), cq.Name)
-		detail := a.shortfallText(false) + a.capsText(caps) + " It will wait forever as it is: make it smaller or get more quota."
+		head := msg("diagnose.quota.never", a.jobArg(), cqArg(cq.Name))
+		detail := append(append([]i18n.Message{a.shortfallMsg(false)}, a.capsMsgs(caps)...), msg("diagnose.quota.never.forever"))
 		if len(caps) > 0 {
-			head = fmt.Sprintf("%s asks for more than ClusterQueue %s can ever hold: the cohort has the quota, but %s keeps it out.", a.jobRef(), cq.Name, heldText(caps))
+			head = msg("diagnose.quota.never.capped", a.jobArg(), cqArg(cq.Name), heldList(caps))
 		}
 		if a.multiPodSet() {
 			by := o.podSetsAt(fitNever)
-			head = fmt.Sprintf("%s asks for more than ClusterQueue %s can ever hold: %s %s.", a.jobRef(), cq.Name, podSetList(by), verb(by, "does not fit", "do not fit"))
-			detail += a.othersFitText(by)
+			head = msg("diagnose.quota.never.podSets", a.jobArg(), cqArg(cq.Name), podSetsMsg(by), i18n.Num(len(by)))
+			detail = append(detail, a.othersFitMsg(by))
 		}
-		return a.set(CodeExceedsMaxQuota, CauseNone, head, detail)
+		return a.setM(CodeExceedsMaxQuota, CauseNone, head, i18n.Join(detail...))
 	case fitLater:
 		cause := CauseQuotaInUse
 		switch {
@@ -151,43 +155,45 @@ func (a *analysis) quotaVerdict() bool {
 		a.waitRemedies(cause)
 		// it: what needs the quota, the job or, with several pod sets,
 		// the ones that do not fit.
-		it, detail := "it", a.shortfallText(true)
+		detail := []i18n.Message{a.shortfallMsg(true)}
+		var by []string
 		if a.multiPodSet() {
-			by := o.podSetsAt(fitLater)
-			it = podSetList(by)
-			detail += a.othersFitText(by)
+			by = o.podSetsAt(fitLater)
+			detail = append(detail, a.othersFitMsg(by))
 		}
-		needs := "needs"
-		if a.multiPodSet() {
-			needs = verb(o.podSetsAt(fitLater), "needs", "need")
+		clause := msg("diagnose.quota.later", a.jobArg(), cqArg(cq.Name))
+		switch cohort := a.cohortHolds(); {
+		case cohort && by != nil:
+			clause = msg("diagnose.quota.later.cohort.podSets", a.jobArg(), cqArg(cq.Name), cohortArg(cq.Spec.CohortName), podSetsMsg(by), i18n.Num(len(by)))
+		case cohort:
+			clause = msg("diagnose.quota.later.cohort", a.jobArg(), cqArg(cq.Name), cohortArg(cq.Spec.CohortName))
+		case by != nil:
+			clause = msg("diagnose.quota.later.podSets", a.jobArg(), cqArg(cq.Name), podSetsMsg(by), i18n.Num(len(by)))
 		}
-		head := fmt.Sprintf("%s waits for quota: other workloads in ClusterQueue %s hold what %s %s.", a.jobRef(), cq.Name, it, needs)
-		if a.cohortHolds() {
-			head = fmt.Sprintf("%s waits for quota: workloads of ClusterQueue %s and of its cohort %s hold what %s %s.", a.jobRef(), cq.Name, cq.Spec.CohortName, it, needs)
-		}
+		head := msg("diagnose.sentence", clause)
 		if cause == CauseQuotaInUse {
 			if never := a.neverPreempts(); never != "" {
-				head = strings.TrimSuffix(head, ".") + fmt.Sprintf(", and ClusterQueue %s never preempts (%s), so the job's priority %d does not make room.", cq.Name, never, priorityOf(a.wl))
-				detail += a.holdersOfQueueText()
-				a.remedy("AllowPreemption", WhoPlatform, "", "If higher-priority jobs should not wait behind lower ones, ask the platform team to set spec.preemption.withinClusterQueue: LowerPriority on ClusterQueue %s (and reclaimWithinCohort for quota lent to the cohort).", cq.Name)
+				head = msg("diagnose.quota.neverPreempts", clause, cqArg(cq.Name), i18n.Verbatim(never), priorityArg(a.wl))
+				detail = append(detail, a.holdersOfQueueMsg())
+				a.remedyM("AllowPreemption", WhoPlatform, "", msg("diagnose.quota.allowPreemption.remedy", cqArg(cq.Name)))
 			}
 		}
 		switch cause {
 		case CausePendingPreemption:
-			head = fmt.Sprintf("Kueue is preempting %d workload(s) to make room for %s.", a.msg.PendingPreemptions, a.jobRef())
+			head = msg("diagnose.quota.preempting", i18n.Num(a.msg.PendingPreemptions), a.jobArg())
 		case CauseBorrowingLimited:
-			head = fmt.Sprintf("%s waits for quota: the cohort has idle quota, but %s keeps it out.", a.jobRef(), a.limitsText())
+			head = msg("diagnose.quota.borrowLimited", a.jobArg(), a.limitsList())
 			if a.multiPodSet() {
-				head = fmt.Sprintf("%s waits for quota: the cohort has idle quota for %s, but %s keeps it out.", a.jobRef(), it, a.limitsText())
+				head = msg("diagnose.quota.borrowLimited.podSets", a.jobArg(), podSetsMsg(by), a.limitsList())
 			}
 		}
-		return a.set(CodeWaitingForQuota, cause, head, detail)
+		return a.setM(CodeWaitingForQuota, cause, head, i18n.Join(detail...))
 	case fitNow:
 		if a.msg.has(ReasonTopology) {
 			return a.topologyMismatch()
 		}
 		if a.msg.has(ReasonUnusedQuota) || a.msg.has(ReasonMaxCapacity) {
-			a.finding("StaleMessage", SeverityInfo, "Kueue's last message (%q) is older than the current quota: by my count the job fits now.", a.qr.Message)
+			a.findingM("StaleMessage", SeverityInfo, msg("diagnose.quota.stale", i18n.Verbatim(strconv.Quote(a.qr.Message))))
 		}
 	}
 	return false
@@ -223,16 +229,16 @@ func (a *analysis) neverPreempts() string {
 	return "withinClusterQueue and reclaimWithinCohort: Never"
 }
 
-// holdersOfQueueText says how many admitted workloads of the ClusterQueue
+// holdersOfQueueMsg says how many admitted workloads of the ClusterQueue
 // hold its quota and who can list them: the bot reads no other user's
 // Workloads.
-func (a *analysis) holdersOfQueueText() string {
+func (a *analysis) holdersOfQueueMsg() i18n.Message {
 	cq := a.s.ClusterQueue
 	n := cq.Status.ReservingWorkloads
 	if n == 0 {
-		return ""
+		return i18n.Message{}
 	}
-	return fmt.Sprintf(" Workloads holding quota in ClusterQueue %s now: %d (status.reservingWorkloads). Whoever may read Workloads in all namespaces (the platform team) sees which with kubectl get workloads -A (column RESERVED IN); yours are listed by kubectl get workloads -n %s.", cq.Name, n, a.ns)
+	return msg("diagnose.quota.holdersOfQueue", cqArg(cq.Name), i18n.Num(n), i18n.Name(a.ns))
 }
 
 // holdingLimits lists, once each, the limits that keep idle quota from
@@ -264,32 +270,34 @@ type heldBy struct {
 	flavor flavorFit
 }
 
-// text names the limit and its owner, e.g. "the borrowingLimit of
-// ClusterQueue team-a (1 cpu in flavor default)".
-func (h heldBy) text() string {
-	kind, owner := "borrowingLimit", "ClusterQueue"
+// msg names the limit and its owner, e.g. "ClusterQueue team-a's
+// borrowingLimit (1 cpu in flavor default)".
+func (h heldBy) msg() i18n.Message {
+	kind := "borrowingLimit"
 	if h.limit.lending {
 		kind = "lendingLimit"
 	}
+	id := i18n.ID("diagnose.limit.cq")
+	owner := cqArg(h.limit.node.name)
 	if h.limit.node.isCohort {
-		owner = "Cohort"
+		id, owner = "diagnose.limit.cohort", cohortArg(h.limit.node.name)
 	}
-	return fmt.Sprintf("%s %s's %s (%s %s in flavor %s)", owner, h.limit.node.name, kind, fmtQ(h.k.resource, h.limit.value), h.k.resource, h.k.flavor)
+	return msg(id, owner, i18n.Name(kind), i18n.Qty(fmtQ(h.k.resource, h.limit.value)), i18n.Name(string(h.k.resource)), i18n.Name(h.k.flavor))
 }
 
-func (a *analysis) limitsText() string {
-	return heldText(a.holdingLimits())
+func (a *analysis) limitsList() i18n.List {
+	return heldList(a.holdingLimits())
 }
 
-func heldText(hs []heldBy) string {
-	var parts []string
+func heldList(hs []heldBy) i18n.List {
+	var parts []i18n.Arg
 	for _, h := range hs {
-		parts = append(parts, h.text())
+		parts = append(parts, h.msg())
 	}
 	if len(parts) == 0 {
-		return "a borrowing limit"
+		return i18n.And(msg("diagnose.limit.some"))
 	}
-	return strings.Join(parts, " and ")
+	return i18n.And(parts...)
 }
 
 // cappingLimits lists, once each, the borrowingLimits and lendingLimits
@@ -318,19 +326,16 @@ func (a *analysis) cappingLimits() []heldBy {
 	return out
 }
 
-// capsText says what the cohort holds beyond the limits in caps.
-func (a *analysis) capsText(caps []heldBy) string {
-	if len(caps) == 0 {
-		return ""
-	}
+// capsMsgs says what the cohort holds beyond the limits in caps.
+func (a *analysis) capsMsgs(caps []heldBy) []i18n.Message {
 	t := a.quota.tree
-	var parts []string
+	var parts []i18n.Message
 	for _, h := range caps {
 		r := h.k.resource
 		more := t.uncapped(h.k, []quotaLimit{h.limit}) - t.most(h.k)
-		parts = append(parts, fmt.Sprintf(" Cohort %s has %s %s more in flavor %s, but %s keeps it out.", a.s.ClusterQueue.Spec.CohortName, fmtQ(r, more), r, h.k.flavor, h.text()))
+		parts = append(parts, msg("diagnose.caps", cohortArg(a.s.ClusterQueue.Spec.CohortName), i18n.Qty(fmtQ(r, more)), i18n.Name(string(r)), i18n.Name(h.k.flavor), h.msg()))
 	}
-	return strings.Join(parts, "")
+	return parts
 }
 
 // capRemedies asks for the limits in caps to be raised as far as the
@@ -348,18 +353,18 @@ func (a *analysis) limitRemedy(h heldBy, raise func(quotaLimit, fr, int64) (int6
 	if h.limit.lending {
 		kind, code = "lendingLimit", "RaiseLendingLimit"
 	}
-	owner := "ClusterQueue"
+	owner, ownerArg := "ClusterQueue", cqArg(h.limit.node.name)
 	if h.limit.node.isCohort {
-		owner = "Cohort"
+		owner, ownerArg = "Cohort", cohortArg(h.limit.node.name)
 	}
 	r := h.k.resource
 	if v, ok := raise(h.limit, h.k, h.need); ok {
-		a.remedy(code, WhoPlatform, "", "Or ask the platform team to raise the %s of %s in flavor %s of %s %s from %s to %s; the cohort has the idle quota.",
-			kind, r, h.k.flavor, owner, h.limit.node.name, fmtQ(r, h.limit.value), fmtQ(r, v))
+		a.remedyM(code, WhoPlatform, "", msg("diagnose.limit.remedy", i18n.Name(kind), i18n.Name(string(r)), i18n.Name(h.k.flavor), i18n.Name(owner), ownerArg,
+			i18n.Qty(fmtQ(r, h.limit.value)), i18n.Qty(fmtQ(r, v))))
 		return
 	}
-	a.remedy(code, WhoPlatform, "", "Or ask the platform team to raise the %s of %s in flavor %s of %s %s (now %s); the cohort has idle quota.",
-		kind, r, h.k.flavor, owner, h.limit.node.name, fmtQ(r, h.limit.value))
+	a.remedyM(code, WhoPlatform, "", msg("diagnose.limit.remedy.now", i18n.Name(kind), i18n.Name(string(r)), i18n.Name(h.k.flavor), i18n.Name(owner), ownerArg,
+		i18n.Qty(fmtQ(r, h.limit.value))))
 }
 
 // cohortHolds reports whether other ClusterQueues of the cohort hold some
@@ -392,30 +397,32 @@ func (a *analysis) borrowLimited() bool {
 }
 
 func (a *analysis) topologyMismatch() bool {
-	head := fmt.Sprintf("Kueue cannot place the pods of %s in the requested topology.", a.jobRef())
+	head := msg("diagnose.topo.headline", a.jobArg())
 	if t, ok := a.topologyFit(); ok {
+		var clause i18n.Message
 		switch {
 		case t.level != "" && t.fit > 0:
-			head = fmt.Sprintf("Kueue cannot place the pods of %s: no %s has room for %d pods; the largest holds %d (topology %s, required by pod set %s).", a.jobRef(), t.level, t.want, t.fit, t.topology, t.podSet)
-			a.remedy("RelaxTopology", WhoYou, "", "Run at most %d pods of pod set %s, or relax its topology request: a higher level than %s, or preferred instead of required.", t.fit, t.podSet, t.level)
-			detail := a.qr.Message
-			if d := a.topologyDomains(t); d != "" {
-				detail = d + " Kueue: " + detail
+			head = msg("diagnose.topo.largest", a.jobArg(), i18n.Name(t.level), i18n.Num(t.want), i18n.Num(t.fit), i18n.Name(t.topology), i18n.Name(t.podSet))
+			a.remedyM("RelaxTopology", WhoYou, "", msg("diagnose.topo.relax.remedy.sized", i18n.Num(t.fit), i18n.Name(t.podSet), i18n.Name(t.level)))
+			detail := quotedOpt(a.qr.Message)
+			if d := a.topologyDomains(t); !d.IsZero() {
+				detail = msg("diagnose.topo.kueue", d, i18n.Verbatim(a.qr.Message))
 			}
-			return a.set(CodeNoMatchingFlavor, CauseTopologyMismatch, head, detail)
+			return a.setM(CodeNoMatchingFlavor, CauseTopologyMismatch, head, detail)
 		case t.level != "":
-			head = fmt.Sprintf("Kueue cannot place the pods of %s: no %s has room for even one of its %d pods (topology %s, required by pod set %s).", a.jobRef(), t.level, t.want, t.topology, t.podSet)
+			clause = msg("diagnose.topo.none", a.jobArg(), i18n.Name(t.level), i18n.Num(t.want), i18n.Name(t.topology), i18n.Name(t.podSet))
 		case t.fit > 0:
-			head = fmt.Sprintf("Kueue cannot place the pods of %s: topology %s has room for %d of its %d pods.", a.jobRef(), t.topology, t.fit, t.want)
+			clause = msg("diagnose.topo.some", a.jobArg(), i18n.Name(t.topology), i18n.Num(t.fit), i18n.Num(t.want))
 		default:
-			head = fmt.Sprintf("Kueue cannot place the pods of %s: topology %s has room for none of its %d pods.", a.jobRef(), t.topology, t.want)
+			clause = msg("diagnose.topo.zero", a.jobArg(), i18n.Name(t.topology), i18n.Num(t.want))
 		}
-		if ex := tasExcluded(a.qr.Message); ex != "" {
-			head = strings.TrimSuffix(head, ".") + "; " + ex + "."
+		head = msg("diagnose.sentence", clause)
+		if ex := tasExcluded(a.qr.Message); !ex.IsZero() {
+			head = msg("diagnose.topo.excluded", clause, ex)
 		}
 	}
-	a.remedy("RelaxTopology", WhoYou, "", "Relax the topology request (preferred instead of required, or a higher level), or reduce the number of pods.")
-	return a.set(CodeNoMatchingFlavor, CauseTopologyMismatch, head, a.qr.Message)
+	a.remedyM("RelaxTopology", WhoYou, "", msg("diagnose.topo.relax.remedy"))
+	return a.setM(CodeNoMatchingFlavor, CauseTopologyMismatch, head, quotedOpt(a.qr.Message))
 }
 
 // reTASFit is Kueue's TAS refusal (pkg/cache/scheduler tas_flavor_snapshot
@@ -429,19 +436,19 @@ var (
 
 // tasExcluded says which of the topology's nodes Kueue ruled out, e.g.
 // "of its 2 nodes, 2 lack free cpu"; "" when the message does not say.
-func tasExcluded(msg string) string {
-	m := reTASNodes.FindStringSubmatch(strings.TrimSuffix(strings.TrimSpace(msg), "."))
+func tasExcluded(kueueMsg string) i18n.Message {
+	m := reTASNodes.FindStringSubmatch(strings.TrimSuffix(strings.TrimSpace(kueueMsg), "."))
 	if m == nil {
-		return ""
+		return i18n.Message{}
 	}
-	var parts []string
+	var parts []i18n.Arg
 	for _, r := range reTASResource.FindAllStringSubmatch(m[2], -1) {
-		parts = append(parts, fmt.Sprintf("%s lack free %s", r[2], r[1]))
+		parts = append(parts, msg("diagnose.tas.lack", i18n.Verbatim(r[2]), i18n.Name(r[1])))
 	}
 	if len(parts) == 0 {
-		return fmt.Sprintf("of its %s nodes, Kueue excluded %s", m[1], m[2])
+		return msg("diagnose.tas.excludedRaw", i18n.Verbatim(m[1]), i18n.Verbatim(m[2]))
 	}
-	return fmt.Sprintf("of its %s nodes, %s", m[1], strings.Join(parts, ", "))
+	return msg("diagnose.tas.excluded", i18n.Verbatim(m[1]), i18n.Commas(parts...))
 }
 
 // topologyFit is Kueue's TAS refusal read with the pod set's request.
@@ -495,7 +502,7 @@ func (a *analysis) topologyFit() (topologyFit, bool) {
 func (a *analysis) quotaFromMessage() bool {
 	m := a.msg
 	cqName := a.r.Queue.ClusterQueue
-	note := " (from Kueue's message; I could not read the ClusterQueue to check the numbers)"
+	note := func() i18n.Message { return msg("diagnose.fromMessage", i18n.Verbatim(a.qr.Message)) }
 	if (m.has(ReasonUntoleratedTaint) || m.has(ReasonNodeAffinity)) && len(a.wl.Spec.PodSets) > 1 {
 		var named []string
 		for _, r := range m.Reasons {
@@ -504,18 +511,18 @@ func (a *analysis) quotaFromMessage() bool {
 			}
 		}
 		if len(named) > 0 {
-			a.finding("MessagePodSetUnchecked", SeverityInfo, "Kueue's message names %s. With several pod sets it may name one that fits: after a failed attempt Kueue resumes its flavor search at the next flavor. I could not read the ClusterQueue and its flavors to tell which pod set is stuck; check the node selectors and tolerations of every pod set.", podSetList(named))
+			a.findingM("MessagePodSetUnchecked", SeverityInfo, msg("diagnose.msgPodSetUnchecked", podSetsMsg(named)))
 		}
 	}
 	switch {
 	case m.ClusterQueueNotFound:
 		return a.clusterQueueMissing(cqName)
 	case m.InactiveClusterQueue:
-		a.remedy("FixClusterQueue", WhoPlatform, "", "Ask the platform team why ClusterQueue %s is inactive.", cqName)
-		return a.set(CodeMisconfigured, CauseClusterQueueInactive, fmt.Sprintf("ClusterQueue %s is inactive.", cqName), a.qr.Message+note)
+		a.remedyM("FixClusterQueue", WhoPlatform, "", msg("diagnose.cqInactive.remedy.why", cqArg(cqName)))
+		return a.setM(CodeMisconfigured, CauseClusterQueueInactive, msg("diagnose.cqInactive.headline.short", cqArg(cqName)), note())
 	case m.NamespaceMismatch:
-		a.remedy("SelectNamespace", WhoPlatform, "", "Ask the platform team to add namespace %s to the namespaceSelector of ClusterQueue %s.", a.ns, cqName)
-		return a.set(CodeMisconfigured, CauseNamespaceNotSelected, fmt.Sprintf("Namespace %s may not use ClusterQueue %s.", a.ns, cqName), a.qr.Message+note)
+		a.remedyM("SelectNamespace", WhoPlatform, "", msg("diagnose.nsMismatch.remedy.msg", nsArg(a.ns), cqArg(cqName)))
+		return a.setM(CodeMisconfigured, CauseNamespaceNotSelected, msg("diagnose.nsMismatch.headline.msg", nsArg(a.ns), cqArg(cqName)), note())
 	case m.has(ReasonResourceUnavailable):
 		var res []string
 		for _, r := range m.Reasons {
@@ -523,29 +530,29 @@ func (a *analysis) quotaFromMessage() bool {
 				res = append(res, r.Resource)
 			}
 		}
-		a.remedy("CoverResource", WhoPlatform, "", "Ask the platform team to add %s to ClusterQueue %s, or remove the request.", strings.Join(res, ", "), cqName)
-		return a.set(CodeMisconfigured, CauseResourceNotCovered, fmt.Sprintf("ClusterQueue %s has no quota for %s.", cqName, strings.Join(res, ", ")), a.qr.Message+note)
+		a.remedyM("CoverResource", WhoPlatform, "", msg("diagnose.unavailable.remedy", nameList(res...), cqArg(cqName)))
+		return a.setM(CodeMisconfigured, CauseResourceNotCovered, msg("diagnose.unavailable.headline", cqArg(cqName), nameList(res...)), note())
 	case m.has(ReasonFlavorNotFound):
-		return a.set(CodeMisconfigured, CauseFlavorNotFound, fmt.Sprintf("ClusterQueue %s refers to a ResourceFlavor that does not exist.", cqName), a.qr.Message+note)
+		return a.setM(CodeMisconfigured, CauseFlavorNotFound, msg("diagnose.flavorMissing.headline.short", cqArg(cqName)), note())
 	case m.has(ReasonTopology):
 		return a.topologyMismatch()
 	case m.PendingPreemptions > 0:
 		a.waitRemedies(CausePendingPreemption)
-		return a.set(CodeWaitingForQuota, CausePendingPreemption, fmt.Sprintf("Kueue is preempting %d workload(s) to make room for %s.", m.PendingPreemptions, a.jobRef()), a.qr.Message)
+		return a.setM(CodeWaitingForQuota, CausePendingPreemption, msg("diagnose.quota.preempting", i18n.Num(m.PendingPreemptions), a.jobArg()), quotedOpt(a.qr.Message))
 	case m.has(ReasonUnusedQuota):
 		a.waitRemedies(CauseQuotaInUse)
-		return a.set(CodeWaitingForQuota, CauseQuotaInUse, fmt.Sprintf("%s waits for quota in ClusterQueue %s.", a.jobRef(), cqName), a.qr.Message+note)
+		return a.setM(CodeWaitingForQuota, CauseQuotaInUse, msg("diagnose.quota.later.msg", a.jobArg(), cqArg(cqName)), note())
 	case m.has(ReasonMaxCapacity):
-		a.remedy("Shrink", WhoYou, "", "Reduce the job's size (parallelism or per-pod requests) below the maximum capacity in the message.")
-		return a.set(CodeExceedsMaxQuota, CauseNone, fmt.Sprintf("%s asks for more than ClusterQueue %s can ever hold.", a.jobRef(), cqName), a.qr.Message+note)
+		a.remedyM("Shrink", WhoYou, "", msg("diagnose.shrink.msg.remedy"))
+		return a.setM(CodeExceedsMaxQuota, CauseNone, msg("diagnose.quota.never", a.jobArg(), cqArg(cqName)), note())
 	case m.has(ReasonUntoleratedTaint) && !m.has(ReasonNodeAffinity):
 		a.flavorRemedies(CauseUntoleratedTaint, nil)
-		return a.set(CodeNoMatchingFlavor, CauseUntoleratedTaint, "No ResourceFlavor can take the job's pods: they do not tolerate the flavors' taints.", a.qr.Message+note)
+		return a.setM(CodeNoMatchingFlavor, CauseUntoleratedTaint, msg("diagnose.taint.headline.msg"), note())
 	case m.has(ReasonNodeAffinity):
 		a.flavorRemedies(CauseNodeAffinityMismatch, nil)
-		return a.set(CodeNoMatchingFlavor, CauseNodeAffinityMismatch, "No ResourceFlavor matches the job's node selector or affinity.", a.qr.Message+note)
+		return a.setM(CodeNoMatchingFlavor, CauseNodeAffinityMismatch, msg("diagnose.affinity.headline.msg"), note())
 	case m.Transient:
-		return a.set(CodePendingEvaluation, CauseNotYetEvaluated, fmt.Sprintf("%s lost a race for quota and is retried.", a.jobRef()), a.qr.Message)
+		return a.setM(CodePendingEvaluation, CauseNotYetEvaluated, msg("diagnose.race.headline", a.jobArg()), quotedOpt(a.qr.Message))
 	}
 	if a.claim != nil {
 		return a.useClaim()
@@ -561,25 +568,28 @@ func (a *analysis) useClaim() bool {
 	case CodeWaitingForQuota:
 		a.waitRemedies(c.Cause)
 	case CodeExceedsMaxQuota:
-		a.remedy("Shrink", WhoYou, "", "Reduce the job's size (parallelism or per-pod requests); it asks for more than its queue can ever hold.")
-		a.remedy("RaiseQuota", WhoPlatform, "", "Or ask the platform team to raise the quota of ClusterQueue %s.", a.r.Queue.ClusterQueue)
+		a.remedyM("Shrink", WhoYou, "", msg("diagnose.claim.shrink.remedy"))
+		a.remedyM("RaiseQuota", WhoPlatform, "", msg("diagnose.claim.raise.remedy", cqArg(a.r.Queue.ClusterQueue)))
 	case CodeNoMatchingFlavor:
 		a.flavorRemedies(c.Cause, nil)
 	case CodeMisconfigured, CodeOnHold:
-		a.remedy("AskPlatform", WhoPlatform, "", "Ask the platform team to fix or resume the queue: %s", c.Detail)
+		a.remedyM("AskPlatform", WhoPlatform, "", msg("diagnose.claim.askPlatform.remedy", i18n.Verbatim(c.Detail)))
 	case CodeDeactivated:
-		a.remedy("Reactivate", WhoPlatform, "", "Ask the platform team to reactivate the Workload (spec.active=true) once the cause is fixed, or recreate the job.")
+		a.remedyM("Reactivate", WhoPlatform, "", msg("diagnose.claim.reactivate.remedy"))
 	case CodeAdmissionGated, CodeWaitingForPodsReady, CodePendingEvaluation, CodeWaitingForAdmissionChecks:
-		a.remedy("Wait", WhoYou, "", "Wait: Kueue admits the job by itself once this clears.")
+		a.remedyM("Wait", WhoYou, "", msg("diagnose.claim.wait.remedy"))
 	}
-	a.finding("FromKueueReason", SeverityInfo, "This verdict rests on Kueue's own reason %s; I could not check it against the queue objects.", c.Code)
-	return a.set(c.Code, c.Cause, c.Headline, c.Detail)
+	a.findingM("FromKueueReason", SeverityInfo, msg("diagnose.claim.finding", i18n.Name(string(c.Code))))
+	if c.HeadlineMsg.IsZero() {
+		return a.set(c.Code, c.Cause, c.Headline, c.Detail)
+	}
+	return a.setM(c.Code, c.Cause, c.HeadlineMsg, c.DetailMsg)
 }
 
-// shortfallText describes the request against the quota of the flavor(s)
+// shortfallMsg describes the request against the quota of the flavor(s)
 // Kueue would use.
-func (a *analysis) shortfallText(now bool) string {
-	var parts []string
+func (a *analysis) shortfallMsg(now bool) i18n.Message {
+	var parts []i18n.Message
 	for _, p := range a.quota.podSets {
 		for _, f := range p.chosen() {
 			short := f.shortEver
@@ -590,71 +600,77 @@ func (a *analysis) shortfallText(now bool) string {
 				k := fr{f.flavor, r}
 				t := a.quota.tree
 				req := p.req.total[r]
-				s := fmt.Sprintf("Pod set %s requests %s %s", p.req.name, fmtQ(r, req), r) + perPodArithmetic(p.req, r, a.podCountOrigin(p.req.name))
-				prior := ""
+				rn := i18n.Name(string(r))
+				arith := i18n.Verbatim(perPodArithmetic(p.req, r, a.podCountOrigin(p.req.name)))
+				var prior i18n.Message
 				if n := f.prior[r]; n > 0 {
-					prior = fmt.Sprintf(" on top of the %s %s that %s %s", fmtQ(r, n), r, podSetList(f.priorBy[r]), verb(f.priorBy[r], "takes", "take"))
+					id := i18n.ID("diagnose.short.prior.never")
+					if now {
+						id = "diagnose.short.prior.now"
+					}
+					args := []i18n.Arg{i18n.Qty(fmtQ(r, n)), rn, podSetsMsg(f.priorBy[r]), i18n.Num(len(f.priorBy[r]))}
+					if !now {
+						args = append(args, i18n.Name(f.flavor))
+					}
+					prior = msg(id, args...)
 				}
 				if now {
-					if prior != "" {
-						prior += " there"
-					}
-					s += fmt.Sprintf(" in flavor %s%s, where %s %s is free now (nominal %s, %s reserved by other workloads%s); it is short by %s.",
-						f.flavor, prior, fmtQ(r, max(0, t.free(k))), r, fmtQ(r, t.cq.nominal[k]), fmtQ(r, t.reserved(k)), a.borrowText(k), fmtQ(r, short[r]))
+					s := msg("diagnose.short.now", i18n.Name(p.req.name), i18n.Qty(fmtQ(r, req)), rn, arith, i18n.Name(f.flavor), prior,
+						i18n.Qty(fmtQ(r, max(0, t.free(k)))), i18n.Qty(fmtQ(r, t.cq.nominal[k])), i18n.Qty(fmtQ(r, t.reserved(k))), a.borrowMsg(k), i18n.Qty(fmtQ(r, short[r])))
 					if len(f.limits[r]) == 0 {
-						s += a.holdersText(k)
+						if h := a.holdersMsg(k); !h.IsZero() {
+							s = msg("diagnose.concat", s, h)
+						}
 					}
+					parts = append(parts, s)
 				} else {
-					if prior != "" {
-						prior += " in flavor " + f.flavor
-					}
-					s += fmt.Sprintf("%s, but flavor %s of ClusterQueue %s can hold at most %s %s (nominal %s%s); %s more would be needed.",
-						prior, f.flavor, a.s.ClusterQueue.Name, fmtQ(r, t.most(k)), r, fmtQ(r, t.cq.nominal[k]), a.borrowText(k), fmtQ(r, short[r]))
+					parts = append(parts, msg("diagnose.short.never", i18n.Name(p.req.name), i18n.Qty(fmtQ(r, req)), rn, arith, prior,
+						i18n.Name(f.flavor), cqArg(a.s.ClusterQueue.Name), i18n.Qty(fmtQ(r, t.most(k))), i18n.Qty(fmtQ(r, t.cq.nominal[k])), a.borrowMsg(k), i18n.Qty(fmtQ(r, short[r]))))
 				}
-				parts = append(parts, s)
 			}
 		}
 	}
 	if len(parts) == 0 {
-		return "The request does not fit."
+		return msg("diagnose.short.none")
 	}
-	return strings.Join(parts, " ")
+	return i18n.Join(parts...)
 }
 
-// holdersText names the ClusterQueues of the cohort that hold k, when the
+// holdersMsg names the ClusterQueues of the cohort that hold k, when the
 // capacity is really taken.
-func (a *analysis) holdersText(k fr) string {
+func (a *analysis) holdersMsg(k fr) i18n.Message {
 	t := a.quota.tree
 	if t.cq.parent == nil {
-		return ""
+		return i18n.Message{}
 	}
-	var parts []string
+	var parts []i18n.Arg
 	for i, n := range t.holders(k) {
 		if i == 3 {
-			parts = append(parts, "…")
+			parts = append(parts, msg("diagnose.holder.more"))
 			break
 		}
-		who := "ClusterQueue " + n.name
+		used := i18n.Qty(fmtQ(k.resource, t.used(n, k)))
 		if n == t.cq {
-			who = "this ClusterQueue's other workloads"
+			parts = append(parts, msg("diagnose.holder.self", used))
+			continue
 		}
-		parts = append(parts, fmt.Sprintf("%s (%s)", who, fmtQ(k.resource, t.used(n, k))))
+		parts = append(parts, msg("diagnose.holder.cq", cqArg(n.name), used))
 	}
 	if len(parts) == 0 {
-		return ""
+		return i18n.Message{}
 	}
-	return fmt.Sprintf(" In cohort %s, %s %s is held by %s.", a.s.ClusterQueue.Spec.CohortName, k.flavor, k.resource, strings.Join(parts, ", "))
+	return msg("diagnose.holders", cohortArg(a.s.ClusterQueue.Spec.CohortName), i18n.Name(k.flavor), i18n.Name(string(k.resource)), i18n.Commas(parts...))
 }
 
-func (a *analysis) borrowText(k fr) string {
+func (a *analysis) borrowMsg(k fr) i18n.Message {
 	t := a.quota.tree.cq
 	if t.parent == nil {
-		return ", no cohort to borrow from"
+		return msg("diagnose.borrow.noCohort")
 	}
 	if b, ok := t.borrow[k]; ok {
-		return fmt.Sprintf(", may borrow up to %s from cohort %s", fmtQ(k.resource, b), a.s.ClusterQueue.Spec.CohortName)
+		return msg("diagnose.borrow.upTo", i18n.Qty(fmtQ(k.resource, b)), cohortArg(a.s.ClusterQueue.Spec.CohortName))
 	}
-	return fmt.Sprintf(", may borrow from cohort %s", a.s.ClusterQueue.Spec.CohortName)
+	return msg("diagnose.borrow.any", cohortArg(a.s.ClusterQueue.Spec.CohortName))
 }
 
 // sizeRemedies suggests the largest size that fits and the exact quota
@@ -713,57 +729,53 @@ func (a *analysis) sizeRemedies(now bool) {
 		if gi >= 0 {
 			cmd = raiseQuotaCommand(cq.Name, gi, fi, ri, k.flavor, r, exactQ(r, newNominal))
 		}
-		all := ""
+		var all i18n.Message
 		if a.multiPodSet() {
-			all = ", enough for all pod sets of the job in that flavor"
+			all = msg("diagnose.raiseQuota.all")
 		}
-		a.remedy("RaiseQuota", WhoPlatform, cmd, "Or ask the platform team to raise the nominal quota of %s in flavor %s of ClusterQueue %s by %s (from %s to %s%s).",
-			r, k.flavor, cq.Name, fmtQ(r, by), fmtQ(r, a.quota.tree.cq.nominal[k]), fmtQ(r, newNominal), all)
+		a.remedyM("RaiseQuota", WhoPlatform, cmd, msg("diagnose.raiseQuota.remedy", i18n.Name(string(r)), i18n.Name(k.flavor), cqArg(cq.Name),
+			i18n.Qty(fmtQ(r, by)), i18n.Qty(fmtQ(r, a.quota.tree.cq.nominal[k])), i18n.Qty(fmtQ(r, newNominal)), all))
 	}
 }
 
 func (a *analysis) shrinkRemedy(p podSetFit, fits int64, now bool) {
-	when := "within the queue's maximum quota"
+	when := msg("diagnose.when.ever")
 	if now {
-		when = "in the quota that is free now"
+		when = msg("diagnose.when.now")
 	}
 	if fits == 0 && now {
 		return // nothing smaller fits now either: waiting is the answer
 	}
 	if fits == 0 {
-		a.remedy("ShrinkPods", WhoYou, "", "Even one pod of pod set %s does not fit %s: reduce the per-pod requests (%s).", p.req.name, when, perPodText(p.req))
+		a.remedyM("ShrinkPods", WhoYou, "", msg("diagnose.shrinkPods.remedy", i18n.Name(p.req.name), when, perPodList(p.req)))
 		return
 	}
 	if minCount := p.req.spec.MinCount; minCount != nil && int64(*minCount) <= fits {
 		// Partial admission: Kueue itself admits it with fewer pods, down
 		// to minCount, once that many fit.
-		a.remedy("Shrink", WhoYou, "", "Nothing to change: with partial admission Kueue admits pod set %s with as few as %d pods once they fit; %d fit %s.", p.req.name, *minCount, fits, when)
+		a.remedyM("Shrink", WhoYou, "", msg("diagnose.shrink.partial.remedy", i18n.Name(p.req.name), i18n.Num(*minCount), i18n.Num(fits), when))
 		return
 	}
 	if cmd, ok := a.shrinkCommand(p, fits); ok {
-		partial := ""
+		var partial i18n.Message
 		if v, ok := a.job.u.GetAnnotations()[JobMinParallelismAnnotation]; ok {
-			partial = fmt.Sprintf(" The patch also removes %s=%s: partial admission needs a minimum below parallelism, and Kueue fails a Workload whose minimum exceeds its pod count.", JobMinParallelismAnnotation, v)
+			partial = msg("diagnose.shrink.patchMin", i18n.Name(JobMinParallelismAnnotation), i18n.Verbatim(v))
 		}
-		requeue := " (Kueue re-queues a suspended job with the new size.)"
+		requeue := msg("diagnose.shrink.requeue")
 		if a.s.Planned != nil {
-			requeue = " Create it with the new size:"
+			requeue = msg("diagnose.shrink.create")
 		}
-		a.remedy("Shrink", WhoYou, cmd, "Run it smaller: parallelism %d fits %s, %d does not.%s%s", fits, when, p.req.count, requeue, partial)
+		a.remedyM("Shrink", WhoYou, cmd, msg("diagnose.shrink.patch.remedy", i18n.Num(fits), when, i18n.Num(p.req.count), requeue, partial))
 		return
-	}
-	pods := "pods of pod set %s fit"
-	if fits == 1 {
-		pods = "pod of pod set %s fits"
 	}
 	if a.r.Target.Kind == "StatefulSet" {
 		// Kueue's statefulset webhook refuses a new spec.replicas while it
 		// manages the StatefulSet (ValidateUpdate: immutable unless from
 		// or to 0, and not while the old Workload is being deleted).
-		a.remedy("Shrink", WhoYou, "", "Run it smaller: %d "+pods+" %s, %d do not. Kueue's webhook refuses a new spec.replicas on a StatefulSet it manages, except through 0: scale %s to 0, wait until its Workload is gone, then scale it to %d.", fits, p.req.name, when, p.req.count, a.jobRef(), fits)
+		a.remedyM("Shrink", WhoYou, "", msg("diagnose.shrink.sts.remedy", i18n.Num(fits), i18n.Name(p.req.name), when, i18n.Num(p.req.count), a.jobArg(), i18n.Num(fits)))
 		return
 	}
-	a.remedy("Shrink", WhoYou, "", "Run it smaller: %d "+pods+" %s, %d do not.", fits, p.req.name, when, p.req.count)
+	a.remedyM("Shrink", WhoYou, "", msg("diagnose.shrink.remedy", i18n.Num(fits), i18n.Name(p.req.name), when, i18n.Num(p.req.count)))
 }
 
 // shrinkCommand is the patch that sets a suspended batch Job's parallelism
@@ -813,27 +825,27 @@ func PlannedEditCommand(file, ns, verb, args string) string {
 }
 
 func (a *analysis) waitRemedies(cause Cause) {
-	wait := "Wait: the job is admitted automatically when running workloads finish and free the quota."
+	wait := msg("diagnose.wait.remedy")
 	if p := a.s.Position; p != nil {
-		wait = fmt.Sprintf("Wait: the job is %s in ClusterQueue %s and is admitted automatically when quota frees up.", ordinal(p.InClusterQueue, p.Tied), a.r.Queue.ClusterQueue)
+		wait = msg("diagnose.wait.remedy.position", ordinal(p.InClusterQueue, p.Tied), cqArg(a.r.Queue.ClusterQueue))
 	}
 	if n := len(a.s.QueueAhead); n > 0 {
-		var ahead []string
+		var ahead []i18n.Arg
 		for i, w := range a.s.QueueAhead {
 			if i == 3 {
-				ahead = append(ahead, fmt.Sprintf("and %d more", n-3))
+				ahead = append(ahead, msg("diagnose.wait.aheadMore", i18n.Num(n-3)))
 				break
 			}
-			ahead = append(ahead, w.Namespace+"/"+w.Name)
+			ahead = append(ahead, i18n.Name(w.Namespace+"/"+w.Name))
 		}
-		wait += " Ahead of it: " + strings.Join(ahead, ", ") + "."
+		wait = msg("diagnose.wait.ahead", wait, i18n.Commas(ahead...))
 	}
 	switch cause {
 	case CausePendingPreemption:
-		a.remedy("Wait", WhoYou, "", "Wait: the preempted workloads are being stopped; the job is admitted once their quota is released (usually within a minute).")
+		a.remedyM("Wait", WhoYou, "", msg("diagnose.wait.preempting.remedy"))
 		return
 	case CauseBorrowingLimited:
-		a.remedy("Wait", WhoYou, "", "%s", wait)
+		a.remedyM("Wait", WhoYou, "", wait)
 		if a.quota != nil {
 			for _, h := range a.holdingLimits() {
 				h.need = h.flavor.neededNow(h.k.resource)
@@ -841,7 +853,7 @@ func (a *analysis) waitRemedies(cause Cause) {
 			}
 		}
 	default:
-		a.remedy("Wait", WhoYou, "", "%s", wait)
+		a.remedyM("Wait", WhoYou, "", wait)
 	}
 	if a.quota != nil {
 		a.sizeRemedies(true)
@@ -880,34 +892,32 @@ func (a *analysis) alternativeRemedies(want fitLevel) {
 		suggested++
 		cmd := a.relabelCommand(alt.LocalQueue.Name)
 		if o.level == fitNow {
-			a.remedy("UseOtherQueue", WhoYou, cmd, "LocalQueue %s (ClusterQueue %s) has room for this job now: move the job there if your team may use it (the label can change while the job is suspended).",
-				alt.LocalQueue.Name, cq.Name)
+			a.remedyM("UseOtherQueue", WhoYou, cmd, msg("diagnose.altQueue.now.remedy", a.lqArg(alt.LocalQueue.Name), cqArg(cq.Name)))
 			continue
 		}
-		a.remedy("UseOtherQueue", WhoYou, cmd, "LocalQueue %s (ClusterQueue %s) is big enough for this job (it would wait for quota there): move the job there if your team may use it.",
-			alt.LocalQueue.Name, cq.Name)
+		a.remedyM("UseOtherQueue", WhoYou, cmd, msg("diagnose.altQueue.later.remedy", a.lqArg(alt.LocalQueue.Name), cqArg(cq.Name)))
 	}
 }
 
 // flavorRemedies suggests how to get a flavor; b is the pod set no
 // flavor takes, nil when only Kueue's message is known.
 func (a *analysis) flavorRemedies(cause Cause, b *blockedPodSet) {
-	template := "the pod template"
+	template := msg("diagnose.template")
 	if b != nil && a.quota != nil && len(a.quota.podSets) > 1 {
-		template = "the pod template of pod set " + b.name
+		template = msg("diagnose.template.podSet", i18n.Name(b.name))
 	}
 	switch cause {
 	case CauseUntoleratedTaint:
-		what := "the flavor's taint"
+		what := msg("diagnose.taint.generic")
 		if b != nil && b.open != nil {
-			what = fmt.Sprintf("the taint %s of flavor %s", b.open.inel.taint, b.open.flavor)
+			what = msg("diagnose.taint.named", i18n.Verbatim(b.open.inel.taint), i18n.Name(b.open.flavor))
 		}
 		cmd := a.tolerationCommand(b)
-		a.remedy("AddToleration", WhoYou, cmd, "Add a toleration for %s to %s, if your pods may run on those nodes (allowed while the job is suspended and has never started).", what, template)
-		a.remedy("FlavorToleration", WhoPlatform, "", "Or ask the platform team to add the toleration to the ResourceFlavor's spec.tolerations, or to add an untainted flavor.")
+		a.remedyM("AddToleration", WhoYou, cmd, msg("diagnose.toleration.remedy", what, template))
+		a.remedyM("FlavorToleration", WhoPlatform, "", msg("diagnose.toleration.platform.remedy"))
 	case CauseNodeAffinityMismatch:
-		a.remedy("FixNodeSelector", WhoYou, "", "Remove or change the nodeSelector / required node affinity of %s so it matches a flavor's node labels (see the quota table for which flavors exist).", template)
-		a.remedy("AddFlavor", WhoPlatform, "", "Or ask the platform team for a flavor with the node labels you need.")
+		a.remedyM("FixNodeSelector", WhoYou, "", msg("diagnose.nodeSelector.remedy", template))
+		a.remedyM("AddFlavor", WhoPlatform, "", msg("diagnose.addFlavor.remedy"))
 	}
 }
 
@@ -980,15 +990,21 @@ func exactQ(r corev1.ResourceName, v int64) string {
 	return q.String()
 }
 
-func perPodText(p podSetRequest) string {
-	var parts []string
+// perPodList is the per-pod requests, "2 cpu, 4Gi memory".
+func perPodList(p podSetRequest) i18n.List {
+	var parts []i18n.Arg
 	for _, r := range sortedRes(p.perPod) {
 		if r == corev1.ResourcePods {
 			continue
 		}
-		parts = append(parts, fmt.Sprintf("%s %s", fmtQ(r, p.perPod[r]), r))
+		parts = append(parts, msg("diagnose.qtyRes", i18n.Qty(fmtQ(r, p.perPod[r])), i18n.Name(string(r))))
 	}
-	return strings.Join(parts, ", ")
+	return i18n.Commas(parts...)
+}
+
+// resNameList is resNames as a message argument.
+func resNameList(rs []corev1.ResourceName) i18n.List {
+	return nameList(strings.Split(resNames(rs), ", ")...)
 }
 
 func resNames(rs []corev1.ResourceName) string {
@@ -1016,9 +1032,9 @@ const maxDomainsNamed = 4
 // "The Topology default's levels are cloud.com/rack, kubernetes.io/hostname.
 // Ready Nodes by cloud.com/rack: r1 (2 nodes, 8 cpu allocatable, room for
 // 4 pods when empty), r2 (...)."; "" without Nodes.
-func (a *analysis) topologyDomains(t topologyFit) string {
+func (a *analysis) topologyDomains(t topologyFit) i18n.Message {
 	if len(a.s.Nodes) == 0 || t.level == "" {
-		return ""
+		return i18n.Message{}
 	}
 	var per map[corev1.ResourceName]int64
 	for _, req := range workloadRequests(a.wl, a.s.Shared) {
@@ -1061,7 +1077,7 @@ func (a *analysis) topologyDomains(t topologyFit) string {
 		d.fit += max(fit, 0)
 	}
 	if len(byName) == 0 {
-		return ""
+		return i18n.Message{}
 	}
 	ds := make([]*domain, 0, len(byName))
 	for _, d := range byName {
@@ -1078,37 +1094,33 @@ func (a *analysis) topologyDomains(t topologyFit) string {
 		res = append(res, r)
 	}
 	slices.Sort(res)
-	var parts []string
+	var parts []i18n.Arg
 	for i, d := range ds {
 		if i == maxDomainsNamed {
-			parts = append(parts, fmt.Sprintf("and %d more", len(ds)-i))
+			parts = append(parts, msg("diagnose.topo.domain.more", i18n.Num(len(ds)-i)))
 			break
 		}
-		var alloc []string
+		var alloc []i18n.Arg
 		for _, r := range res {
-			alloc = append(alloc, fmtQ(r, d.alloc[r])+" "+string(r))
+			alloc = append(alloc, msg("diagnose.qtyRes", i18n.Qty(fmtQ(r, d.alloc[r])), i18n.Name(string(r))))
 		}
-		nodes := "1 node"
-		if d.nodes != 1 {
-			nodes = fmt.Sprintf("%d nodes", d.nodes)
-		}
-		s := fmt.Sprintf("%s (%s", d.name, nodes)
+		var allocM, room i18n.Message
 		if len(alloc) > 0 {
-			s += ", " + strings.Join(alloc, ", ") + " allocatable"
+			allocM = msg("diagnose.topo.domain.alloc", i18n.Commas(alloc...))
 		}
 		if len(per) > 0 {
-			s += fmt.Sprintf(", room for %d pods when empty", d.fit)
+			room = msg("diagnose.topo.domain.room", i18n.Num(d.fit))
 		}
-		parts = append(parts, s+")")
+		parts = append(parts, msg("diagnose.topo.domain", i18n.Name(d.name), i18n.Num(d.nodes), allocM, room))
 	}
-	out := fmt.Sprintf("Ready Nodes by %s: %s; the largest %s is %s.", t.level, strings.Join(parts, ", "), t.level, ds[0].name)
+	out := msg("diagnose.topo.domains", i18n.Name(t.level), i18n.Commas(parts...), i18n.Name(t.level), i18n.Name(ds[0].name))
 	for _, tp := range a.s.Topologies {
 		if tp.Name == t.topology {
 			levels := make([]string, 0, len(tp.Spec.Levels))
 			for _, l := range tp.Spec.Levels {
 				levels = append(levels, l.NodeLabel)
 			}
-			out = fmt.Sprintf("Topology %s has the levels %s. ", tp.Name, strings.Join(levels, ", ")) + out
+			out = i18n.Join(msg("diagnose.topo.levels", i18n.Name(tp.Name), nameList(levels...)), out)
 		}
 	}
 	return out

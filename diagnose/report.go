@@ -91,6 +91,9 @@ type QuotaRow struct {
 	// (taints, node labels); Ineligible says why.
 	Eligible   bool   `json:"eligible"`
 	Ineligible string `json:"ineligible,omitempty"`
+	// IneligibleMsg is Ineligible as a catalog message, for answers in
+	// other languages.
+	IneligibleMsg i18n.Message `json:"-"`
 	// Partial is true when cohort figures could not all be read, so
 	// Available and MaxCapacity are lower bounds.
 	Partial bool `json:"partial,omitempty"`

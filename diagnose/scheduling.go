@@ -15,6 +15,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/duration"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+
+	"github.com/kueuebot/kueuebot/i18n"
 )
 
 // admitted handles a Workload Kueue has admitted: from here on,
@@ -28,45 +30,44 @@ func (a *analysis) admitted() bool {
 	}
 	cq := a.r.Queue.ClusterQueue
 	if susp, ok := a.job.suspended(); ok && susp {
-		a.remedy("Wait", WhoYou, "", "Wait a few seconds: Kueue unsuspends the job right after admission. If it stays suspended, ask the platform team to check Kueue's logs.")
-		return a.set(CodeStarting, CauseJobSuspended, fmt.Sprintf("%s was admitted by ClusterQueue %s and is being started.", a.jobRef(), cq),
-			"Kueue admitted the Workload; the job is still suspended, which is normal for a few seconds.")
+		a.remedyM("Wait", WhoYou, "", msg("diagnose.sched.suspended.remedy"))
+		return a.setM(CodeStarting, CauseJobSuspended, msg("diagnose.sched.suspended.headline", a.jobArg(), cqArg(cq)),
+			msg("diagnose.sched.suspended.detail"))
 	}
-	partial := a.partialAdmission()
-	if partial != "" {
-		a.finding("PartialAdmission", SeverityInfo, "%s", capitalize(partial)+".")
+	partial, partialWhy, isPartial := a.partialAdmission()
+	if isPartial {
+		a.findingM("PartialAdmission", SeverityInfo, msg("diagnose.partial.finding", partial, partialWhy))
 	}
 	pods := activePods(a.s.Pods)
 	if len(pods) == 0 && a.operatorSilent() {
 		return true
 	}
 	if len(pods) == 0 {
-		head := fmt.Sprintf("%s is admitted; its pods are not created yet.", a.jobRef())
-		detail := "The job is admitted and unsuspended, but its controller has not created pods."
+		head := msg("diagnose.sched.noPods.headline", a.jobArg())
+		detail := []i18n.Message{msg("diagnose.sched.noPods.detail")}
 		since, sinceOK := a.admittedFor()
 		switch ev := a.eventWith("FailedCreate"); {
 		case ev != "":
-			detail += " The job controller reports: " + ev
+			detail = append(detail, msg("diagnose.sched.controllerReports", i18n.Verbatim(ev)))
 			if r := parseCreateRefusal(ev, a.ns).withObjects(a.s); r != nil {
-				head = fmt.Sprintf("%s is admitted, but %s.", a.jobRef(), r.what)
+				head = msg("diagnose.sched.refused.headline", a.jobArg(), i18n.Verbatim(r.what))
 				if r.status != "" {
-					detail += " " + r.status
+					detail = append(detail, msg("diagnose.quoted", i18n.Verbatim(r.status)))
 				}
 				a.remedy("FixCreate", r.who, fmt.Sprintf("kubectl describe %s %s", a.jobRef(), a.nsFlag()), "%s", r.remedy)
 			} else {
-				a.remedy("FixCreate", WhoYou, fmt.Sprintf("kubectl describe %s %s", a.jobRef(), a.nsFlag()),
-					"Fix what blocks pod creation (ResourceQuota, PodSecurity, missing ServiceAccount) as the event says.")
+				a.remedyM("FixCreate", WhoYou, fmt.Sprintf("kubectl describe %s %s", a.jobRef(), a.nsFlag()), msg("diagnose.sched.fixCreate.remedy"))
 			}
 		case a.r.Target.Kind == "Job" && sinceOK && since >= operatorIdle && !hasGap(a.s, "Pod", "") && !hasGap(a.s, "Event", ""):
-			ago := duration.HumanDuration(since)
-			head = fmt.Sprintf("%s was admitted %s ago, but the Job controller has not created its pods.", a.jobRef(), ago)
-			detail = fmt.Sprintf("Kueue admitted the Workload and unsuspended the job %s ago; no pods exist and no event reports a failure to create them. Creating them is the work of the Job controller in kube-controller-manager, not Kueue's: it does not seem to act.", ago)
-			a.remedy("AskController", WhoPlatform, fmt.Sprintf("kubectl describe %s %s", a.jobRef(), a.nsFlag()),
-				"Ask the platform team to check that kube-controller-manager runs with its Job controller enabled (its logs for job %s/%s); only they can see it.", a.ns, a.r.Target.Name)
+			ago := i18n.Verbatim(duration.HumanDuration(since))
+			head = msg("diagnose.sched.controllerIdle.headline", a.jobArg(), ago)
+			detail = []i18n.Message{msg("diagnose.sched.controllerIdle.detail", ago)}
+			a.remedyM("AskController", WhoPlatform, fmt.Sprintf("kubectl describe %s %s", a.jobRef(), a.nsFlag()),
+				msg("diagnose.sched.controllerIdle.remedy", i18n.Name(a.ns+"/"+a.r.Target.Name)))
 		default:
-			a.remedy("Wait", WhoYou, fmt.Sprintf("kubectl describe %s %s", a.jobRef(), a.nsFlag()), "Wait a few seconds; if no pods appear, look at the job's events.")
+			a.remedyM("Wait", WhoYou, fmt.Sprintf("kubectl describe %s %s", a.jobRef(), a.nsFlag()), msg("diagnose.sched.noPods.remedy"))
 		}
-		return a.set(CodeStarting, CausePodsNotCreated, head, detail)
+		return a.setM(CodeStarting, CausePodsNotCreated, head, i18n.Join(detail...))
 	}
 	var unsched, gated, imagePull, config, creating, crash, running []*corev1.Pod
 	unschedMsg := map[string]string{}
@@ -107,21 +108,21 @@ func (a *analysis) admitted() bool {
 	total := len(pods)
 	switch {
 	case len(unsched) > 0:
-		msg := unschedMsg[unsched[0].Name]
-		if msg == "" {
-			msg = a.eventWith("FailedScheduling")
+		schedMsg := unschedMsg[unsched[0].Name]
+		if schedMsg == "" {
+			schedMsg = a.eventWith("FailedScheduling")
 		}
-		msg = cleanSchedulerMessage(msg)
-		cause := classifyScheduling(msg)
-		head := fmt.Sprintf("%s is admitted, but %d pod(s) cannot be scheduled on any node.", a.jobRef(), len(unsched))
-		detail := fmt.Sprintf("%d of %d pod(s) are Pending: kube-scheduler cannot place them. Kueue's quota is not the problem; the nodes are.", len(unsched), total)
-		if what := a.schedulingRemedies(cause, msg, unsched); what != "" {
-			head = fmt.Sprintf("%s is admitted, but %d pod(s) cannot be scheduled: %s.", a.jobRef(), len(unsched), what)
+		schedMsg = cleanSchedulerMessage(schedMsg)
+		cause := classifyScheduling(schedMsg)
+		head := msg("diagnose.sched.unsched.headline", a.jobArg(), i18n.Num(len(unsched)))
+		detail := []i18n.Message{msg("diagnose.sched.unsched.detail", i18n.Num(len(unsched)), i18n.Num(total))}
+		if what := a.schedulingRemedies(cause, schedMsg, unsched); !what.IsZero() {
+			head = msg("diagnose.sched.unsched.what", a.jobArg(), i18n.Num(len(unsched)), what)
 		}
-		if msg != "" {
-			detail += " Scheduler: " + msg
+		if schedMsg != "" {
+			detail = append(detail, msg("diagnose.sched.scheduler", i18n.Verbatim(schedMsg)))
 		}
-		return a.set(CodePodsUnschedulable, cause, head, detail)
+		return a.setM(CodePodsUnschedulable, cause, head, i18n.Join(detail...))
 	case len(gated) > 0:
 		gates := map[string]bool{}
 		for _, p := range gated {
@@ -129,40 +130,38 @@ func (a *analysis) admitted() bool {
 				gates[g.Name] = true
 			}
 		}
-		a.remedy("Wait", WhoYou, "", "Wait: the controller that owns the gate removes it (Kueue's topology gate is removed once placement is done). If it persists, ask the platform team.")
-		return a.set(CodePodsUnschedulable, CauseSchedulingGated, fmt.Sprintf("%s is admitted; %d pod(s) are held by scheduling gates.", a.jobRef(), len(gated)),
-			"Gates: "+strings.Join(sortedKeys(gates), ", ")+".")
+		a.remedyM("Wait", WhoYou, "", msg("diagnose.sched.gated.remedy"))
+		return a.setM(CodePodsUnschedulable, CauseSchedulingGated, msg("diagnose.sched.gated.headline", a.jobArg(), i18n.Num(len(gated))),
+			msg("diagnose.sched.gates", nameList(sortedKeys(gates)...)))
 	case len(imagePull) > 0:
-		a.remedy("FixImage", WhoYou, fmt.Sprintf("kubectl describe pod %s %s", imagePull[0].Name, a.nsFlag()),
-			"Check the image name and tag, and that the namespace has the pull secret for the registry.")
-		head := fmt.Sprintf("%s is scheduled, but %d pod(s) cannot pull their image.", a.jobRef(), len(imagePull))
+		a.remedyM("FixImage", WhoYou, fmt.Sprintf("kubectl describe pod %s %s", imagePull[0].Name, a.nsFlag()), msg("diagnose.sched.image.remedy"))
+		head := msg("diagnose.sched.image.headline", a.jobArg(), i18n.Num(len(imagePull)))
 		if img := waitingImage(imagePull[0], containerMsg[imagePull[0].Name]); img != "" {
-			head = fmt.Sprintf("%s is scheduled, but %d pod(s) cannot pull image %s.", a.jobRef(), len(imagePull), img)
+			head = msg("diagnose.sched.image.named", a.jobArg(), i18n.Num(len(imagePull)), i18n.Verbatim(img))
 		}
-		return a.set(CodePodsNotStarting, CauseImagePull, head, containerMsg[imagePull[0].Name])
+		return a.setM(CodePodsNotStarting, CauseImagePull, head, quotedOpt(containerMsg[imagePull[0].Name]))
 	case len(config) > 0:
-		a.remedy("FixConfig", WhoYou, fmt.Sprintf("kubectl describe pod %s %s", config[0].Name, a.nsFlag()),
-			"Create the missing ConfigMap/Secret or fix the reference in the pod template.")
-		head := fmt.Sprintf("%s is scheduled, but %d pod(s) cannot create their containers.", a.jobRef(), len(config))
+		a.remedyM("FixConfig", WhoYou, fmt.Sprintf("kubectl describe pod %s %s", config[0].Name, a.nsFlag()), msg("diagnose.sched.config.remedy"))
+		head := msg("diagnose.sched.config.headline", a.jobArg(), i18n.Num(len(config)))
 		if m := reMissingRef.FindStringSubmatch(containerMsg[config[0].Name]); m != nil {
 			kind := map[string]string{"secret": "Secret", "configmap": "ConfigMap"}[strings.ToLower(m[1])]
-			head = fmt.Sprintf("%s is scheduled, but %d pod(s) cannot create their containers: %s %s does not exist in namespace %s.", a.jobRef(), len(config), kind, m[2], a.ns)
+			head = msg("diagnose.sched.config.missing", a.jobArg(), i18n.Num(len(config)), i18n.Name(kind), i18n.Name(m[2]), nsArg(a.ns))
 		}
-		return a.set(CodePodsNotStarting, CauseContainerConfig, head, containerMsg[config[0].Name])
+		return a.setM(CodePodsNotStarting, CauseContainerConfig, head, quotedOpt(containerMsg[config[0].Name]))
 	case len(creating) > 0 && len(running) == 0 && len(crash) == 0:
-		a.remedy("Wait", WhoYou, fmt.Sprintf("kubectl describe pod %s %s", creating[0].Name, a.nsFlag()), "Wait for the containers to start; large images take a while. If it takes long, check the pod's events.")
-		return a.set(CodePodsNotStarting, CauseContainerCreating, fmt.Sprintf("%s is scheduled; its containers are starting.", a.jobRef()),
-			fmt.Sprintf("%d of %d pod(s) are bound to nodes and their containers are being created.", len(creating), total))
+		a.remedyM("Wait", WhoYou, fmt.Sprintf("kubectl describe pod %s %s", creating[0].Name, a.nsFlag()), msg("diagnose.sched.creating.remedy"))
+		return a.setM(CodePodsNotStarting, CauseContainerCreating, msg("diagnose.sched.creating.headline", a.jobArg()),
+			msg("diagnose.sched.creating.detail", i18n.Num(len(creating)), i18n.Num(total)))
 	case len(crash) > 0:
-		a.remedy("ReadLogs", WhoYou, fmt.Sprintf("kubectl logs %s %s --previous", crash[0].Name, a.nsFlag()), "Read the crashed container's logs; OOMKilled means raise the memory limit.")
-		return a.set(CodeRunning, CauseCrashLooping, fmt.Sprintf("%s runs, but %d pod(s) keep crashing.", a.jobRef(), len(crash)), containerMsg[crash[0].Name]+lastTermination(crash[0]))
+		a.remedyM("ReadLogs", WhoYou, fmt.Sprintf("kubectl logs %s %s --previous", crash[0].Name, a.nsFlag()), msg("diagnose.sched.crash.remedy"))
+		return a.setM(CodeRunning, CauseCrashLooping, msg("diagnose.sched.crash.headline", a.jobArg(), i18n.Num(len(crash))),
+			msg("diagnose.concat", quotedOpt(containerMsg[crash[0].Name]), lastTermination(crash[0])))
 	}
-	if partial != "" {
-		return a.set(CodeRunning, CauseHealthy, fmt.Sprintf("%s is running, %s.", a.jobRef(), strings.SplitN(partial, " (", 2)[0]),
-			fmt.Sprintf("%d of %d pod(s) are running; nothing is waiting.", len(running), total))
+	detail := msg("diagnose.sched.running.detail", i18n.Num(len(running)), i18n.Num(total))
+	if isPartial {
+		return a.setM(CodeRunning, CauseHealthy, msg("diagnose.sched.running.partial", a.jobArg(), msg("diagnose.partial.short", partial)), detail)
 	}
-	return a.set(CodeRunning, CauseHealthy, fmt.Sprintf("%s is running.", a.jobRef()),
-		fmt.Sprintf("%d of %d pod(s) are running; nothing is waiting.", len(running), total))
+	return a.setM(CodeRunning, CauseHealthy, msg("diagnose.sched.running", a.jobArg()), detail)
 }
 
 // admittedFor is how long ago the Workload was admitted (its Admitted
@@ -179,84 +178,93 @@ func (a *analysis) admittedFor() (time.Duration, bool) {
 // fewer than the job asked for (partial admission: the pod set's minCount,
 // from kueue.x-k8s.io/job-min-parallelism for a batch Job); "" when every
 // pod set got its full count.
-func (a *analysis) partialAdmission() string {
+func (a *analysis) partialAdmission() (i18n.List, i18n.Message, bool) {
 	if a.wl == nil || a.wl.Status.Admission == nil {
-		return ""
+		return i18n.List{}, i18n.Message{}, false
 	}
-	var parts []string
+	var parts []i18n.Arg
 	for i := range a.wl.Spec.PodSets {
 		ps := &a.wl.Spec.PodSets[i]
 		as := findAssignment(a.wl, ps.Name)
 		if as == nil || as.Count == nil || *as.Count >= ps.Count {
 			continue
 		}
-		s := fmt.Sprintf("%d of the %d pods it asked for", *as.Count, ps.Count)
+		s := msg("diagnose.partial.pods", i18n.Num(*as.Count), i18n.Num(ps.Count))
 		if len(a.wl.Spec.PodSets) > 1 {
-			s = fmt.Sprintf("%d of the %d pods pod set %s asked for", *as.Count, ps.Count, ps.Name)
+			s = msg("diagnose.partial.podsOf", i18n.Num(*as.Count), i18n.Num(ps.Count), i18n.Name(string(ps.Name)))
 		}
 		parts = append(parts, s)
 	}
 	if len(parts) == 0 {
-		return ""
+		return i18n.List{}, i18n.Message{}, false
 	}
-	why := "partial admission"
+	why := msg("diagnose.partial.why")
 	if v := a.job.annotation(JobMinParallelismAnnotation); v != "" {
-		why += fmt.Sprintf(", %s=%s", JobMinParallelismAnnotation, v)
+		why = msg("diagnose.partial.whyAnn", i18n.Name(JobMinParallelismAnnotation), i18n.Verbatim(v))
 	}
-	return fmt.Sprintf("admitted with %s (%s): that is what the quota had room for, and Kueue does not scale it up while it runs", strings.Join(parts, " and "), why)
+	return i18n.And(parts...), why, true
 }
 
 // schedulingRemedies suggests how to get the pods scheduled and returns
 // what blocks them, naming the object (claim, taint, resource) when the
 // pods and kube-scheduler's message say which; "" when they do not.
-func (a *analysis) schedulingRemedies(cause Cause, msg string, pods []*corev1.Pod) string {
+func (a *analysis) schedulingRemedies(cause Cause, schedMsg string, pods []*corev1.Pod) i18n.Message {
 	switch cause {
 	case CauseInsufficientRes:
-		a.remedy("SmallerPods", WhoYou, "", "Ask for less per pod (cpu, memory, GPUs) so a pod fits on one node.")
-		a.remedy("AddNodes", WhoPlatform, "", "Or ask the platform team to add nodes: the queue's quota is larger than what the nodes can hold right now.")
-		if res := schedulerInsufficient(msg); len(res) > 0 {
-			return fmt.Sprintf("no node has enough free %s for one pod (%s)", strings.Join(res, ", "), a.podAsks(pods, res))
+		a.remedyM("SmallerPods", WhoYou, "", msg("diagnose.sched.smaller.remedy"))
+		a.remedyM("AddNodes", WhoPlatform, "", msg("diagnose.sched.addNodes.remedy"))
+		if res := schedulerInsufficient(schedMsg); len(res) > 0 {
+			return msg("diagnose.sched.insufficient", nameList(res...), a.podAsks(pods, res))
 		}
 	case CauseUntoleratedTaint:
-		taints := schedulerTaints(msg)
+		taints := schedulerTaints(schedMsg)
 		if fromNodes := nodeTaints(a.s.Nodes, pods); len(fromNodes) > 0 {
 			taints = fromNodes // key=value:effect, from the Nodes themselves
 		}
 		if len(taints) == 0 {
-			a.remedy("AddToleration", WhoYou, "", "kube-scheduler does not say which taint: ask the platform team (who can read the Nodes) for the taint's key, value and effect, then recreate the job with a toleration for it, or have it added to the ResourceFlavor.")
-			return ""
+			a.remedyM("AddToleration", WhoYou, "", msg("diagnose.sched.taintUnknown.remedy"))
+			return i18n.Message{}
 		}
-		list := strings.Join(taints, ", ")
-		where := "the ResourceFlavor"
+		list := i18n.Commas(verbatims(taints)...)
+		where := msg("diagnose.sched.where.flavor")
 		if flavors := a.admittedFlavors(); len(flavors) > 0 {
-			where = "ResourceFlavor " + strings.Join(flavors, ", ")
+			where = msg("diagnose.sched.where.named", nameList(flavors...))
 		}
-		a.remedy("AddToleration", WhoYou, "", "If your pods may run on those nodes, recreate the job with a toleration for %s in its pod template (a started job's template cannot change).", list)
-		a.remedy("FlavorToleration", WhoPlatform, "", "Or ask the platform team to add the toleration to the spec.tolerations of %s, or to declare the taint in its spec.nodeTaints so that Kueue checks it before admission.", where)
-		return fmt.Sprintf("the nodes carry the taint %s, which the pods do not tolerate", list)
+		a.remedyM("AddToleration", WhoYou, "", msg("diagnose.sched.toleration.remedy", list))
+		a.remedyM("FlavorToleration", WhoPlatform, "", msg("diagnose.sched.flavorToleration.remedy", where))
+		return msg("diagnose.sched.taint.what", list)
 	case CauseNodeAffinityMismatch:
-		a.remedy("FixNodeSelector", WhoPlatform, "", "Ask the platform team to check that the ResourceFlavor's nodeLabels (injected as nodeSelector) match real nodes; also check your own nodeSelector/affinity.")
-		if what := a.flavorNodes(); what != "" {
+		a.remedyM("FixNodeSelector", WhoPlatform, "", msg("diagnose.sched.nodeLabels.remedy"))
+		if what := a.flavorNodes(); !what.IsZero() {
 			return what
 		}
 	case CauseUnboundVolume:
-		claims, missing := podClaims(pods, msg)
+		claims, missing := podClaims(pods, schedMsg)
 		if len(claims) == 0 {
-			a.remedy("FixVolume", WhoYou, fmt.Sprintf("kubectl get pvc %s", a.nsFlag()), "Check that the PersistentVolumeClaims exist and can bind (storage class, zone).")
-			return ""
+			a.remedyM("FixVolume", WhoYou, fmt.Sprintf("kubectl get pvc %s", a.nsFlag()), msg("diagnose.sched.pvc.remedy"))
+			return i18n.Message{}
 		}
-		a.remedy("FixVolume", WhoYou, fmt.Sprintf("kubectl describe pvc %s %s", claims[0], a.nsFlag()), "Look at the events of %s: create it if it is missing, or fix its storageClassName, size or access mode so a volume can be provisioned (ask the platform team about the StorageClass).", claimList(claims))
-		if state := claimStates(a.s, claims); state != "" {
+		a.remedyM("FixVolume", WhoYou, fmt.Sprintf("kubectl describe pvc %s %s", claims[0], a.nsFlag()), msg("diagnose.sched.pvcEvents.remedy", a.claimList(claims)))
+		if state := a.claimStates(claims); !state.IsZero() {
 			return state
 		}
 		if missing {
-			return claimList(claims) + " does not exist"
+			return msg("diagnose.sched.pvc.missing", a.claimList(claims))
 		}
-		return claimList(claims) + " does not bind"
+		return msg("diagnose.sched.pvc.unbound", a.claimList(claims))
 	default:
-		a.remedy("Describe", WhoYou, fmt.Sprintf("kubectl describe pods %s", a.nsFlag()), "Read the FailedScheduling events of the pods.")
+		a.remedyM("Describe", WhoYou, fmt.Sprintf("kubectl describe pods %s", a.nsFlag()), msg("diagnose.sched.describe.remedy"))
 	}
-	return ""
+	return i18n.Message{}
+}
+
+// verbatims converts strings to Verbatim arguments.
+func verbatims(ss []string) []i18n.Arg {
+	out := make([]i18n.Arg, len(ss))
+	for i, s := range ss {
+		out[i] = i18n.Verbatim(s)
+	}
+	return out
 }
 
 // reInsufficient is kube-scheduler's "Insufficient <resource>".
@@ -278,21 +286,21 @@ func schedulerInsufficient(msg string) []string {
 }
 
 // podAsks is what the first pod requests of res, e.g. "each asks 4 cpu".
-func (a *analysis) podAsks(pods []*corev1.Pod, res []string) string {
+func (a *analysis) podAsks(pods []*corev1.Pod, res []string) i18n.Message {
 	if len(pods) == 0 {
-		return "see the pods' requests"
+		return msg("diagnose.sched.seeRequests")
 	}
 	per := podRequests(&pods[0].Spec)
-	var parts []string
+	var parts []i18n.Arg
 	for _, r := range res {
 		if v, ok := per[corev1.ResourceName(r)]; ok {
-			parts = append(parts, fmtQ(corev1.ResourceName(r), v)+" "+r)
+			parts = append(parts, msg("diagnose.qtyRes", i18n.Qty(fmtQ(corev1.ResourceName(r), v)), i18n.Name(r)))
 		}
 	}
 	if len(parts) == 0 {
-		return "see the pods' requests"
+		return msg("diagnose.sched.seeRequests")
 	}
-	return "each asks " + strings.Join(parts, ", ")
+	return msg("diagnose.sched.eachAsks", i18n.Commas(parts...))
 }
 
 var reSchedPart = regexp.MustCompile(`^(\d+) (.*)$`)
@@ -410,16 +418,21 @@ func AppendClaimNames(out []string, pod *corev1.Pod) []string {
 
 // claimList is "PersistentVolumeClaim a" or "PersistentVolumeClaims a, b"
 // (at most three named).
-func claimList(claims []string) string {
+func (a *analysis) claimList(claims []string) i18n.Message {
 	if len(claims) == 1 {
-		return "PersistentVolumeClaim " + claims[0]
+		return msg("diagnose.pvc.one", a.pvcArg(claims[0]))
 	}
 	shown := claims
-	more := ""
+	var more i18n.Message
 	if len(shown) > 3 {
-		shown, more = shown[:3], fmt.Sprintf(" and %d more", len(claims)-3)
+		shown, more = shown[:3], msg("diagnose.pvc.more", i18n.Num(len(claims)-3))
 	}
-	return "PersistentVolumeClaims " + strings.Join(shown, ", ") + more
+	return msg("diagnose.pvc.many", nameList(shown...), more)
+}
+
+// pvcArg names a PersistentVolumeClaim of the job's namespace.
+func (a *analysis) pvcArg(name string) i18n.Object {
+	return i18n.Obj("PersistentVolumeClaim", a.ns, name)
 }
 
 // classifyScheduling reads a kube-scheduler FailedScheduling message such as
@@ -505,13 +518,13 @@ func waitingReason(p *corev1.Pod) (string, string) {
 	return "", ""
 }
 
-func lastTermination(p *corev1.Pod) string {
+func lastTermination(p *corev1.Pod) i18n.Message {
 	for _, cs := range p.Status.ContainerStatuses {
 		if t := cs.LastTerminationState.Terminated; t != nil {
-			return fmt.Sprintf(" Last exit: %s (exit code %d).", t.Reason, t.ExitCode)
+			return msg("diagnose.sched.lastExit", i18n.Name(t.Reason), i18n.Num(t.ExitCode))
 		}
 	}
-	return ""
+	return i18n.Message{}
 }
 
 // eventWith returns the newest message of an event with the given reason.
@@ -563,11 +576,12 @@ func nodeTaints(nodes []corev1.Node, pods []*corev1.Pod) []string {
 // claims do not bind, e.g. "PersistentVolumeClaim data is Pending
 // (storageClassName fast-ssd, 10Gi ReadWriteOnce)", or that one does not
 // exist; "" when the claims were not read.
-func claimStates(s *Snapshot, claims []string) string {
+func (a *analysis) claimStates(claims []string) i18n.Message {
+	s := a.s
 	if s.PersistentVolumeClaims == nil {
-		return ""
+		return i18n.Message{}
 	}
-	var parts []string
+	var parts []i18n.Arg
 	for _, n := range claims {
 		var pvc *corev1.PersistentVolumeClaim
 		for i := range s.PersistentVolumeClaims {
@@ -576,43 +590,43 @@ func claimStates(s *Snapshot, claims []string) string {
 			}
 		}
 		if pvc == nil {
-			parts = append(parts, "PersistentVolumeClaim "+n+" does not exist")
+			parts = append(parts, msg("diagnose.pvc.notExist", a.pvcArg(n)))
 			continue
 		}
-		var detail []string
+		var detail []i18n.Arg
 		if sc := pvc.Spec.StorageClassName; sc != nil {
 			if *sc == "" {
-				detail = append(detail, `storageClassName "" (only a pre-provisioned volume can bind it)`)
+				detail = append(detail, msg("diagnose.pvc.scEmpty"))
 			} else {
-				detail = append(detail, "storageClassName "+*sc)
+				detail = append(detail, msg("diagnose.pvc.sc", i18n.Name(*sc)))
 			}
 		} else {
-			detail = append(detail, "no storageClassName (the default StorageClass, if any)")
+			detail = append(detail, msg("diagnose.pvc.noSC"))
 		}
 		if q, ok := pvc.Spec.Resources.Requests[corev1.ResourceStorage]; ok {
 			d := q.String()
 			for _, m := range pvc.Spec.AccessModes {
 				d += " " + string(m)
 			}
-			detail = append(detail, d)
+			detail = append(detail, i18n.Verbatim(d))
 		}
 		phase := string(pvc.Status.Phase)
 		if phase == "" {
 			phase = string(corev1.ClaimPending)
 		}
-		parts = append(parts, fmt.Sprintf("PersistentVolumeClaim %s is %s (%s)", n, phase, strings.Join(detail, ", ")))
+		parts = append(parts, msg("diagnose.pvc.state", a.pvcArg(n), i18n.Name(phase), i18n.Commas(detail...)))
 	}
-	return strings.Join(parts, "; ")
+	return msg("diagnose.concat", i18n.Message{}, msg("i18n.join", i18n.List{Items: parts, Semicolons: true}))
 }
 
 // flavorNodes says, when the Nodes were read for the one flavor the
 // Workload was assigned and that flavor has nodeLabels, how many Nodes
 // carry them, e.g. "no Node has the nodeLabels instance-type=gpu of
 // ResourceFlavor gpu"; "" otherwise.
-func (a *analysis) flavorNodes() string {
+func (a *analysis) flavorNodes() i18n.Message {
 	flavors := a.admittedFlavors()
 	if a.s.Nodes == nil || len(flavors) != 1 {
-		return ""
+		return i18n.Message{}
 	}
 	for i := range a.s.ResourceFlavors {
 		rf := &a.s.ResourceFlavors[i]
@@ -634,10 +648,11 @@ func (a *analysis) flavorNodes() string {
 				n++
 			}
 		}
+		rfArg := i18n.Obj("ResourceFlavor", "", rf.Name)
 		if n == 0 {
-			return fmt.Sprintf("no Node has the nodeLabels %s of ResourceFlavor %s", strings.Join(keys, ","), rf.Name)
+			return msg("diagnose.flavorNodes.none", i18n.Verbatim(strings.Join(keys, ",")), rfArg)
 		}
-		return fmt.Sprintf("%d Node(s) have the nodeLabels %s of ResourceFlavor %s, and none of them matches the pods' own nodeSelector or affinity", n, strings.Join(keys, ","), rf.Name)
+		return msg("diagnose.flavorNodes.some", i18n.Num(n), i18n.Verbatim(strings.Join(keys, ",")), rfArg)
 	}
-	return ""
+	return i18n.Message{}
 }

@@ -74,7 +74,7 @@ var _ = i18n.Register(
 	i18n.Entry{ID: "blocks.evidence.ago", Args: []i18n.Kind{i18n.KindVerbatim},
 		En: "%[1]s ago", Fr: "il y a %[1]s", Ja: "%[1]s 前", Zh: "%[1]s 前"},
 	i18n.Entry{ID: "blocks.quota.podSet", En: "Pod set", Fr: "Pod set", Ja: "Pod セット", Zh: "Pod 集"},
-	i18n.Entry{ID: "blocks.quota.flavor", En: "Flavor", Fr: "Flavor", Ja: "Flavor", Zh: "Flavor"},
+	i18n.Entry{ID: "blocks.quota.flavor", En: "Flavor", Fr: "ResourceFlavor", Ja: "ResourceFlavor", Zh: "ResourceFlavor"},
 	i18n.Entry{ID: "blocks.quota.resource", En: "Resource", Fr: "Ressource", Ja: "リソース", Zh: "资源"},
 	i18n.Entry{ID: "blocks.quota.requested", En: "Requested", Fr: "Demandé", Ja: "要求量", Zh: "请求量"},
 	i18n.Entry{ID: "blocks.quota.available", En: "Available", Fr: "Disponible", Ja: "空き", Zh: "可用"},

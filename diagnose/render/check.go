@@ -13,6 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kueuebot/kueuebot/diagnose"
+	"github.com/kueuebot/kueuebot/i18n"
 )
 
 // WriteCheck renders a check report in format f to w.
@@ -122,10 +123,10 @@ func CheckText(r *diagnose.CheckReport) string {
 					flavor += " (ineligible)"
 				}
 				fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", row.PodSet, flavor, row.Resource, q(row.Requested), q(row.Nominal),
-					qp(row.BorrowingLimit), q(row.Reserved), q(row.Available), q(row.MaxCapacity), yesNo(row.FitsNow), yesNo(row.FitsEver))
+					qp(row.BorrowingLimit), q(row.Reserved), q(row.Available), q(row.MaxCapacity), yesNo(i18n.English, row.FitsNow), yesNo(i18n.English, row.FitsEver))
 			}
 			_ = tw.Flush()
-			b.WriteString(ineligibleNotes(qc.Quota))
+			b.WriteString(ineligibleNotes(qc.Quota, i18n.English))
 		}
 		if len(qc.Remedies) > 0 {
 			b.WriteString("\nRemedies:\n")
@@ -140,13 +141,13 @@ func CheckText(r *diagnose.CheckReport) string {
 			fmt.Fprintf(&b, "  %s: %s\n", f.Severity, wrap(f.Message, 96, "    "))
 		}
 		for _, g := range qc.Gaps {
-			fmt.Fprintf(&b, "  Could not read %s %s: %s (%s)\n", g.Kind, orNone(g.Name), g.Reason, gapHint(g.Reason))
+			fmt.Fprintf(&b, "  Could not read %s %s: %s (%s)\n", g.Kind, orNone(g.Name), g.Reason, gapHint(i18n.English, g.Reason))
 		}
 	}
 	if len(r.Gaps) > 0 {
 		b.WriteString("\nGaps:\n")
 		for _, g := range r.Gaps {
-			fmt.Fprintf(&b, "  %s %s: %s (%s)\n", g.Kind, orNone(g.Name), g.Reason, gapHint(g.Reason))
+			fmt.Fprintf(&b, "  %s %s: %s (%s)\n", g.Kind, orNone(g.Name), g.Reason, gapHint(i18n.English, g.Reason))
 		}
 	}
 	return b.String()
@@ -183,11 +184,11 @@ func CheckMarkdown(r *diagnose.CheckReport) string {
 			}
 		}
 		for _, g := range qc.Gaps {
-			fmt.Fprintf(&b, "- Could not check %s `%s`: %s (%s)\n", g.Kind, orNone(g.Name), g.Reason, gapHint(g.Reason))
+			fmt.Fprintf(&b, "- Could not check %s `%s`: %s (%s)\n", g.Kind, orNone(g.Name), g.Reason, gapHint(i18n.English, g.Reason))
 		}
 	}
 	for _, g := range r.Gaps {
-		fmt.Fprintf(&b, "- Could not check %s `%s`: %s (%s)\n", g.Kind, orNone(g.Name), g.Reason, gapHint(g.Reason))
+		fmt.Fprintf(&b, "- Could not check %s `%s`: %s (%s)\n", g.Kind, orNone(g.Name), g.Reason, gapHint(i18n.English, g.Reason))
 	}
 	return b.String()
 }

@@ -5,27 +5,29 @@ import (
 	"strings"
 
 	"github.com/kueuebot/kueuebot/diagnose"
+	"github.com/kueuebot/kueuebot/i18n"
 )
 
 // workersText renders the MultiKueue part of a report: where the Workload
 // went (Report.MultiKueue) and each worker cluster's own diagnosis
 // (Report.Workers), the worker's text report indented under its name.
-func workersText(r *diagnose.Report) string {
+func workersText(r *diagnose.Report, o Options) string {
+	l := o.Lang
 	if r.MultiKueue == nil && len(r.Workers) == 0 {
 		return ""
 	}
 	var b strings.Builder
 	if m := r.MultiKueue; m != nil {
-		b.WriteString("\nMultiKueue:\n")
-		fmt.Fprintf(&b, "  check %s: %s", m.Check, orNone(m.State))
+		b.WriteString("\nMultiKueue" + colon(l) + "\n")
+		b.WriteString(tr(l, "render.mk.check", i18n.Name(m.Check), i18n.Verbatim(orNone(m.State))))
 		if m.Message != "" {
 			fmt.Fprintf(&b, " (%s)", oneLine(m.Message))
 		}
 		b.WriteString("\n")
 		if m.Cluster != "" {
-			fmt.Fprintf(&b, "  runs on worker cluster %s\n", m.Cluster)
+			b.WriteString(tr(l, "render.mk.runsOn", i18n.Name(m.Cluster)) + "\n")
 		} else if len(m.Nominated) > 0 {
-			fmt.Fprintf(&b, "  copied to worker clusters %s\n", strings.Join(m.Nominated, ", "))
+			b.WriteString(tr(l, "render.mk.copiedTo", i18n.Verbatim(strings.Join(m.Nominated, ", "))) + "\n")
 		}
 		for _, w := range m.Workers {
 			fmt.Fprintf(&b, "  MultiKueueCluster %s: Active=%s", w.Name, orNone(w.Active))
@@ -36,12 +38,12 @@ func workersText(r *diagnose.Report) string {
 		}
 	}
 	for _, w := range r.Workers {
-		fmt.Fprintf(&b, "\nOn worker cluster %s:\n", w.Cluster)
+		b.WriteString("\n" + tr(l, "render.mk.onWorker", i18n.Name(w.Cluster)) + "\n")
 		if w.Report == nil {
 			fmt.Fprintf(&b, "  %s\n", wrap(w.Error, 96, "  "))
 			continue
 		}
-		for _, line := range strings.Split(strings.TrimRight(TextString(w.Report), "\n"), "\n") {
+		for _, line := range strings.Split(strings.TrimRight(TextStringWith(w.Report, o), "\n"), "\n") {
 			if line == "" {
 				b.WriteString("\n")
 				continue
@@ -53,15 +55,15 @@ func workersText(r *diagnose.Report) string {
 }
 
 // workersMarkdown is workersText for Markdown.
-func workersMarkdown(r *diagnose.Report) string {
+func workersMarkdown(r *diagnose.Report, o Options) string {
 	var b strings.Builder
 	for _, w := range r.Workers {
-		fmt.Fprintf(&b, "#### On worker cluster `%s`\n\n", w.Cluster)
+		b.WriteString(tr(o.Lang, "render.mk.onWorkerMd", i18n.Name(w.Cluster)) + "\n\n")
 		if w.Report == nil {
 			fmt.Fprintf(&b, "%s\n\n", mdEscape(w.Error))
 			continue
 		}
-		md := MarkdownString(w.Report)
+		md := MarkdownStringWith(w.Report, o)
 		b.WriteString(strings.Replace(md, "### ", "##### ", 1))
 	}
 	return b.String()
@@ -69,11 +71,11 @@ func workersMarkdown(r *diagnose.Report) string {
 
 // clustersText names, when the job was looked for in several clusters,
 // each cluster that could not be searched ("" when all were).
-func clustersText(r *diagnose.Report) string {
+func clustersText(l i18n.Lang, r *diagnose.Report) string {
 	var b strings.Builder
-	for _, l := range r.Clusters {
-		if l.Error != "" {
-			fmt.Fprintf(&b, "%s did not answer: %s\n", l.Cluster, wrap(l.Error, 100, "  "))
+	for _, c := range r.Clusters {
+		if c.Error != "" {
+			fmt.Fprintf(&b, "%s\n", wrap(tr(l, "render.cluster.noAnswer", i18n.Verbatim(c.Cluster), i18n.Verbatim(c.Error)), 100, "  "))
 		}
 	}
 	if b.Len() == 0 {

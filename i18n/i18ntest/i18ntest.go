@@ -93,7 +93,7 @@ func EntryErrors(e i18n.Entry) []error {
 	}
 	for i := range en {
 		if i < 1 || i > len(e.Args) {
-			errs = append(errs, fmt.Errorf("English uses argument %d, but %d are declared", i, len(e.Args)))
+			errs = append(errs, fmt.Errorf("the English text uses argument %d, but %d are declared", i, len(e.Args)))
 		}
 	}
 	for _, l := range i18n.All()[1:] {
