@@ -30,6 +30,9 @@ const (
 	NotifyConfigMapPrefix = "kueuebot-notify-"
 	// NotifyShards is how many subscription ConfigMaps there are.
 	NotifyShards = 8
+	// LangConfigMapName is the ConfigMap of the languages users asked to
+	// be answered in ("answer in English", the App Home selector).
+	LangConfigMapName = "kueuebot-lang"
 )
 
 // NotifyConfigMapNames are the names of the subscription ConfigMaps.
