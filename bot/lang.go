@@ -86,6 +86,9 @@ func (ls *Languages) Choose(ctx context.Context, user string, asked i18n.Lang, a
 	return chooseLang(pref, prefOK, asked, askedOK, locale, ls.Default)
 }
 
+// remembers reports whether users' choices are kept (the App Home menu).
+func (ls *Languages) remembers() bool { return ls != nil && ls.Prefs != nil }
+
 func (ls *Languages) log() *slog.Logger {
 	if ls.Log == nil {
 		return slog.New(slog.DiscardHandler)
