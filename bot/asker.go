@@ -170,7 +170,9 @@ type question struct {
 }
 
 // tr renders a catalog message in the question's language.
-func (q *question) tr(id i18n.ID, args ...i18n.Arg) string { return i18n.Render(q.lang, i18n.M(id, args...)) }
+func (q *question) tr(id i18n.ID, args ...i18n.Arg) string {
+	return i18n.Render(q.lang, i18n.M(id, args...))
+}
 
 // choose sets the question's language: asked is the language the question
 // was written in, when askedOK.
