@@ -29,6 +29,8 @@ type Config struct {
 	// Notify configures "Tell me when it starts" (see Notify).
 	Notify Notify `mapstructure:"notify"`
 	Ops    Ops    `mapstructure:"ops"`
+	// Language is the replies' default language (see Language).
+	Language Language `mapstructure:"language"`
 }
 
 // Slack mode values.

@@ -96,7 +96,7 @@ func (o *chatOptions) run(cmd *cobra.Command) error {
 	if o.verbose {
 		log = slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil))
 	}
-	asker := &bot.Asker{Resolve: resolver, Explain: ex, Jobs: ex, Queues: ex, Log: log}
+	asker := &bot.Asker{Resolve: resolver, Explain: ex, Jobs: ex, Queues: ex, Log: log, Lang: &bot.Languages{Default: cfg.DefaultLang()}}
 	interactive := false
 	if f, ok := cmd.InOrStdin().(*os.File); ok {
 		interactive = term.IsTerminal(int(f.Fd()))

@@ -18,6 +18,7 @@ type diagnoseOptions struct {
 	fromFiles []string
 	output    string
 	kube      *kubeFlags
+	lang      langFlag
 }
 
 // kindSentence lists the kinds diagnose accepts, from the kind registry
@@ -79,6 +80,7 @@ by 'kubectl get -o yaml' with --from-file (repeatable; files or folders).`,
 	f.Lookup("request-timeout").Usage += fmt.Sprintf(" For a diagnosis, 0 means the default, %s.", fetch.DefaultTimeout)
 	f.StringArrayVar(&o.fromFiles, "from-file", nil, "diagnose from a YAML dump instead of a cluster (repeatable; file or folder)")
 	f.StringVarP(&o.output, "output", "o", "text", "output format: text, markdown or json")
+	o.lang.add(f)
 	return cmd
 }
 
@@ -102,6 +104,10 @@ func (o *diagnoseOptions) run(ctx context.Context, cmd *cobra.Command, arg strin
 	format, err := render.ParseFormat(o.output)
 	if err != nil {
 		return usageError{err}
+	}
+	lang, err := o.lang.lang()
+	if err != nil {
+		return err
 	}
 	var reader explain.Reader
 	var ns string
@@ -142,5 +148,5 @@ func (o *diagnoseOptions) run(ctx context.Context, cmd *cobra.Command, arg strin
 	if err != nil {
 		return fmt.Errorf("cannot diagnose %s/%s: %w", target.Namespace, target.Name, err)
 	}
-	return render.Write(cmd.OutOrStdout(), format, &res.Report)
+	return writeReport(cmd.OutOrStdout(), format, &res.Report, lang)
 }
