@@ -144,7 +144,7 @@ func (a *Asker) Ask(ctx context.Context, user rbac.SlackUser, text string) Messa
 	case o.notice != nil:
 		return *o.notice
 	case o.jobs != nil:
-		return jobListMessage(*o.jobs)
+		return jobListMessage(*o.jobs, o.lang)
 	case o.queues != nil:
 		return queueListMessage(*o.queues)
 	case o.fit != nil:

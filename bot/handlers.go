@@ -232,7 +232,7 @@ func (b *Bot) render(o outcome, ev *event.Event, to Destination, detailed bool) 
 	case o.notice != nil:
 		return *o.notice
 	case o.jobs != nil:
-		return jobListMessage(*o.jobs)
+		return jobListMessage(*o.jobs, o.lang)
 	case o.queues != nil:
 		return queueListMessage(*o.queues)
 	case o.fit != nil:

@@ -47,12 +47,12 @@ func renderAnswer(r diagnose.Report, o answerOptions) Message {
 var reSlackUserID = regexp.MustCompile(`^[UW][A-Z0-9]{2,}$`)
 
 // jobListMessage is the answer to "my jobs".
-func jobListMessage(res explain.JobsResult) Message {
-	return blocks.JobList(res.Jobs, listOptions(res))
+func jobListMessage(res explain.JobsResult, l i18n.Lang) Message {
+	return blocks.JobList(res.Jobs, listOptions(res, l))
 }
 
-func listOptions(res explain.JobsResult) blocks.ListOptions {
-	return blocks.ListOptions{Namespaces: res.Namespaces.Names, Truncated: res.Namespaces.Truncated}
+func listOptions(res explain.JobsResult, l i18n.Lang) blocks.ListOptions {
+	return blocks.ListOptions{Namespaces: res.Namespaces.Names, Truncated: res.Namespaces.Truncated, Lang: l}
 }
 
 // homeView renders the App Home tab: the caller's jobs with their
@@ -61,7 +61,7 @@ func listOptions(res explain.JobsResult) blocks.ListOptions {
 func homeView(res *explain.JobsResult, notice *Message, l i18n.Lang, remembered, selector bool) slack.HomeTabViewRequest {
 	var v slack.HomeTabViewRequest
 	if notice == nil && res != nil {
-		v = blocks.HomeView(res.Jobs, listOptions(*res))
+		v = blocks.HomeView(res.Jobs, listOptions(*res, l))
 	} else {
 		bl := []slack.Block{slack.NewHeaderBlock(slack.NewTextBlockObject(slack.PlainTextType, i18n.Render(l, i18n.M("bot.home.title")), false, false))}
 		if notice != nil {

@@ -52,6 +52,10 @@ func botInNamespace(t *testing.T, sb, ns string) kubernetes.Interface {
 	if _, err := admin.RbacV1().RoleBindings(ns).Create(ctx, binding, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatal(err)
 	}
+	// A previous run's choices (the namespace may still be terminating).
+	if err := admin.CoreV1().ConfigMaps(ns).Delete(ctx, rbac.LangConfigMapName, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		t.Fatal(err)
+	}
 	waitAllowed(t, sb, "kueuebot", authorizationv1.ResourceAttributes{Verb: "update", Resource: "configmaps", Namespace: ns, Name: rbac.LangConfigMapName})
 	base, err := clientcmd.BuildConfigFromFlags("", filepath.Join(sb, "kubeconfig-kueuebot"))
 	if err != nil {
