@@ -146,7 +146,7 @@ func (a *Asker) Ask(ctx context.Context, user rbac.SlackUser, text string) Messa
 	case o.jobs != nil:
 		return jobListMessage(*o.jobs, o.lang)
 	case o.queues != nil:
-		return queueListMessage(*o.queues)
+		return queueListMessage(*o.queues, o.lang)
 	case o.fit != nil:
 		return blocks.WillItFit(o.fit)
 	default:

@@ -234,7 +234,7 @@ func (b *Bot) render(o outcome, ev *event.Event, to Destination, detailed bool) 
 	case o.jobs != nil:
 		return jobListMessage(*o.jobs, o.lang)
 	case o.queues != nil:
-		return queueListMessage(*o.queues)
+		return queueListMessage(*o.queues, o.lang)
 	case o.fit != nil:
 		return blocks.WillItFit(o.fit)
 	}

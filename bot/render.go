@@ -104,7 +104,7 @@ func languageSelector(l i18n.Lang, remembered bool) slack.Block {
 // queueListMessage is the answer to "my queues" (or "queue NAME"): the
 // caller's LocalQueues, narrowed to the one asked about, rendered by
 // blocks.QueueList.
-func queueListMessage(qa queueAnswer) Message {
+func queueListMessage(qa queueAnswer, l i18n.Lang) Message {
 	var queues []diagnose.QueueSummary
 	for _, s := range qa.res.Queues {
 		switch {
@@ -116,5 +116,5 @@ func queueListMessage(qa queueAnswer) Message {
 		}
 		queues = append(queues, s)
 	}
-	return blocks.QueueList(queues, qa.res.Namespaces.Names)
+	return blocks.QueueListIn(queues, qa.res.Namespaces.Names, l)
 }

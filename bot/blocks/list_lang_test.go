@@ -3,6 +3,7 @@ package blocks
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kueuebot/kueuebot/diagnose"
 	"github.com/kueuebot/kueuebot/i18n"
@@ -34,5 +35,21 @@ func TestJobListInEachLanguage(t *testing.T) {
 		for _, s := range []string{list, home, none} {
 			i18ntest.AssertTranslated(t, l, s, append(verbatim, "team-b", "/kueue jobs -n NAMESPACE", "/kueue help", "kueuebot diagnose NAME -n NAMESPACE", "kubectl")...)
 		}
+	}
+}
+
+// TestQueueListInEachLanguage: `/kueue queues` in French, Japanese and
+// Chinese holds no English prose.
+func TestQueueListInEachLanguage(t *testing.T) {
+	q := diagnose.QueueSummary{Namespace: "team-a", Name: "lq-a", ClusterQueue: "cq-gpu", State: diagnose.QueueActive,
+		Pending: 3, Admitted: 1, Reserved: 1, WithoutWorkload: 2, OldestWait: 95 * time.Minute}
+	for _, l := range i18n.All()[1:] {
+		got := Text(QueueListIn([]diagnose.QueueSummary{q}, []string{"team-a"}, l).Blocks)
+		if want := tr(l, "blocks.queues.title"); !strings.Contains(got, want) {
+			t.Errorf("%s: no %q:\n%s", l, want, got)
+		}
+		i18ntest.AssertTranslated(t, l, got, "team-a/lq-a", "cq-gpu", "ClusterQueue")
+		none := Text(QueueListIn(nil, nil, l).Blocks)
+		i18ntest.AssertTranslated(t, l, none, "kueue.x-k8s.io/queue-name")
 	}
 }
