@@ -63,6 +63,8 @@ func detectLang(toks []token, raw string) (i18n.Lang, bool) {
 // englishOnly and frenchOnly are words of sentences that belong to one of
 // the two languages only. Words both use ("a", "on", "me", "job", "ce"),
 // command words and kind names are in neither.
+//
+//nolint:misspell // French words ("attendent") are not English misspellings.
 var englishOnly, frenchOnly = setOf(`about after again already am and any are aren't at be been before
 	being but by can cannot can't could did didn't do does doesn't don't for forever from get getting going
 	has hasn't have how i i'm is isn't it it's its just know long look looks my not now of okay our please

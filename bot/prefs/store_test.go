@@ -2,6 +2,7 @@ package prefs
 
 import (
 	"context"
+	"errors"
 	"testing"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -95,7 +96,7 @@ func TestStoreFull(t *testing.T) {
 	for i := 1; i < MaxUsers; i++ {
 		s.cm.Data["X"+string(rune('a'+i%26))+string(rune(i))] = "en"
 	}
-	if err := s.SetLang(ctx, "Unew", i18n.French, true); err != ErrFull {
+	if err := s.SetLang(ctx, "Unew", i18n.French, true); !errors.Is(err, ErrFull) {
 		t.Fatalf("past MaxUsers: %v, want ErrFull", err)
 	}
 	if err := s.SetLang(ctx, "U0", i18n.Japanese, true); err != nil {
