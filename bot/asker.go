@@ -9,8 +9,10 @@ import (
 	"github.com/kueuebot/kueuebot/bot/blocks"
 	"github.com/kueuebot/kueuebot/bot/event"
 	"github.com/kueuebot/kueuebot/bot/parse"
+	"github.com/kueuebot/kueuebot/bot/prefs"
 	"github.com/kueuebot/kueuebot/diagnose"
 	"github.com/kueuebot/kueuebot/explain"
+	"github.com/kueuebot/kueuebot/i18n"
 	"github.com/kueuebot/kueuebot/rbac"
 )
 
@@ -85,8 +87,13 @@ type Asker struct {
 	// Timeout bounds one answer of Ask (identity plus diagnosis); zero
 	// means DefaultTimeout. In Slack the Dispatcher bounds each question.
 	Timeout time.Duration
-	// Render tunes the Block Kit rendering of reports.
+	// Render tunes the Block Kit rendering of reports. Its Lang is
+	// replaced by the language Lang chooses for each reply.
 	Render blocks.Options
+	// Lang chooses the language of each reply (the user's remembered
+	// preference, the question's language, their Slack locale, the
+	// configured default); nil: the question's language, else English.
+	Lang *Languages
 	// Log receives one audit line per question; nil discards.
 	Log *slog.Logger
 }
@@ -104,6 +111,9 @@ type outcome struct {
 	jobs    *explain.JobsResult
 	queues  *queueAnswer
 	fit     *diagnose.CheckReport
+	// lang is the language the reply is rendered in, langSource why.
+	lang       i18n.Lang
+	langSource LangSource
 }
 
 // queueAnswer is the caller's queues, narrowed to the one asked about.
@@ -128,18 +138,20 @@ func (a *Asker) Ask(ctx context.Context, user rbac.SlackUser, text string) Messa
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	o := a.ask(ctx, event.EntryChat, user, text)
+	opts := a.Render
+	opts.Lang = o.lang
 	switch {
 	case o.notice != nil:
 		return *o.notice
 	case o.jobs != nil:
-		return jobListMessage(*o.jobs)
+		return jobListMessage(*o.jobs, o.lang)
 	case o.queues != nil:
-		return queueListMessage(*o.queues)
+		return queueListMessage(*o.queues, o.lang)
 	case o.fit != nil:
 		return blocks.WillItFit(o.fit)
 	default:
 		// The terminal has no buttons: the whole report at once.
-		return blocks.Report(*o.report, a.Render)
+		return blocks.Report(*o.report, opts)
 	}
 }
 
@@ -151,7 +163,22 @@ type question struct {
 	rec   rbac.AuditRecord
 	log   *slog.Logger
 	// stage is what the question was doing, for a timeout's answer.
-	stage string
+	stage i18n.Message
+	// lang is the language of the reply (Asker.Lang), langSource why.
+	lang       i18n.Lang
+	langSource LangSource
+}
+
+// tr renders a catalog message in the question's language.
+func (q *question) tr(id i18n.ID, args ...i18n.Arg) string {
+	return i18n.Render(q.lang, i18n.M(id, args...))
+}
+
+// choose sets the question's language: asked is the language the question
+// was written in, when askedOK.
+func (q *question) choose(asked i18n.Lang, askedOK bool) {
+	q.lang, q.langSource = q.a.Lang.Choose(q.ctx, q.rec.Slack.ID, asked, askedOK)
+	q.log = q.log.With(slog.String("lang", q.lang.String()), slog.String("lang_source", string(q.langSource)))
 }
 
 func (a *Asker) begin(ctx context.Context, entry event.Entry, user rbac.SlackUser) *question {
@@ -172,19 +199,20 @@ func (q *question) done(o outcome, err error) outcome {
 		q.rec.Verdict = o.verdict
 	}
 	rbac.LogAudit(q.ctx, q.log, q.rec)
+	o.lang, o.langSource = q.lang, q.langSource
 	return o
 }
 
 // identity resolves the asker; on refusal it returns the outcome to show.
 func (q *question) identity() (rbac.Identity, *outcome) {
 	refuse := func(body string, err error) (rbac.Identity, *outcome) {
-		o := q.done(noticeOutcome("refused", refusal(body)), err)
+		o := q.done(noticeOutcome("refused", blocks.Notice(q.tr("bot.refused.title"), body)), err)
 		return rbac.Identity{}, &o
 	}
 	if q.rec.Slack.ID == "" {
-		return refuse("I could not tell who you are, so I cannot look anything up for you.", errors.New("no Slack user ID"))
+		return refuse(q.tr("bot.refused.noUser"), errors.New("no Slack user ID"))
 	}
-	q.stage = "checking who you are in Slack"
+	q.stage = i18n.M("bot.stage.identity")
 	id, err := q.a.Resolve.Resolve(q.ctx, q.rec.Slack)
 	if err != nil {
 		var um UserMessager
@@ -195,10 +223,10 @@ func (q *question) identity() (rbac.Identity, *outcome) {
 			o := q.done(q.interrupted(), err)
 			return rbac.Identity{}, &o
 		}
-		return refuse("I could not check your access right now. Please try again later.", err)
+		return refuse(q.tr("bot.refused.unavailable"), err)
 	}
 	if id.User == "" {
-		return refuse("You are not set up to use kueuebot yet. Ask your platform team to map your Slack account to a Kubernetes user.", errors.New("empty identity"))
+		return refuse(q.tr("bot.refused.notMapped"), errors.New("empty identity"))
 	}
 	q.rec.Identity = id
 	return id, nil
@@ -207,30 +235,34 @@ func (q *question) identity() (rbac.Identity, *outcome) {
 // interrupted is the answer when the question's context ended: it says
 // what took too long, or that the bot is restarting.
 func (q *question) interrupted() outcome {
+	stage := i18n.Verbatim(i18n.Render(q.lang, q.stage))
 	if errors.Is(context.Cause(q.ctx), event.ErrShuttingDown) {
-		return noticeOutcome("shutdown", blocks.Notice("", "I am restarting and could not finish "+q.stage+". Please ask again in a minute."))
+		return noticeOutcome("shutdown", blocks.Notice("", q.tr("bot.shutdown", stage)))
 	}
 	if errors.Is(q.ctx.Err(), context.DeadlineExceeded) {
-		return noticeOutcome("timeout", blocks.Notice("", "I gave up "+q.stage+": it took too long. The cluster or Slack may be busy; please try again in a minute."))
+		return noticeOutcome("timeout", blocks.Notice("", q.tr("bot.timeout", stage)))
 	}
-	return noticeOutcome("cancelled", blocks.Notice("", "I stopped "+q.stage+" because the request was cancelled."))
+	return noticeOutcome("cancelled", blocks.Notice("", q.tr("bot.cancelled", stage)))
 }
 
 // ask answers free text from any entry point.
 func (a *Asker) ask(ctx context.Context, entry event.Entry, user rbac.SlackUser, text string) outcome {
 	q := a.begin(ctx, entry, user)
 	req, err := parseFor(entry, text)
+	q.choose(req.Lang, req.LangKnown && req.Intent != parse.IntentLanguage)
 	if err != nil {
 		var pe *parse.Error
 		if errors.As(err, &pe) {
 			// parse.Error messages are written as safe mrkdwn.
 			return q.done(noticeOutcome("unparsable", blocks.Notice("", pe.UserMessage())), nil)
 		}
-		return q.done(noticeOutcome("unparsable", blocks.Notice("", "I could not understand that. Type `help` to see what I can do.")), nil)
+		return q.done(noticeOutcome("unparsable", blocks.Notice("", q.tr("bot.unparsable"))), nil)
 	}
 	switch req.Intent {
 	case parse.IntentHelp:
-		return q.done(noticeOutcome("help", HelpMessage()), nil)
+		return q.done(noticeOutcome("help", HelpMessageIn(q.lang)), nil)
+	case parse.IntentLanguage:
+		return a.setLang(q, req.Lang, req.LangKnown)
 	case parse.IntentJobs:
 		return a.listJobs(q, explain.JobsQuery{Namespace: req.Namespace})
 	case parse.IntentQueues:
@@ -243,12 +275,16 @@ func (a *Asker) ask(ctx context.Context, entry event.Entry, user rbac.SlackUser,
 
 // job answers a question about one job (buttons, the picker).
 func (a *Asker) job(ctx context.Context, entry event.Entry, user rbac.SlackUser, eq explain.Question) outcome {
-	return a.explain(a.begin(ctx, entry, user), eq)
+	q := a.begin(ctx, entry, user)
+	q.choose(i18n.English, false)
+	return a.explain(q, eq)
 }
 
 // jobs lists the caller's jobs (App Home, "my jobs").
 func (a *Asker) jobs(ctx context.Context, entry event.Entry, user rbac.SlackUser) outcome {
-	return a.listJobs(a.begin(ctx, entry, user), explain.JobsQuery{})
+	q := a.begin(ctx, entry, user)
+	q.choose(i18n.English, false)
+	return a.listJobs(q, explain.JobsQuery{})
 }
 
 func (a *Asker) explain(q *question, eq explain.Question) outcome {
@@ -257,7 +293,7 @@ func (a *Asker) explain(q *question, eq explain.Question) outcome {
 	if o != nil {
 		return *o
 	}
-	q.stage = "looking at " + blocks.Code(eq.String()) + " in the cluster"
+	q.stage = i18n.M("bot.stage.job", i18n.Verbatim(blocks.Code(eq.String())))
 	res, err := a.Explain.Explain(q.ctx, id, eq)
 	q.rec.Namespaces, q.rec.NamespaceSource = res.Namespaces.Names, res.Namespaces.Source
 	if err != nil {
@@ -284,9 +320,9 @@ func (a *Asker) listJobs(q *question, jq explain.JobsQuery) outcome {
 		return *o
 	}
 	if a.Jobs == nil {
-		return q.done(noticeOutcome("unsupported", blocks.Notice("", "I cannot list your jobs yet. Ask me about one job instead, e.g. `why is train-7 waiting?`")), nil)
+		return q.done(noticeOutcome("unsupported", blocks.Notice("", q.tr("bot.unsupported.jobs"))), nil)
 	}
-	q.stage = "listing your jobs in the cluster"
+	q.stage = i18n.M("bot.stage.jobs")
 	res, err := a.Jobs.Jobs(q.ctx, id, jq)
 	q.rec.Namespaces, q.rec.NamespaceSource = res.Namespaces.Names, res.Namespaces.Source
 	if err != nil {
@@ -302,9 +338,9 @@ func (a *Asker) listQueues(q *question, req parse.Request) outcome {
 		return *o
 	}
 	if a.Queues == nil {
-		return q.done(noticeOutcome("unsupported", blocks.Notice("", "I cannot list queues here. Ask me about a job instead, e.g. `why is train-7 waiting?`")), nil)
+		return q.done(noticeOutcome("unsupported", blocks.Notice("", q.tr("bot.unsupported.queues"))), nil)
 	}
-	q.stage = "listing your queues in the cluster"
+	q.stage = i18n.M("bot.stage.queues")
 	res, err := a.Queues.Queues(q.ctx, id, explain.QueuesQuery{Namespace: req.Namespace})
 	q.rec.Namespaces, q.rec.NamespaceSource = res.Namespaces.Names, res.Namespaces.Source
 	if err != nil {
@@ -318,6 +354,7 @@ func (a *Asker) listQueues(q *question, req parse.Request) outcome {
 // file names the manifest in the answer's commands ("" for a code block).
 func (a *Asker) fit(ctx context.Context, entry event.Entry, user rbac.SlackUser, manifest []byte, file string) outcome {
 	q := a.begin(ctx, entry, user)
+	q.choose(i18n.English, false)
 	q.rec.Target = "check"
 	if file != "" {
 		q.rec.Target += " " + file
@@ -327,9 +364,9 @@ func (a *Asker) fit(ctx context.Context, entry event.Entry, user rbac.SlackUser,
 		return *o
 	}
 	if a.Check == nil {
-		return q.done(noticeOutcome("unsupported", blocks.Notice("", "I cannot check manifests here. Run `kueuebot check -f job.yaml` instead.")), nil)
+		return q.done(noticeOutcome("unsupported", blocks.Notice("", q.tr("bot.unsupported.check"))), nil)
 	}
-	q.stage = "checking your manifest against your queues"
+	q.stage = i18n.M("bot.stage.check")
 	res, err := a.Check.Check(q.ctx, id, explain.CheckRequest{Manifest: manifest, File: file})
 	q.rec.Namespaces, q.rec.NamespaceSource = res.Namespaces.Names, res.Namespaces.Source
 	if err != nil {
@@ -352,10 +389,6 @@ func whichCluster(res explain.Result) Message {
 	return blocks.WhichCluster(res.Question.Name, choices, res.Report.Clusters)
 }
 
-func refusal(body string) Message {
-	return blocks.Notice("I can't look that up for you", body)
-}
-
 // failure explains a failed diagnosis without leaking internals.
 func (q *question) failure(what string, err error) outcome {
 	var um UserMessager
@@ -365,6 +398,45 @@ func (q *question) failure(what string, err error) outcome {
 	case q.ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled):
 		return q.interrupted()
 	default:
-		return noticeOutcome("failed", blocks.Notice("", "Something went wrong while I looked at "+blocks.Code(what)+". Please try again later; if it keeps happening, tell your platform team."))
+		return noticeOutcome("failed", blocks.Notice("", q.tr("bot.failed", i18n.Verbatim(blocks.Code(what)))))
 	}
+}
+
+// language sets the language user asked for (the App Home menu).
+func (a *Asker) language(ctx context.Context, entry event.Entry, user rbac.SlackUser, l i18n.Lang, ok bool) outcome {
+	q := a.begin(ctx, entry, user)
+	q.choose(l, ok)
+	return a.setLang(q, l, ok)
+}
+
+// setLang remembers the language the asker asked answers in (ok false:
+// forget it) and confirms in that language.
+func (a *Asker) setLang(q *question, l i18n.Lang, ok bool) outcome {
+	if ok {
+		q.rec.Target = "language " + l.String()
+	} else {
+		q.rec.Target = "language auto"
+	}
+	if a.Lang == nil || a.Lang.Prefs == nil {
+		if ok {
+			q.lang = l
+		}
+		return q.done(noticeOutcome("language", blocks.Notice("", q.tr("bot.lang.off"))), nil)
+	}
+	if q.rec.Slack.ID == "" {
+		return q.done(noticeOutcome("refused", blocks.Notice(q.tr("bot.refused.title"), q.tr("bot.refused.noUser"))), errors.New("no Slack user ID"))
+	}
+	if err := a.Lang.Prefs.SetLang(q.ctx, q.rec.Slack.ID, l, ok); err != nil {
+		id := i18n.ID("bot.lang.failed")
+		if errors.Is(err, prefs.ErrFull) {
+			id = "bot.lang.full"
+		}
+		return q.done(noticeOutcome("failed", blocks.Notice("", q.tr(id))), err)
+	}
+	if !ok {
+		q.choose(i18n.English, false)
+		return q.done(noticeOutcome("language", blocks.Notice("", q.tr("bot.lang.auto"))), nil)
+	}
+	q.lang, q.langSource = l, LangFromPreference
+	return q.done(noticeOutcome("language", blocks.Notice("", q.tr("bot.lang.set", i18n.Name(l.Name())))), nil)
 }

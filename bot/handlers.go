@@ -14,6 +14,7 @@ import (
 	"github.com/kueuebot/kueuebot/bot/notify"
 	"github.com/kueuebot/kueuebot/bot/triage"
 	"github.com/kueuebot/kueuebot/explain"
+	"github.com/kueuebot/kueuebot/i18n"
 )
 
 // ReplyMode says who sees an answer to a question asked in a channel.
@@ -129,7 +130,7 @@ func (b *Bot) Answer(ctx context.Context, ev *event.Event) Reply {
 	}
 	o := a.ask(ctx, ev.Entry, ev.User, ev.Text)
 	if o.notice != nil && ev.Entry == event.EntryShortcut && o.verdict == "unparsable" {
-		o.notice = ptr(blocks.Notice("", "I could not find a job name in that message. Use the shortcut on a message that names one job, e.g. `train-7` or `jobset/train-7 -n team-a`."))
+		o.notice = ptr(blocks.Notice("", i18n.Render(o.lang, i18n.M("bot.shortcut.noJob"))))
 	}
 	return Reply{Message: b.render(o, ev, ToDefault, false), Verdict: o.verdict}
 }
@@ -143,6 +144,20 @@ func (b *Bot) button(ctx context.Context, ev *event.Event) Reply {
 	a := b.Asker
 	if ev.ActionID == blocks.ActionRefresh && ev.InHome {
 		return b.home(a.jobs(ctx, ev.Entry, ev.User))
+	}
+	if ev.ActionID == ActionLanguage {
+		// The App Home's menu: remember the choice, then show the tab in
+		// that language (a notice only if remembering failed).
+		l, ok := i18n.Parse(ev.Value)
+		if !ok && ev.Value != LangAuto {
+			return Reply{To: ToNone, Verdict: "ignored"}
+		}
+		if o := a.language(ctx, ev.Entry, ev.User, l, ok); o.verdict != "language" || !ev.InHome {
+			return Reply{Message: b.render(o, ev, ToPrivate, false), To: ToPrivate, Verdict: o.verdict}
+		}
+		r := b.home(a.jobs(ctx, ev.Entry, ev.User))
+		r.Verdict = "language"
+		return r
 	}
 	var to Destination
 	detailed := ev.BlockID == blocks.BlockAnswerDetailed
@@ -173,7 +188,8 @@ func (b *Bot) button(ctx context.Context, ev *event.Event) Reply {
 	ref, err := blocks.ParseJobRef(ev.Value)
 	if err != nil {
 		b.log().WarnContext(ctx, "bad button value", slog.String("action", ev.ActionID), slog.Any("error", err))
-		return Reply{To: ToPrivate, Verdict: "unparsable", Message: blocks.Notice("", "That button is out of date. Ask me again, e.g. `/kueue why train-7`.")}
+		l, _ := a.Lang.Choose(ctx, ev.User.ID, i18n.English, false)
+		return Reply{To: ToPrivate, Verdict: "unparsable", Message: blocks.Notice("", i18n.Render(l, i18n.M("bot.button.outdated")))}
 	}
 	if ev.ActionID == blocks.ActionNotify {
 		o := a.subscription(ctx, ev.Entry, ev.User, "notify "+ref.String(), func(ctx context.Context) (Message, error) { return a.Notify.Subscribe(ctx, ev.User, ref) })
@@ -188,7 +204,7 @@ func (b *Bot) button(ctx context.Context, ev *event.Event) Reply {
 }
 
 func (b *Bot) home(o outcome) Reply {
-	v := homeView(o.jobs, o.notice)
+	v := homeView(o.jobs, o.notice, o.lang, o.langSource == LangFromPreference, b.Asker.Lang.remembers())
 	return Reply{Home: &v, Verdict: o.verdict}
 }
 
@@ -218,13 +234,14 @@ func (b *Bot) render(o outcome, ev *event.Event, to Destination, detailed bool) 
 	case o.notice != nil:
 		return *o.notice
 	case o.jobs != nil:
-		return jobListMessage(*o.jobs)
+		return jobListMessage(*o.jobs, o.lang)
 	case o.queues != nil:
-		return queueListMessage(*o.queues)
+		return queueListMessage(*o.queues, o.lang)
 	case o.fit != nil:
 		return blocks.WillItFit(o.fit)
 	}
 	opts := answerOptions{Detailed: detailed, Shareable: b.ephemeralIn(ev, to), Render: b.Asker.Render, Notify: b.Asker.Notify != nil}
+	opts.Render.Lang = o.lang
 	if to == ToChannel {
 		opts.SharedBy = ev.User.ID
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/kueuebot/kueuebot/bot/parse"
 	"github.com/kueuebot/kueuebot/explain"
+	"github.com/kueuebot/kueuebot/i18n"
 	"github.com/kueuebot/kueuebot/kinds"
 )
 
@@ -28,7 +29,7 @@ func TestRequestQuestionCarriesCandidates(t *testing.T) {
 }
 
 func TestHelpNamesEveryKind(t *testing.T) {
-	text := helpText()
+	text := helpText(i18n.English)
 	for _, k := range kinds.All() {
 		if !strings.Contains(text, k.Names[0]) {
 			t.Errorf("help does not mention %s", k.Names[0])

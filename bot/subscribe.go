@@ -6,6 +6,7 @@ import (
 	"github.com/kueuebot/kueuebot/bot/blocks"
 	"github.com/kueuebot/kueuebot/bot/event"
 	"github.com/kueuebot/kueuebot/explain"
+	"github.com/kueuebot/kueuebot/i18n"
 	"github.com/kueuebot/kueuebot/rbac"
 )
 
@@ -18,9 +19,9 @@ type Subscriber interface {
 	StopAll(ctx context.Context, u rbac.SlackUser) (blocks.Message, error)
 }
 
-// notifyDisabled is the answer when notifications are off.
-func notifyDisabled() Message {
-	return blocks.Notice("", "I cannot send notifications here: they are off on this kueuebot (the platform team turns them on with `notify.enabled`). Ask me again later, e.g. `/kueue why train-7`.")
+// notifyDisabled is the answer when notifications are off, in l.
+func notifyDisabled(l i18n.Lang) Message {
+	return blocks.Notice("", i18n.Render(l, i18n.M("bot.notify.disabled")))
 }
 
 // notify answers `/kueue notify JOB`: the job is found as in a question
@@ -34,9 +35,9 @@ func (a *Asker) notify(q *question, eq explain.Question) outcome {
 		return *o
 	}
 	if a.Notify == nil {
-		return q.done(noticeOutcome("unsupported", notifyDisabled()), nil)
+		return q.done(noticeOutcome("unsupported", notifyDisabled(q.lang)), nil)
 	}
-	q.stage = "looking at " + blocks.Code(eq.String()) + " in the cluster"
+	q.stage = i18n.M("bot.stage.job", i18n.Verbatim(blocks.Code(eq.String())))
 	res, err := a.Explain.Explain(q.ctx, id, eq)
 	q.rec.Namespaces, q.rec.NamespaceSource = res.Namespaces.Names, res.Namespaces.Source
 	if err != nil {
@@ -55,15 +56,16 @@ func (a *Asker) notify(q *question, eq explain.Question) outcome {
 // in the DM) with the question's audit line.
 func (a *Asker) subscription(ctx context.Context, entry event.Entry, user rbac.SlackUser, target string, call func(context.Context) (Message, error)) outcome {
 	q := a.begin(ctx, entry, user)
+	q.choose(i18n.English, false)
 	q.rec.Target = target
 	if a.Notify == nil {
-		return q.done(noticeOutcome("unsupported", notifyDisabled()), nil)
+		return q.done(noticeOutcome("unsupported", notifyDisabled(q.lang)), nil)
 	}
 	return a.subscribed(q, call, target)
 }
 
 func (a *Asker) subscribed(q *question, call func(context.Context) (Message, error), what string) outcome {
-	q.stage = "setting up your notifications"
+	q.stage = i18n.M("bot.stage.notify")
 	m, err := call(q.ctx)
 	if err != nil {
 		return q.done(q.failure(what, err), err)

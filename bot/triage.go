@@ -120,7 +120,7 @@ func (b *Bot) answerTriage(ctx context.Context, ev *event.Event) Reply {
 		return r
 	case o.jobs != nil:
 		tr.answered = true
-		m := jobListMessage(*o.jobs)
+		m := jobListMessage(*o.jobs, o.lang)
 		if t.Detail == triage.Full {
 			r.Message = m
 		} else {

@@ -32,6 +32,8 @@ type Config struct {
 	// Clusters are the clusters questions are answered in (see Cluster);
 	// empty: the one cluster of kube.
 	Clusters []Cluster `mapstructure:"clusters"`
+	// Language is the replies' default language (see Language).
+	Language Language `mapstructure:"language"`
 }
 
 // Slack mode values.

@@ -39,6 +39,7 @@ func (c *Config) Validate() error {
 	c.validateDigests(&errs)
 	c.validateTriage(&errs)
 	c.validateNotify(&errs)
+	c.validateLanguage(&errs)
 	c.validateOps(&errs)
 	return errs.err()
 }

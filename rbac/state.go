@@ -16,8 +16,8 @@ import (
 // the POD_NAMESPACE environment variable, the downward API): the Lease its
 // replicas elect the one active replica with (it answers Slack, posts
 // digests and notifications), the ConfigMap where that leader records
-// which digests it has posted, and the ConfigMaps of notification
-// subscriptions.
+// which digests it has posted, the ConfigMaps of notification
+// subscriptions, and the ConfigMap of the languages users chose.
 const (
 	// LeaseName is the coordination.k8s.io Lease of leader election.
 	LeaseName = "kueuebot-leader"
@@ -30,6 +30,9 @@ const (
 	NotifyConfigMapPrefix = "kueuebot-notify-"
 	// NotifyShards is how many subscription ConfigMaps there are.
 	NotifyShards = 8
+	// LangConfigMapName is the ConfigMap of the languages users asked to
+	// be answered in ("answer in English", the App Home selector).
+	LangConfigMapName = "kueuebot-lang"
 )
 
 // NotifyConfigMapNames are the names of the subscription ConfigMaps.
@@ -49,16 +52,17 @@ func NeedsStateRole(cfg *config.Config) bool { return len(cfg.Digests) > 0 }
 // subscriptions in its namespace (notify.enabled).
 func NeedsNotifyState(cfg *config.Config) bool { return cfg.Notify.Enabled }
 
-// BotStateRole is the Role, in the bot's namespace ns, for its Lease and
-// digest-state ConfigMap: get and update on exactly those names, and
-// create on leases and configmaps, because the API server cannot narrow
+// BotStateRole is the Role, in the bot's namespace ns, for its Lease, the
+// language ConfigMap and the digest-state ConfigMap: get and update on
+// exactly those names, and create on leases and configmaps, because the API server cannot narrow
 // create by resourceNames (the name is not known before the object
 // exists). No list, watch, patch or delete, and nothing in any other
 // namespace.
 func BotStateRole(ns string) *rbacv1.Role { return botRole(ns, true, false) }
 
 // BotRole is BotStateRole for cfg: the Lease rules always (every replica
-// takes part in the election of the one that answers), the digest-state
+// takes part in the election of the one that answers), the language
+// ConfigMap's always (any user may say "answer in English"), the digest-state
 // ConfigMap rules only when cfg schedules digests, and the subscription
 // ConfigMaps' (get and update narrowed to NotifyConfigMapNames) only when
 // notifications are enabled.
@@ -69,6 +73,7 @@ func BotRole(cfg *config.Config, ns string) *rbacv1.Role {
 func botRole(ns string, digestState, notifyState bool) *rbacv1.Role {
 	rules := []rbacv1.PolicyRule{
 		{APIGroups: []string{coordinationv1.GroupName}, Resources: []string{"leases"}, Verbs: []string{"get", "update"}, ResourceNames: []string{LeaseName}},
+		{APIGroups: []string{corev1.GroupName}, Resources: []string{"configmaps"}, Verbs: []string{"get", "update"}, ResourceNames: []string{LangConfigMapName}},
 	}
 	if digestState {
 		rules = append(rules, rbacv1.PolicyRule{APIGroups: []string{corev1.GroupName}, Resources: []string{"configmaps"}, Verbs: []string{"get", "update"}, ResourceNames: []string{StateConfigMapName}})
@@ -76,10 +81,9 @@ func botRole(ns string, digestState, notifyState bool) *rbacv1.Role {
 	if notifyState {
 		rules = append(rules, rbacv1.PolicyRule{APIGroups: []string{corev1.GroupName}, Resources: []string{"configmaps"}, Verbs: []string{"get", "update"}, ResourceNames: NotifyConfigMapNames()})
 	}
-	rules = append(rules, rbacv1.PolicyRule{APIGroups: []string{coordinationv1.GroupName}, Resources: []string{"leases"}, Verbs: []string{"create"}})
-	if digestState || notifyState {
-		rules = append(rules, rbacv1.PolicyRule{APIGroups: []string{corev1.GroupName}, Resources: []string{"configmaps"}, Verbs: []string{"create"}})
-	}
+	rules = append(rules,
+		rbacv1.PolicyRule{APIGroups: []string{coordinationv1.GroupName}, Resources: []string{"leases"}, Verbs: []string{"create"}},
+		rbacv1.PolicyRule{APIGroups: []string{corev1.GroupName}, Resources: []string{"configmaps"}, Verbs: []string{"create"}})
 	return &rbacv1.Role{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "Role"},
 		ObjectMeta: metav1.ObjectMeta{Name: BotName, Namespace: ns, Labels: clone(labels)},

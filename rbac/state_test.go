@@ -14,14 +14,23 @@ func TestBotStateRole(t *testing.T) {
 	}
 	for _, rule := range r.Rules {
 		if len(rule.Resources) != 1 || (rule.Resources[0] != "leases" && rule.Resources[0] != "configmaps") {
-			t.Errorf("rule on something else than the Lease and the ConfigMap: %+v", rule)
+			t.Errorf("rule on something else than the Lease and the ConfigMaps: %+v", rule)
 		}
 		for _, v := range rule.Verbs {
 			switch v {
 			case "get", "update":
 				// Narrowed to the bot's own objects.
-				want := map[string]string{"leases": LeaseName, "configmaps": StateConfigMapName}[rule.Resources[0]]
-				if !slices.Equal(rule.ResourceNames, []string{want}) {
+				var want []string
+				switch rule.Resources[0] {
+				case "leases":
+					want = []string{LeaseName}
+				case "configmaps":
+					want = []string{StateConfigMapName}
+					if slices.Equal(rule.ResourceNames, []string{LangConfigMapName}) {
+						want = []string{LangConfigMapName}
+					}
+				}
+				if !slices.Equal(rule.ResourceNames, want) {
 					t.Errorf("%s on %s not narrowed to %s: %+v", v, rule.Resources[0], want, rule)
 				}
 			case "create":
@@ -53,8 +62,10 @@ func TestBotObjects(t *testing.T) {
 		t.Fatalf("without digests: %d objects, want 5 (the Role for the Lease of leader election)", got)
 	}
 	for _, rule := range objs[3].(*rbacv1.Role).Rules {
-		if !slices.Equal(rule.Resources, []string{"leases"}) {
-			t.Errorf("without digests the Role grants more than the Lease: %+v", rule)
+		lang := slices.Equal(rule.Resources, []string{"configmaps"}) &&
+			(slices.Equal(rule.ResourceNames, []string{LangConfigMapName}) || slices.Equal(rule.Verbs, []string{"create"}))
+		if !slices.Equal(rule.Resources, []string{"leases"}) && !lang {
+			t.Errorf("without digests the Role grants more than the Lease and the language ConfigMap: %+v", rule)
 		}
 	}
 	c.Notify.Enabled = true
@@ -65,6 +76,7 @@ func TestBotObjects(t *testing.T) {
 		}
 	}
 	wantNotify := []rbacv1.PolicyRule{
+		{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get", "update"}, ResourceNames: []string{LangConfigMapName}},
 		{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get", "update"}, ResourceNames: NotifyConfigMapNames()},
 		{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"create"}},
 	}

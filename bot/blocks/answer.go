@@ -1,9 +1,6 @@
 package blocks
 
 import (
-	"fmt"
-	"strings"
-
 	"github.com/slack-go/slack"
 
 	"github.com/kueuebot/kueuebot/diagnose"
@@ -115,23 +112,4 @@ func answerActions(ref JobRef, r diagnose.Report, detailed, shareable, notify bo
 		id = BlockAnswerDetailed
 	}
 	return slack.NewActionBlock(id, els...)
-}
-
-// plural renders "1 row", "3 rows".
-func plural(n int, noun string) string {
-	if n == 1 {
-		return fmt.Sprintf("1 %s", noun)
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
-}
-
-// joinAnd joins "a", "b" and "c" as "a, b and c".
-func joinAnd(parts []string) string {
-	switch len(parts) {
-	case 0:
-		return ""
-	case 1:
-		return parts[0]
-	}
-	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
 }

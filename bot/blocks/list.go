@@ -3,11 +3,14 @@ package blocks
 import (
 	"fmt"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/slack-go/slack"
 
 	"github.com/kueuebot/kueuebot/diagnose"
 	"github.com/kueuebot/kueuebot/diagnose/render"
+	"github.com/kueuebot/kueuebot/i18n"
 )
 
 // DefaultListLines is how many jobs a list shows, one line each, when
@@ -34,6 +37,8 @@ type ListOptions struct {
 	// Clusters are, for a list across several clusters, each cluster
 	// listed; those that did not answer are named under the header.
 	Clusters []diagnose.ClusterLook
+	// Lang is the language of the list's sentences and headlines.
+	Lang i18n.Lang
 }
 
 func (o ListOptions) maxLines() int {
@@ -50,22 +55,21 @@ func (o ListOptions) maxLines() int {
 // and a picker (ActionPick) to open one. The picker is never the part Fit
 // cuts.
 func JobList(jobs []diagnose.Report, opts ListOptions) Message {
+	l := opts.Lang
 	if len(jobs) == 0 {
+		title := tr(l, "blocks.list.none.title")
 		return Message{
-			Text: "None of your jobs is waiting.",
+			Text: title + tr(l, "blocks.list.period"),
 			Blocks: Fit([]slack.Block{
-				slack.NewHeaderBlock(plain("None of your jobs is waiting")),
-				slack.NewSectionBlock(mrkdwn("Every job I can see for you "+whereText(opts)+" is running or finished. Ask about one with `why is train-7 waiting?`."), nil, nil),
+				slack.NewHeaderBlock(plain(title)),
+				slack.NewSectionBlock(mrkdwn(tr(l, "blocks.list.none.text", i18n.Verbatim(whereText(opts)))), nil, nil),
 			}, ""),
 		}
 	}
-	header := fmt.Sprintf("%d of your jobs are not running", len(jobs))
-	if len(jobs) == 1 {
-		header = "1 of your jobs is not running"
-	}
+	header := tr(l, "blocks.list.header", i18n.Num(len(jobs)))
 	content := []slack.Block{
 		slack.NewHeaderBlock(plain(header)),
-		slack.NewContextBlock("", mrkdwn(capitalize(whereText(opts))+", newest first · "+codeCounts(jobs))),
+		slack.NewContextBlock("", mrkdwn(tr(l, "blocks.list.context", i18n.Verbatim(capitalize(whereText(opts))), i18n.Verbatim(codeCounts(jobs))))),
 	}
 	if n := clusterNotes(opts.Clusters); n != "" {
 		content = append(content, slack.NewContextBlock("", mrkdwn(truncate(n, MaxContextText))))
@@ -73,14 +77,14 @@ func JobList(jobs []diagnose.Report, opts ListOptions) Message {
 	shown := jobs[:min(len(jobs), opts.maxLines())]
 	lines := make([]string, 0, len(shown))
 	for _, r := range shown {
-		lines = append(lines, "• "+jobLine(r))
+		lines = append(lines, "• "+jobLine(r, l))
 	}
 	content = append(content, packSections("", lines)...)
 	if more := len(jobs) - len(shown); more > 0 {
-		content = append(content, slack.NewContextBlock("", mrkdwn(fmt.Sprintf("… and %d more. Pick one below, or narrow the list: `/kueue jobs -n NAMESPACE`.", more))))
+		content = append(content, slack.NewContextBlock("", mrkdwn(tr(l, "blocks.list.more", i18n.Num(more)))))
 	}
 	lim := messageLimits
-	picker := pickerBlock(jobs)
+	picker := pickerBlock(jobs, l)
 	if picker != nil {
 		lim = lim.reserve(picker)
 	}
@@ -95,23 +99,23 @@ func JobList(jobs []diagnose.Report, opts ListOptions) Message {
 // running with their verdicts, one section each (up to MaxLines, and as
 // many as the tab's MaxViewBlocks allow), the picker, and how to ask.
 func HomeView(jobs []diagnose.Report, opts ListOptions) slack.HomeTabViewRequest {
-	intro := "Your jobs that are not running, newest first, with why. I read the cluster as you, so you see what `kubectl` would show you. This tab is refreshed each time you open it."
+	l := opts.Lang
 	content := []slack.Block{
-		slack.NewHeaderBlock(plain("Your jobs")),
-		slack.NewSectionBlock(mrkdwn(intro), nil, nil),
+		slack.NewHeaderBlock(plain(tr(l, "blocks.home.title"))),
+		slack.NewSectionBlock(mrkdwn(tr(l, "blocks.home.intro")), nil, nil),
 	}
 	if len(jobs) == 0 {
-		content = append(content, slack.NewSectionBlock(mrkdwn("*Nothing is waiting.* Every job I can see for you "+whereText(opts)+" is running or finished."), nil, nil))
+		content = append(content, slack.NewSectionBlock(mrkdwn(tr(l, "blocks.home.nothing", i18n.Verbatim(whereText(opts)))), nil, nil))
 	} else {
 		content = append(content, slack.NewContextBlock("", mrkdwn(capitalize(whereText(opts))+" · "+codeCounts(jobs))))
-		if picker := pickerBlock(jobs); picker != nil {
+		if picker := pickerBlock(jobs, l); picker != nil {
 			content = append(content, picker)
 		}
 		content = append(content, slack.NewDividerBlock())
 	}
 	footer := []slack.Block{
 		slack.NewDividerBlock(),
-		slack.NewContextBlock("", mrkdwn("Ask me in a direct message or a mention: `why is train-7 waiting?`, `my jobs`, `my queues`. Or use `/kueue help`.")),
+		slack.NewContextBlock("", mrkdwn(tr(l, "blocks.home.footer"))),
 	}
 	// Room for the fixed blocks, the footer and an "and N more" note.
 	room := MaxViewBlocks - len(content) - len(footer) - 1
@@ -121,10 +125,10 @@ func HomeView(jobs []diagnose.Report, opts ListOptions) slack.HomeTabViewRequest
 	}
 	shown := jobs[:min(len(jobs), limit)]
 	for _, r := range shown {
-		content = append(content, slack.NewSectionBlock(mrkdwn(homeLine(r)), nil, nil))
+		content = append(content, slack.NewSectionBlock(mrkdwn(homeLine(r, l)), nil, nil))
 	}
 	if more := len(jobs) - len(shown); more > 0 {
-		content = append(content, slack.NewContextBlock("", mrkdwn(fmt.Sprintf("… and %d more. Pick one above, or ask `/kueue jobs -n NAMESPACE`.", more))))
+		content = append(content, slack.NewContextBlock("", mrkdwn(tr(l, "blocks.home.more", i18n.Num(more)))))
 	}
 	bl := fitWith(content, "", viewLimits.reserve(footer...))
 	bl = append(bl, footer...)
@@ -132,25 +136,25 @@ func HomeView(jobs []diagnose.Report, opts ListOptions) slack.HomeTabViewRequest
 }
 
 // jobLine is one job on one line: name, verdict code, headline.
-func jobLine(r diagnose.Report) string {
-	return fmt.Sprintf("*%s* · %s%s · %s", Line(refText(r)), Code(string(r.Verdict.Code)), estimateNote(r), Line(truncate(headline(r.Verdict), maxListHeadline)))
+func jobLine(r diagnose.Report, l i18n.Lang) string {
+	return fmt.Sprintf("*%s* · %s%s · %s", Line(refText(r)), Code(string(r.Verdict.Code)), estimateNote(r, l), Line(truncate(headlineIn(r.Verdict, l), maxListHeadline)))
 }
 
 // estimateNote is " · starts in 20m-45m" for a job with an estimate, " ·
 // no estimate" for one waiting for quota without one, else "".
-func estimateNote(r diagnose.Report) string {
+func estimateNote(r diagnose.Report, l i18n.Lang) string {
 	switch {
 	case r.Estimate.Known():
-		return " · starts " + Line(render.EstimateShort(r.Estimate))
+		return " · " + tr(l, "blocks.list.starts", i18n.Verbatim(Line(render.EstimateShort(r.Estimate))))
 	case r.Estimate != nil && diagnose.Replayed(&r):
-		return " · no estimate"
+		return " · " + tr(l, "blocks.list.noEstimate")
 	}
 	return ""
 }
 
 // homeLine is one job in the Home tab: name, kind and verdict, then the
 // headline.
-func homeLine(r diagnose.Report) string {
+func homeLine(r diagnose.Report, l i18n.Lang) string {
 	s := "*" + Line(refText(r)) + "*"
 	if r.Target.Kind != "" {
 		s += " (" + Line(r.Target.Kind) + ")"
@@ -159,7 +163,7 @@ func homeLine(r diagnose.Report) string {
 	if r.Verdict.Cause != "" {
 		s += " / " + Code(string(r.Verdict.Cause))
 	}
-	return s + estimateNote(r) + "\n" + Line(truncate(headline(r.Verdict), maxListHeadline))
+	return s + estimateNote(r, l) + "\n" + Line(truncate(headlineIn(r.Verdict, l), maxListHeadline))
 }
 
 // refText is "namespace/name", after "cluster: " when the bot reads
@@ -178,7 +182,7 @@ func refText(r diagnose.Report) string {
 // pickerBlock is the static_select that opens one job (ActionPick), with
 // one option per job whose JobRef fits in an option value, up to
 // MaxSelectOptions. Nil when no job can be offered.
-func pickerBlock(jobs []diagnose.Report) *slack.ActionBlock {
+func pickerBlock(jobs []diagnose.Report, l i18n.Lang) *slack.ActionBlock {
 	var opts []*slack.OptionBlockObject
 	seen := map[string]bool{}
 	for _, r := range jobs {
@@ -196,27 +200,28 @@ func pickerBlock(jobs []diagnose.Report) *slack.ActionBlock {
 	if len(opts) == 0 {
 		return nil
 	}
-	sel := slack.NewOptionsSelectBlockElement(slack.OptTypeStatic, plain("Open a job"), ActionPick, opts...)
+	sel := slack.NewOptionsSelectBlockElement(slack.OptTypeStatic, plain(tr(l, "blocks.list.pick")), ActionPick, opts...)
 	return slack.NewActionBlock(BlockPicker, sel)
 }
 
 // whereText says where the jobs were looked for: "in team-a and team-b",
 // "in team-a, team-b, … and 3 more namespaces".
 func whereText(o ListOptions) string {
+	l := o.Lang
 	n := len(o.Namespaces)
 	if n == 0 {
-		return "in your namespaces"
+		return tr(l, "blocks.list.where.yours")
 	}
-	shown := make([]string, 0, min(n, maxShownNamespaces)+1)
+	shown := make([]i18n.Arg, 0, min(n, maxShownNamespaces)+1)
 	for _, ns := range o.Namespaces[:min(n, maxShownNamespaces)] {
-		shown = append(shown, Code(ns))
+		shown = append(shown, i18n.Verbatim(Code(ns)))
 	}
 	if n > maxShownNamespaces {
-		shown = append(shown, plural(n-maxShownNamespaces, "more namespace"))
+		shown = append(shown, i18n.M("blocks.list.where.more", i18n.Num(n-maxShownNamespaces)))
 	}
-	s := "in " + joinAnd(shown)
+	s := tr(l, "blocks.list.where", i18n.And(shown...))
 	if o.Truncated {
-		s += fmt.Sprintf(" (only the first %d of your namespaces: name one with `-n NAMESPACE` to look elsewhere)", n)
+		s += tr(l, "blocks.list.where.truncated", i18n.Num(n))
 	}
 	return s
 }
@@ -240,9 +245,12 @@ func codeCounts(jobs []diagnose.Report) string {
 	return strings.Join(parts, " · ")
 }
 
+// capitalize upper-cases the first letter (of a Latin script; CJK text is
+// left as it is).
 func capitalize(s string) string {
-	if s == "" {
+	r, n := utf8.DecodeRuneInString(s)
+	if n == 0 || r == utf8.RuneError {
 		return s
 	}
-	return strings.ToUpper(s[:1]) + s[1:]
+	return string(unicode.ToUpper(r)) + s[n:]
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/slack-go/slack"
 
 	"github.com/kueuebot/kueuebot/diagnose"
+	"github.com/kueuebot/kueuebot/i18n"
 )
 
 // maxQueueLines caps the queues one message lists; the rest are counted.
@@ -33,59 +34,67 @@ func UsageBar(percent int) string {
 // QueueList renders the caller's LocalQueues (`/kueue queues`): per queue
 // its ClusterQueue and state, pending and admitted counts, the longest
 // wait, and usage against nominal quota per flavor and resource. Every
-// name is escaped.
+// name is escaped. English; QueueListIn renders it in a language.
 func QueueList(queues []diagnose.QueueSummary, namespaces []string) Message {
+	return QueueListIn(queues, namespaces, i18n.English)
+}
+
+// QueueListIn is QueueList in l.
+func QueueListIn(queues []diagnose.QueueSummary, namespaces []string, l i18n.Lang) Message {
 	var bl []slack.Block
-	bl = append(bl, slack.NewHeaderBlock(plain("Your queues")))
+	bl = append(bl, slack.NewHeaderBlock(plain(tr(l, "blocks.queues.title"))))
 	if len(queues) == 0 {
-		where := "your namespaces"
+		where := tr(l, "blocks.queues.yours")
 		if len(namespaces) > 0 {
 			where = Escape(strings.Join(namespaces, ", "))
 		}
-		body := "I found no LocalQueue in " + where + ". Ask your platform team which queue to use, then label your job with `kueue.x-k8s.io/queue-name`."
-		bl = append(bl, slack.NewSectionBlock(mrkdwn(body), nil, nil))
-		return Message{Text: "No LocalQueues found", Blocks: Fit(bl, "")}
+		bl = append(bl, slack.NewSectionBlock(mrkdwn(tr(l, "blocks.queues.none", i18n.Verbatim(where))), nil, nil))
+		return Message{Text: tr(l, "blocks.queues.noneText"), Blocks: Fit(bl, "")}
 	}
 	shown := queues
 	if len(shown) > maxQueueLines {
 		shown = shown[:maxQueueLines]
 	}
 	for _, q := range shown {
-		bl = append(bl, slack.NewSectionBlock(mrkdwn(queueLine(q)), nil, nil))
+		bl = append(bl, slack.NewSectionBlock(mrkdwn(queueLine(q, l)), nil, nil))
 	}
 	if n := len(queues) - len(shown); n > 0 {
-		bl = append(bl, slack.NewContextBlock("", mrkdwn(fmt.Sprintf("… and %d more queues. Ask `queues -n NAMESPACE` for one namespace.", n))))
+		bl = append(bl, slack.NewContextBlock("", mrkdwn(tr(l, "blocks.queues.more", i18n.Num(n)))))
 	}
-	text := fmt.Sprintf("%d LocalQueues", len(queues))
-	return Message{Text: text, Blocks: Fit(bl, "Ask `queues -n NAMESPACE` for one namespace.")}
+	text := tr(l, "blocks.queues.count", i18n.Num(len(queues)))
+	return Message{Text: text, Blocks: Fit(bl, tr(l, "blocks.queues.hint"))}
 }
 
-func queueLine(q diagnose.QueueSummary) string {
+func queueLine(q diagnose.QueueSummary, l i18n.Lang) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "*%s* → ClusterQueue %s", Code(q.Namespace+"/"+q.Name), Code(q.ClusterQueue))
 	if q.State != diagnose.QueueActive {
 		fmt.Fprintf(&b, " · *%s*", Escape(string(q.State)))
 	}
-	fmt.Fprintf(&b, "\n%d pending · %d admitted", q.Pending, q.Admitted)
+	b.WriteString("\n" + tr(l, "blocks.queues.counts", i18n.Num(q.Pending), i18n.Num(q.Admitted)))
 	if q.Reserved > 0 {
-		fmt.Fprintf(&b, " · %d reserving", q.Reserved)
+		b.WriteString(" · " + tr(l, "blocks.queues.reserving", i18n.Num(q.Reserved)))
 	}
 	if n := q.WithoutWorkload; n > 0 {
-		fmt.Fprintf(&b, " · %d %s no Workload (ask `my jobs` why)", n, map[bool]string{true: "job has", false: "jobs have"}[n == 1])
+		b.WriteString(" · " + tr(l, "blocks.queues.noWorkload", i18n.Num(n)))
 	}
 	if q.Pending > 0 && q.OldestWait > 0 {
-		fmt.Fprintf(&b, " · oldest wait %s", humanWait(q.OldestWait))
+		if l == i18n.English {
+			fmt.Fprintf(&b, " · oldest wait %s", humanWait(q.OldestWait))
+		} else {
+			b.WriteString(" · " + tr(l, "blocks.queues.oldest", i18n.Dur(q.OldestWait)))
+		}
 	}
 	for _, u := range q.Usage {
 		used := diagnose.FormatQuantity(u.Used)
 		if q.NominalKnown && u.Percent >= 0 {
 			fmt.Fprintf(&b, "\n`%s` %s / %s %s  %s", Escape(string(u.Resource)), used, diagnose.FormatQuantity(u.Nominal), Escape("("+u.Flavor+")"), UsageBar(u.Percent))
 		} else {
-			fmt.Fprintf(&b, "\n`%s` %s used %s", Escape(string(u.Resource)), used, Escape("("+u.Flavor+")"))
+			fmt.Fprintf(&b, "\n`%s` %s %s", Escape(string(u.Resource)), tr(l, "blocks.queues.used", i18n.Verbatim(used)), Escape("("+u.Flavor+")"))
 		}
 	}
 	if !q.NominalKnown {
-		b.WriteString("\n_I could not read this queue's ClusterQueue, so its quota is not shown._")
+		b.WriteString("\n_" + tr(l, "blocks.queues.noQuota") + "_")
 	}
 	return b.String()
 }

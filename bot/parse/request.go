@@ -10,6 +10,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation"
 
+	"github.com/kueuebot/kueuebot/i18n"
 	"github.com/kueuebot/kueuebot/kinds"
 )
 
@@ -34,6 +35,11 @@ const (
 	// runs, fails, is evicted or finishes (`/kueue notify train-7`). Kind,
 	// Name, Namespace and Candidates are as for IntentDiagnose.
 	IntentNotify Intent = "Notify"
+	// IntentLanguage: remember the language the asker wants answers in
+	// ("answer in English", "réponds en français", "日本語で答えて",
+	// "用中文回答", `/kueue language fr`). Request.Lang is that language;
+	// LangKnown false means "automatic" (`/kueue language auto`: forget it).
+	IntentLanguage Intent = "Language"
 )
 
 // Request is a parsed question.
@@ -59,6 +65,21 @@ type Request struct {
 	// Namespace is a valid DNS-1123 label, or empty when the user did not
 	// say (then the caller's default namespaces apply).
 	Namespace string `json:"namespace,omitempty"`
+	// Lang is the language the question was written in, when LangKnown
+	// (Japanese for kana, Chinese for Han without kana, French or English
+	// by their words); a bare job name or a command tells none. For
+	// IntentLanguage it is the language asked for. Neither is part of the
+	// request's JSON.
+	Lang      i18n.Lang `json:"-"`
+	LangKnown bool      `json:"-"`
+}
+
+// withLang sets the language the question was written in.
+func withLang(r Request, toks []token, text string) Request {
+	if r.Intent != IntentLanguage {
+		r.Lang, r.LangKnown = detectLang(toks, text)
+	}
+	return r
 }
 
 // String renders the request the way a user would type it, e.g.
@@ -68,6 +89,11 @@ func (r Request) String() string {
 	switch r.Intent {
 	case IntentHelp:
 		return "help"
+	case IntentLanguage:
+		if !r.LangKnown {
+			return "language auto"
+		}
+		return "language " + r.Lang.String()
 	case IntentJobs:
 		b.WriteString("jobs")
 	case IntentNotify:
@@ -134,15 +160,19 @@ const Example = "`why is train-7 waiting?` or `diagnose jobset/train-7 -n team-a
 // backticks) is stripped and full-width characters folded first. Errors
 // are *Error values whose message says what to type.
 func Text(text string) (Request, error) {
-	toks, err := words0(text)
+	toks, norm, err := words0(text)
 	if err != nil {
 		return Request{}, err
 	}
 	if len(toks) > 0 && (toks[0].low == "/kueue" || toks[0].low == "/kueuebot") {
-		return parseCommand(toks[1:])
+		return command(toks[1:], norm)
+	}
+	if r, ok := languageRequest(toks, norm); ok {
+		return r, nil
 	}
 	p := parser{toks: toks}
-	return p.parse()
+	r, err := p.parse()
+	return withLang(r, toks, norm), err
 }
 
 // Command parses the text of a /kueue slash command (what follows the
@@ -151,12 +181,29 @@ func Text(text string) (Request, error) {
 // Anything else is read as a question (Text), so "/kueue pourquoi
 // sample-job ?" works too.
 func Command(text string) (Request, error) {
-	toks, err := words0(text)
+	toks, norm, err := words0(text)
 	if err != nil {
 		return Request{}, err
 	}
-	return parseCommand(toks)
+	return command(toks, norm)
 }
+
+// command parses the words of a slash command and the language they are
+// written in.
+func command(toks []token, norm string) (Request, error) {
+	if r, ok := languageRequest(toks, norm); ok {
+		return r, nil
+	}
+	r, err := parseCommand(toks)
+	if len(toks) > 0 && commandVerbs[toks[0].low] {
+		// The verb is the command's, not the asker's language.
+		toks = toks[1:]
+	}
+	return withLang(r, toks, norm), err
+}
+
+// commandVerbs are the verbs of the slash command (parseCommand).
+var commandVerbs = setOf(`why diagnose explain notify watch jobs list ls queues queue help`)
 
 // MaxShortcutLen caps the message a shortcut reads, in characters.
 const MaxShortcutLen = 4000
@@ -176,7 +223,9 @@ func Shortcut(text string) (Request, error) {
 	if !utf8.ValidString(text) {
 		return Request{}, parseErrorf("I could not read that message. Ask me about the job instead, e.g. %s.", Example)
 	}
-	p := parser{toks: tokenize(normalize(StripSlackMarkup(text)))}
+	norm := normalize(StripSlackMarkup(text))
+	toks := tokenize(norm)
+	p := parser{toks: toks}
 	r, err := p.parse()
 	if err != nil {
 		return Request{}, err
@@ -184,18 +233,19 @@ func Shortcut(text string) (Request, error) {
 	if r.Intent != IntentDiagnose || !p.namesJob() {
 		return Request{}, parseErrorf("I could not find a job name in that message. Ask me about the job instead, e.g. %s.", Example)
 	}
-	return r, nil
+	return withLang(r, toks, norm), nil
 }
 
 // words0 checks and tokenizes a question.
-func words0(text string) ([]token, error) {
+func words0(text string) ([]token, string, error) {
 	if utf8.RuneCountInString(text) > MaxQuestionLen {
-		return nil, parseErrorf("That question is too long for me (over %d characters). Ask about one job, e.g. %s.", MaxQuestionLen, Example)
+		return nil, "", parseErrorf("That question is too long for me (over %d characters). Ask about one job, e.g. %s.", MaxQuestionLen, Example)
 	}
 	if !utf8.ValidString(text) {
-		return nil, parseErrorf("I could not read that text. Ask about one job, e.g. %s.", Example)
+		return nil, "", parseErrorf("I could not read that text. Ask about one job, e.g. %s.", Example)
 	}
-	return tokenize(normalize(StripSlackMarkup(text))), nil
+	norm := normalize(StripSlackMarkup(text))
+	return tokenize(norm), norm, nil
 }
 
 func parseCommand(toks []token) (Request, error) {

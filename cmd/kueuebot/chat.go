@@ -99,7 +99,7 @@ func (o *chatOptions) run(cmd *cobra.Command) error {
 	if o.verbose {
 		log = slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil))
 	}
-	asker := &bot.Asker{Resolve: resolver, Explain: ex, Jobs: ex, Queues: ex, Log: log}
+	asker := &bot.Asker{Resolve: resolver, Explain: ex, Jobs: ex, Queues: ex, Log: log, Lang: &bot.Languages{Default: cfg.DefaultLang()}}
 	if len(o.fromFiles) == 0 && (live || len(cfg.Clusters) > 0) {
 		if err := useFleet(cfg, newDirectory(cfg.Identity), nil, asker); err != nil {
 			return err

@@ -13,6 +13,7 @@ import (
 	"github.com/kueuebot/kueuebot/diagnose/fetch"
 	"github.com/kueuebot/kueuebot/diagnose/render"
 	"github.com/kueuebot/kueuebot/explain"
+	"github.com/kueuebot/kueuebot/i18n"
 	"github.com/kueuebot/kueuebot/kinds"
 	"github.com/kueuebot/kueuebot/rbac"
 )
@@ -22,6 +23,7 @@ type diagnoseOptions struct {
 	fromFiles  []string
 	output     string
 	kube       *kubeFlags
+	lang       langFlag
 }
 
 // kindSentence lists the kinds diagnose accepts, from the kind registry
@@ -85,6 +87,7 @@ by 'kubectl get -o yaml' with --from-file (repeatable; files or folders).`,
 	f.StringVarP(&o.output, "output", "o", "text", "output format: text, markdown or json")
 	f.StringVar(&o.configPath, "config", "", "kueuebot config whose clusters to look in (each cluster's kubeconfig; --cluster then names one of them, else every one is searched)")
 	f.Lookup("cluster").Usage += " With --config listing clusters: the configured cluster to look in."
+	o.lang.add(f)
 	return cmd
 }
 
@@ -109,8 +112,12 @@ func (o *diagnoseOptions) run(ctx context.Context, cmd *cobra.Command, arg strin
 	if err != nil {
 		return usageError{err}
 	}
+	lang, err := o.lang.lang()
+	if err != nil {
+		return err
+	}
 	if o.configPath != "" {
-		return o.runClusters(ctx, cmd, arg, format)
+		return o.runClusters(ctx, cmd, arg, format, lang)
 	}
 	var reader explain.Reader
 	var ns string
@@ -151,13 +158,13 @@ func (o *diagnoseOptions) run(ctx context.Context, cmd *cobra.Command, arg strin
 	if err != nil {
 		return fmt.Errorf("cannot diagnose %s/%s: %w", target.Namespace, target.Name, err)
 	}
-	return render.Write(cmd.OutOrStdout(), format, &res.Report)
+	return writeReport(cmd.OutOrStdout(), format, &res.Report, lang)
 }
 
 // runClusters diagnoses arg in the clusters of the config: the one
 // --cluster names, else every one, each read with its kubeconfig (as --as
 // and --as-group, when given).
-func (o *diagnoseOptions) runClusters(ctx context.Context, cmd *cobra.Command, arg string, format render.Format) error {
+func (o *diagnoseOptions) runClusters(ctx context.Context, cmd *cobra.Command, arg string, format render.Format, lang i18n.Lang) error {
 	if len(o.fromFiles) > 0 {
 		return usagef("use either --config or --from-file")
 	}
@@ -224,7 +231,7 @@ func (o *diagnoseOptions) runClusters(ctx context.Context, cmd *cobra.Command, a
 		}
 		return errAmbiguous
 	}
-	return render.Write(cmd.OutOrStdout(), format, &res.Report)
+	return writeReport(cmd.OutOrStdout(), format, &res.Report, lang)
 }
 
 // errAmbiguous is diagnose's error when the job is in several clusters

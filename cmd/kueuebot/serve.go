@@ -110,7 +110,7 @@ func (o *serveOptions) run(cmd *cobra.Command) error {
 	if err != nil {
 		return err
 	}
-	asker := &bot.Asker{Resolve: resolver, Explain: ex, Log: log}
+	asker := &bot.Asker{Resolve: resolver, Explain: ex, Log: log, Lang: newLanguages(cfg, api, log, election)}
 	asker.Jobs, asker.Queues, asker.Check = ex, ex, ex
 	if !fromFiles {
 		if err := useFleet(cfg, api, botMetrics.WrapKubeTransport, asker); err != nil {

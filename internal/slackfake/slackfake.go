@@ -173,6 +173,10 @@ func New(t testing.TB) *Server {
 			reply(t, w, map[string]any{"ok": false, "error": "user_not_found"})
 			return
 		}
+		if form.Get("include_locale") != "true" {
+			// As Slack: the locale only when asked for.
+			u.Locale = ""
+		}
 		reply(t, w, map[string]any{"ok": true, "user": u})
 	})
 	chat := func(method string) http.HandlerFunc {
@@ -450,7 +454,8 @@ func (f *Server) AckedAt(envelopeID string) (time.Time, bool) {
 	return at, ok
 }
 
-// SetUser adds a member to the workspace (users.info).
+// SetUser adds a member to the workspace (users.info). Its Locale
+// ("ja-JP") is returned only to calls with include_locale=true.
 func (f *Server) SetUser(u slack.User) {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/socketmode"
 
 	"github.com/kueuebot/kueuebot/bot"
@@ -32,6 +33,13 @@ type slackBot struct {
 
 func startSlackBot(t *testing.T, sb string) *slackBot {
 	t.Helper()
+	return startSlackBotWith(t, sb, nil)
+}
+
+// startSlackBotWith is startSlackBot with setup run on the Asker before it
+// answers (the fake Slack and the bot's Slack client at hand).
+func startSlackBotWith(t *testing.T, sb string, setup func(a *bot.Asker, fs *slackfake.Server, api *slack.Client)) *slackBot {
+	t.Helper()
 	asker := newBot(t, sb)
 	ex, ok := asker.Explain.(*explain.Explainer)
 	if !ok {
@@ -40,6 +48,9 @@ func startSlackBot(t *testing.T, sb string) *slackBot {
 	asker.Jobs, asker.Queues = ex, ex
 	fs := slackfake.New(t)
 	api := delivery.NewSlackClient(delivery.SlackClientOptions{BotToken: "xoxb-e2e", AppToken: "xapp-e2e", APIURL: fs.APIURL()})
+	if setup != nil {
+		setup(asker, fs, api)
+	}
 	disp := dispatch.New(&bot.Bot{Asker: asker, Replier: &delivery.SlackReplier{API: api}}, dispatch.Options{})
 	sm := &transport.SocketMode{Client: socketmode.New(api), Dispatcher: disp, Decoder: &transport.Decoder{}}
 	ctx, cancel := context.WithCancel(context.Background())

@@ -182,6 +182,17 @@ func TestLeastPrivilege(t *testing.T) {
 		if _, err := botKube.CoreV1().ConfigMaps(ns).Update(ctx, state, metav1.UpdateOptions{}); err != nil {
 			t.Errorf("update its state ConfigMap: %v", err)
 		}
+		langs, err := botKube.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: rbac.LangConfigMapName}}, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatalf("create its language ConfigMap: %v", err)
+		}
+		langs.Data = map[string]string{"U0000ALICE": "fr"}
+		if _, err := botKube.CoreV1().ConfigMaps(ns).Update(ctx, langs, metav1.UpdateOptions{}); err != nil {
+			t.Errorf("update its language ConfigMap: %v", err)
+		}
+		if _, err := botKube.CoreV1().ConfigMaps(ns).Get(ctx, rbac.LangConfigMapName, metav1.GetOptions{}); err != nil {
+			t.Errorf("get its language ConfigMap: %v", err)
+		}
 		lease, err := botKube.CoordinationV1().Leases(ns).Create(ctx, &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: rbac.LeaseName}}, metav1.CreateOptions{})
 		if err != nil {
 			t.Fatalf("create its Lease: %v", err)
