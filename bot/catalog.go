@@ -5,8 +5,6 @@ import "github.com/kueuebot/kueuebot/i18n"
 // The catalog entries of the bot's own notices, help, App Home and
 // language choice. Code (`train-7`), commands and object names stay as
 // they are in every language.
-//
-//nolint:misspell // French words ("exemple", "démarrage") are not English misspellings.
 var _ = i18n.Register(
 	// Refusals.
 	i18n.Entry{ID: "bot.refused.title",

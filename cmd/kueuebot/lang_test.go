@@ -17,12 +17,12 @@ func TestDiagnoseLang(t *testing.T) {
 		want     string
 		wantErr  string
 	}{
-		{name: "--lang ja", args: []string{"--lang", "ja"}, want: "*判定：* `ExceedsMaxQuota`"},
-		{name: "--lang fr", args: []string{"--lang", "fr"}, want: "*Files d’attente :* `user-queue`"},
-		{name: "--lang zh-CN", args: []string{"--lang", "zh-CN"}, want: "*结论：* `ExceedsMaxQuota`"},
-		{name: "LANG", env: map[string]string{"LANG": "fr_FR.UTF-8"}, want: "*Verdict :* `ExceedsMaxQuota`"},
-		{name: "LC_ALL over LANG", env: map[string]string{"LC_ALL": "ja_JP.UTF-8", "LANG": "fr_FR.UTF-8"}, want: "*判定：*"},
-		{name: "LC_MESSAGES over LANG", env: map[string]string{"LC_MESSAGES": "zh_CN.UTF-8", "LANG": "fr_FR.UTF-8"}, want: "*结论：*"},
+		{name: "--lang ja", args: []string{"--lang", "ja"}, want: "ExceedsMaxQuota（段階 Admission）"},
+		{name: "--lang fr", args: []string{"--lang", "fr"}, want: "ExceedsMaxQuota (étape Admission)"},
+		{name: "--lang zh-CN", args: []string{"--lang", "zh-CN"}, want: "ExceedsMaxQuota（阶段 Admission）"},
+		{name: "LANG", env: map[string]string{"LANG": "fr_FR.UTF-8"}, want: "Verdict :       ExceedsMaxQuota (étape Admission)"},
+		{name: "LC_ALL over LANG", env: map[string]string{"LC_ALL": "ja_JP.UTF-8", "LANG": "fr_FR.UTF-8"}, want: "判定："},
+		{name: "LC_MESSAGES over LANG", env: map[string]string{"LC_MESSAGES": "zh_CN.UTF-8", "LANG": "fr_FR.UTF-8"}, want: "结论："},
 		{name: "--lang over LANG", env: map[string]string{"LANG": "ja_JP.UTF-8"}, args: []string{"--lang", "en"}, want: "Verdict:       ExceedsMaxQuota (stage Admission)"},
 		{name: "C locale is English", env: map[string]string{"LANG": "C"}, want: "Verdict:       ExceedsMaxQuota (stage Admission)"},
 		{name: "JSON is the same in every language", args: []string{"--lang", "ja", "-o", "json"}, want: `"code": "ExceedsMaxQuota"`},

@@ -366,7 +366,9 @@ func rssKiB(t *testing.T, pid int) int {
 	for _, line := range strings.Split(string(b), "\n") {
 		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
 			var kib int
-			fmt.Sscanf(strings.TrimSpace(v), "%d", &kib)
+			if _, err := fmt.Sscanf(strings.TrimSpace(v), "%d", &kib); err != nil {
+				t.Fatalf("VmRSS %q: %v", v, err)
+			}
 			return kib
 		}
 	}
