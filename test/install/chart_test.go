@@ -323,3 +323,73 @@ func TestSchemaRejects(t *testing.T) {
 		}
 	}
 }
+
+// TestChartMountsClusterKubeconfigs: with several clusters, each
+// clusterKubeconfigs entry mounts its Secret's kubeconfig read-only at the
+// path the cluster's config.clusters[].kubeconfig names, and the bot loads
+// that config; an entry for no configured cluster, a path that does not
+// match, a cluster mounted twice, or a configured kubeconfig under the
+// mount folder with no entry fail the render, naming the cluster.
+func TestChartMountsClusterKubeconfigs(t *testing.T) {
+	values := `
+config:
+  clusters:
+    - {name: home, inCluster: true}
+    - {name: gpu-west, kubeconfig: /etc/kueuebot/clusters/gpu-west/kubeconfig, multiKueueCluster: worker-west}
+    - {name: gpu-east, kubeconfig: /etc/kueuebot/clusters/gpu-east/kubeconfig}
+clusterKubeconfigs:
+  - {cluster: gpu-west, secretName: kueuebot-gpu-west}
+  - {cluster: gpu-east, secretName: kueuebot-gpu-east, key: config}
+`
+	r := render(t, parseValues(t, values), "kueuebot", "kueuebot")
+	d := deployment(t, r.Objects)
+	cfg := loadedConfig(t, r, d)
+	if got := cfg.ClusterNames(); !slices.Equal(got, []string{"home", "gpu-west", "gpu-east"}) {
+		t.Fatalf("the bot's clusters are %v", got)
+	}
+	pod := d.Spec.Template.Spec
+	for _, want := range []struct{ cluster, secret, key string }{{"gpu-west", "kueuebot-gpu-west", "kubeconfig"}, {"gpu-east", "kueuebot-gpu-east", "config"}} {
+		var vol *corev1.Volume
+		for i := range pod.Volumes {
+			if pod.Volumes[i].Name == "cluster-"+want.cluster {
+				vol = &pod.Volumes[i]
+			}
+		}
+		if vol == nil || vol.Secret == nil || vol.Secret.SecretName != want.secret || len(vol.Secret.Items) != 1 ||
+			vol.Secret.Items[0].Key != want.key || vol.Secret.Items[0].Path != "kubeconfig" {
+			t.Errorf("%s: volume %+v, want Secret %s key %s as kubeconfig", want.cluster, vol, want.secret, want.key)
+			continue
+		}
+		var mount *corev1.VolumeMount
+		for i, m := range pod.Containers[0].VolumeMounts {
+			if m.Name == vol.Name {
+				mount = &pod.Containers[0].VolumeMounts[i]
+			}
+		}
+		var configured string
+		for _, cl := range cfg.Clusters {
+			if cl.Name == want.cluster {
+				configured = cl.Kubeconfig
+			}
+		}
+		if mount == nil || !mount.ReadOnly || mount.MountPath+"/kubeconfig" != configured {
+			t.Errorf("%s: mount %+v, but the config reads %s", want.cluster, mount, configured)
+		}
+	}
+
+	for _, tt := range []struct{ values, want string }{
+		{"config: {clusters: [{name: home, inCluster: true}]}\nclusterKubeconfigs: [{cluster: gpu-west, secretName: s}]",
+			`clusterKubeconfigs[0]: config.clusters has no cluster "gpu-west"`},
+		{"config: {clusters: [{name: gpu-west, kubeconfig: /kube/west}]}\nclusterKubeconfigs: [{cluster: gpu-west, secretName: s}]",
+			`clusterKubeconfigs[0]: config.clusters "gpu-west" reads kubeconfig "/kube/west", but its Secret is mounted at "/etc/kueuebot/clusters/gpu-west/kubeconfig"`},
+		{"config: {clusters: [{name: gpu-west, kubeconfig: /etc/kueuebot/clusters/gpu-west/kubeconfig}]}\nclusterKubeconfigs: [{cluster: gpu-west, secretName: s}, {cluster: gpu-west, secretName: t}]",
+			`clusterKubeconfigs[1]: cluster "gpu-west" is mounted twice`},
+		{"config: {clusters: [{name: gpu-west, kubeconfig: /etc/kueuebot/clusters/gpu-west/kubeconfig}]}",
+			`config.clusters "gpu-west" reads kubeconfig "/etc/kueuebot/clusters/gpu-west/kubeconfig", but no clusterKubeconfigs entry mounts a Secret there`},
+	} {
+		_, err := RenderChart(ChartDir(), parseValues(t, tt.values), "kueuebot", "kueuebot")
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s:\nerr = %v,\nwant %q", tt.values, err, tt.want)
+		}
+	}
+}
