@@ -17,6 +17,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+
+	"github.com/kueuebot/kueuebot/i18n"
 )
 
 // Estimate is when a pending Workload is expected to be admitted: a range
@@ -40,6 +42,15 @@ type Estimate struct {
 	// then nil): a workload it waits for runs without a limit and the
 	// queue has no history, it can never fit, a queue is stopped, ...
 	NoEstimate string `json:"noEstimate,omitempty"`
+	// BasisMsg and NoEstimateMsg are Basis and NoEstimate as catalog
+	// messages, for answers in another language.
+	BasisMsg      i18n.Message `json:"-"`
+	NoEstimateMsg i18n.Message `json:"-"`
+}
+
+// none sets why there is no estimate.
+func (e *Estimate) none(m i18n.Message) {
+	e.NoEstimateMsg, e.NoEstimate = m, m.String()
 }
 
 // Known reports whether the estimate has figures.
@@ -175,26 +186,26 @@ func (f *Forecast) Estimate(wl *kueue.Workload, r *Report) *Estimate {
 	switch r.Verdict.Code {
 	case CodeWaitingForQuota, CodePendingEvaluation, CodeRequeuing:
 	case CodeExceedsMaxQuota:
-		e.NoEstimate = fmt.Sprintf("it asks for more than ClusterQueue %s can ever hold, so waiting will not admit it", r.Queue.ClusterQueue)
+		e.none(msg("diagnose.est.none.exceeds", i18n.Obj("ClusterQueue", "", r.Queue.ClusterQueue)))
 		return e
 	case CodeOnHold:
-		what := "its queue is stopped"
+		what := msg("diagnose.est.held.queue")
 		switch r.Verdict.Cause {
 		case CauseLocalQueueStopped:
-			what = "LocalQueue " + r.Queue.LocalQueue + " is stopped (stopPolicy)"
+			what = msg("diagnose.est.held.lqPolicy", i18n.Obj("LocalQueue", r.Target.Namespace, r.Queue.LocalQueue))
 		case CauseClusterQueueStopped:
-			what = "ClusterQueue " + r.Queue.ClusterQueue + " is stopped (stopPolicy)"
+			what = msg("diagnose.est.held.cqPolicy", i18n.Obj("ClusterQueue", "", r.Queue.ClusterQueue))
 		}
-		e.NoEstimate = what + ": nothing is admitted until it is started again"
+		e.none(msg("diagnose.est.none.held", what))
 		return e
 	case CodeMisconfigured, CodeNoMatchingFlavor, CodeDeactivated, CodeWorkloadMissing:
-		e.NoEstimate = "waiting will not admit it (" + string(r.Verdict.Code) + "): it starts only once the cause above is fixed"
+		e.none(msg("diagnose.est.none.cause", i18n.Verbatim(string(r.Verdict.Code))))
 		return e
 	case CodeWaitingForAdmissionChecks:
-		e.NoEstimate = "its quota is reserved; the admission checks decide when it starts, and they say nothing of when"
+		e.none(msg("diagnose.est.none.checks"))
 		return e
 	case CodeAdmissionGated:
-		e.NoEstimate = "an admission gate holds it; it starts only once the gate is removed"
+		e.none(msg("diagnose.est.none.gate"))
 		return e
 	default:
 		return nil
@@ -204,8 +215,11 @@ func (f *Forecast) Estimate(wl *kueue.Workload, r *Report) *Estimate {
 	}
 	cq := f.clusterQueueOf(wl)
 	if cq == "" || f.cqs[cq] == nil {
-		name := cmp.Or(cq, r.Queue.ClusterQueue, "of LocalQueue "+string(wl.Spec.QueueName))
-		e.NoEstimate = "I could not read ClusterQueue " + name + ", so I cannot replay its quota"
+		if name := cmp.Or(cq, r.Queue.ClusterQueue); name != "" {
+			e.none(msg("diagnose.est.none.noCQ", i18n.Obj("ClusterQueue", "", name)))
+		} else {
+			e.none(msg("diagnose.est.none.noCQOf", i18n.Obj("LocalQueue", wl.Namespace, string(wl.Spec.QueueName))))
+		}
 		return e
 	}
 	rp := f.replayOf(cq)
@@ -259,7 +273,7 @@ type replay struct {
 	// once makes running1, history and never, the words every estimate
 	// of the replay shares.
 	once                     sync.Once
-	running1, history, never string
+	running1, history, never i18n.Message
 	// index is each pending Workload's place in pending, ahead how many
 	// Workloads that may be admitted are ahead of it in its ClusterQueue.
 	index map[string]int
@@ -284,8 +298,8 @@ type cqReplay struct {
 	cq     *kueue.ClusterQueue
 	node   *qnode
 	strict bool
-	// held is why nothing of it is admitted (stopped); empty otherwise.
-	held string
+	// held is why nothing of it is admitted (stopped); zero otherwise.
+	held i18n.Message
 	fx   *flavorIndex
 	// hist is what the run times of its finished Workloads say.
 	hist history
@@ -309,7 +323,7 @@ type pendingWL struct {
 	key       string
 	wl        *kueue.Workload
 	cq        *cqReplay
-	held      string
+	held      i18n.Message
 	prio      int32
 	ts        time.Time
 	notBefore time.Time
@@ -348,7 +362,7 @@ func (f *Forecast) newReplay(cqName string) *replay {
 		c := &cqReplay{cq: cq, node: n, strict: cq.Spec.QueueingStrategy == kueue.StrictFIFO,
 			fx: newFlavorIndex(&Snapshot{ClusterQueue: cq, ResourceFlavors: rfs})}
 		if cq.Spec.StopPolicy != nil && *cq.Spec.StopPolicy != kueue.None {
-			c.held = "ClusterQueue " + cq.Name + " is stopped"
+			c.held = msg("diagnose.est.held.cq", i18n.Obj("ClusterQueue", "", cq.Name))
 		}
 		rp.cqs[cq.Name] = c
 	}
@@ -403,7 +417,7 @@ func (f *Forecast) newReplay(cqName string) *replay {
 			pw := &pendingWL{key: key, wl: wl, cq: c, held: c.held, prio: priorityOf(wl), ts: QueuedSince(wl), notBefore: in.Now,
 				reqs: workloadRequests(wl, nil), bound: f.bound(wl)}
 			if lq := f.lqs[lqKey]; lq != nil && lq.Spec.StopPolicy != nil && *lq.Spec.StopPolicy != kueue.None {
-				pw.held = "LocalQueue " + lqKey + " is stopped"
+				pw.held = msg("diagnose.est.held.lq", i18n.Verbatim(lqKey))
 			}
 			if rs := wl.Status.RequeueState; rs != nil && rs.RequeueAt != nil && rs.RequeueAt.After(in.Now) {
 				pw.notBefore = rs.RequeueAt.Time
@@ -738,7 +752,7 @@ func (rp *replay) run() {
 	for i, pw := range rp.pending {
 		rp.index[pw.key] = i
 		rp.ahead[i] = counts[pw.cq]
-		if pw.held == "" && !pw.never {
+		if pw.held.IsZero() && !pw.never {
 			counts[pw.cq]++
 		}
 	}
@@ -836,7 +850,7 @@ func (rp *replay) admit(t time.Time, q float64, waiting *[]*pendingWL, starts ma
 		failed := map[*cqReplay]map[string]bool{}
 		kept := (*waiting)[:0]
 		for _, pw := range *waiting {
-			if pw.held != "" || pw.never || blocked[pw.cq] || pw.notBefore.After(t) || failed[pw.cq][pw.shape()] {
+			if !pw.held.IsZero() || pw.never || blocked[pw.cq] || pw.notBefore.After(t) || failed[pw.cq][pw.shape()] {
 				kept = append(kept, pw)
 				continue
 			}
@@ -981,12 +995,12 @@ func (rp *replay) estimate(wl *kueue.Workload, e *Estimate) {
 	key := wl.Namespace + "/" + wl.Name
 	i, ok := rp.index[key]
 	if !ok {
-		e.NoEstimate = "it is not among the pending Workloads I read"
+		e.none(msg("diagnose.est.none.notRead"))
 		return
 	}
 	self, ahead := rp.pending[i], rp.ahead[i]
-	if self.held != "" {
-		e.NoEstimate = self.held + ": nothing is admitted until it is started again"
+	if !self.held.IsZero() {
+		e.none(msg("diagnose.est.none.held", self.held))
 		return
 	}
 	var got [3]*time.Time
@@ -997,7 +1011,7 @@ func (rp *replay) estimate(wl *kueue.Workload, e *Estimate) {
 	}
 	if got[1] == nil {
 		rp.once.Do(rp.summarize)
-		e.NoEstimate = rp.never
+		e.none(rp.never)
 		return
 	}
 	// Earlier ends can reorder a BestEffortFIFO queue: keep the range
@@ -1016,24 +1030,25 @@ func (rp *replay) estimate(wl *kueue.Workload, e *Estimate) {
 		latest := times[len(times)-1]
 		e.Latest = &latest
 	}
-	e.Basis = rp.basis(self, ahead)
+	e.BasisMsg = rp.basis(self, ahead)
+	e.Basis = e.BasisMsg.String()
 }
 
 // basis says what the replay of self rests on.
-func (rp *replay) basis(self *pendingWL, ahead int) string {
+func (rp *replay) basis(self *pendingWL, ahead int) i18n.Message {
 	rp.once.Do(rp.summarize)
-	parts := []string{rp.running1, rp.history}
-	parts = append(parts, fmt.Sprintf("%d ahead in ClusterQueue %s", ahead, self.cq.cq.Name))
+	parts := []i18n.Arg{rp.running1, rp.history}
+	parts = append(parts, msg("diagnose.est.basis.ahead", i18n.Num(ahead), i18n.Obj("ClusterQueue", "", self.cq.cq.Name)))
 	if n := rp.unseen[self.cq.cq.Name]; n > 0 {
-		parts = append(parts, fmt.Sprintf("%s of other namespaces not read (it may start later)", plural(n, "pending workload", "pending workloads")))
+		parts = append(parts, msg("diagnose.est.basis.unseen", i18n.Num(n)))
 	}
 	if rp.tree.cq.parent != nil || len(rp.cqs) > 1 {
-		parts = append(parts, "cohort "+rootName(self.cq.node))
+		parts = append(parts, msg("diagnose.est.basis.cohort", i18n.Obj("Cohort", "", rootName(self.cq.node))))
 	}
 	if rp.incomplete != "" {
-		parts = append(parts, rp.incomplete+" not read")
+		parts = append(parts, msg("diagnose.est.basis.incomplete", i18n.Verbatim(rp.incomplete)))
 	}
-	return strings.Join(parts, ", ")
+	return msg("diagnose.est.list", i18n.Commas(parts...))
 }
 
 func rootName(n *qnode) string {
@@ -1041,13 +1056,6 @@ func rootName(n *qnode) string {
 		n = n.parent
 	}
 	return n.name
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
 }
 
 // roundSpan is a span as the basis shows it: "40s", "12m", "3h", "2d".
@@ -1079,23 +1087,23 @@ func (rp *replay) summarize() {
 	}
 	switch n := len(rp.running); n {
 	case 0:
-		rp.running1 = "nothing running"
+		rp.running1 = msg("diagnose.est.running.none")
 	default:
-		var how []string
+		var how []i18n.Arg
 		if limited > 0 {
-			how = append(how, fmt.Sprintf("%d with limits", limited))
+			how = append(how, msg("diagnose.est.running.limited", i18n.Num(limited)))
 		}
 		if learned > 0 {
-			how = append(how, fmt.Sprintf("%d by run times", learned))
+			how = append(how, msg("diagnose.est.running.learned", i18n.Num(learned)))
 		}
 		if unknown > 0 {
-			how = append(how, fmt.Sprintf("%d with no limit or history", unknown))
+			how = append(how, msg("diagnose.est.running.unknown", i18n.Num(unknown)))
 		}
-		rp.running1 = plural(n, "running workload", "running workloads") + " (" + strings.Join(how, ", ") + ")"
+		rp.running1 = msg("diagnose.est.running", i18n.Num(n), i18n.Commas(how...))
 	}
-	rp.history = "no finished workloads to learn from"
+	rp.history = msg("diagnose.est.history.none")
 	if rp.finished > 0 {
-		rp.history = fmt.Sprintf("%s in the last %s", plural(rp.finished, "finished", "finished"), roundSpan(rp.now.Sub(rp.since)))
+		rp.history = msg("diagnose.est.history", i18n.Num(rp.finished), i18n.Verbatim(roundSpan(rp.now.Sub(rp.since))))
 	}
 	rp.never = rp.whyNever()
 }
@@ -1104,25 +1112,27 @@ func (rp *replay) summarize() {
 // stays held for the whole replay (running workloads with neither a limit
 // nor a history, quota the reads do not account for, workloads ahead that
 // would hold it forever once admitted).
-func (rp *replay) whyNever() string {
+func (rp *replay) whyNever() i18n.Message {
 	var forever []string
 	for _, rw := range rp.running {
 		if _, ok := rw.hist.remaining(rw.elapsed, rw.bound, 0.5); !ok {
 			forever = append(forever, rw.key)
 		}
 	}
-	var reasons []string
+	var reasons []i18n.Arg
 	if len(forever) > 0 {
-		shown := forever
-		if len(shown) > 3 {
-			shown = append(slices.Clone(shown[:3]), fmt.Sprintf("%d more", len(forever)-3))
+		var shown []i18n.Arg
+		for _, k := range forever[:min(len(forever), 3)] {
+			shown = append(shown, i18n.Verbatim(k))
 		}
-		what := "no finished workload in its queue has run that long"
+		if len(forever) > 3 {
+			shown = append(shown, msg("diagnose.est.more", i18n.Num(len(forever)-3)))
+		}
+		what := msg("diagnose.est.never.notThatLong")
 		if rp.finished == 0 {
-			what = "its queue has no finished workloads to learn from"
+			what = msg("diagnose.est.never.noHistory")
 		}
-		reasons = append(reasons, fmt.Sprintf("%s %s no limit (maximumExecutionTimeSeconds, activeDeadlineSeconds) and %s (%s)",
-			plural(len(forever), "running workload", "running workloads"), hasHave(len(forever)), what, strings.Join(shown, ", ")))
+		reasons = append(reasons, msg("diagnose.est.never.forever", i18n.Num(len(forever)), what, i18n.Commas(shown...)))
 	}
 	nodes := make([]*qnode, 0, len(rp.unread))
 	for n := range rp.unread {
@@ -1135,22 +1145,15 @@ func (rp *replay) whyNever() string {
 			keys = append(keys, k)
 		}
 		slices.SortFunc(keys, func(a, b fr) int { return cmp.Or(cmp.Compare(a.flavor, b.flavor), cmp.Compare(a.resource, b.resource)) })
-		var held []string
+		var held []i18n.Arg
 		for _, k := range keys {
 			q := quantity(k.resource, rp.unread[n][k])
-			held = append(held, fmt.Sprintf("%s %s of flavor %s", q.String(), k.resource, k.flavor))
+			held = append(held, msg("diagnose.est.never.heldQty", i18n.Qty(q.String()), i18n.Name(string(k.resource)), i18n.Obj("ResourceFlavor", "", string(k.flavor))))
 		}
-		reasons = append(reasons, fmt.Sprintf("ClusterQueue %s reserves %s for workloads I could not read", n.name, strings.Join(held, ", ")))
+		reasons = append(reasons, msg("diagnose.est.never.unread", i18n.Obj("ClusterQueue", "", n.name), i18n.Commas(held...)))
 	}
 	if len(reasons) == 0 {
-		reasons = append(reasons, "the workloads ahead of it would hold the quota it needs with no known end (no limit and no history)")
+		reasons = append(reasons, msg("diagnose.est.never.ahead"))
 	}
-	return strings.Join(reasons, "; ")
-}
-
-func hasHave(n int) string {
-	if n == 1 {
-		return "has"
-	}
-	return "have"
+	return msg("diagnose.est.list", i18n.List{Items: reasons, Semicolons: true})
 }

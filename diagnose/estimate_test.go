@@ -8,6 +8,9 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/kueuebot/kueuebot/i18n"
+	"github.com/kueuebot/kueuebot/i18n/i18ntest"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -409,7 +412,31 @@ func TestEstimate(t *testing.T) {
 			if diff := cmp.Diff(c.want, spanOf(e), cmp.AllowUnexported(span{})); diff != "" {
 				t.Errorf("estimate (-want +got):\n%s", diff)
 			}
+			checkEstimateLangs(t, e)
 		})
+	}
+}
+
+// checkEstimateLangs: the estimate's messages say its English words, and
+// its phrase and basis read in French, Japanese and Chinese with no English
+// prose left (names, codes and the basis' compact spans aside).
+func checkEstimateLangs(t *testing.T, e *Estimate) {
+	t.Helper()
+	if got := e.BasisMsg.String(); got != e.Basis {
+		t.Errorf("BasisMsg says %q, Basis %q", got, e.Basis)
+	}
+	if got := e.NoEstimateMsg.String(); got != e.NoEstimate {
+		t.Errorf("NoEstimateMsg says %q, NoEstimate %q", got, e.NoEstimate)
+	}
+	if got := e.PhraseIn(i18n.English); got != e.Phrase() {
+		t.Errorf("PhraseIn(en) %q, Phrase %q", got, e.Phrase())
+	}
+	for _, l := range []i18n.Lang{i18n.French, i18n.Japanese, i18n.Chinese} {
+		phrase, basis := e.PhraseIn(l), e.BasisIn(l)
+		if phrase == e.Phrase() {
+			t.Errorf("%s: the phrase %q is the English one", l, phrase)
+		}
+		i18ntest.AssertTranslated(t, l, phrase+"\n"+basis)
 	}
 }
 

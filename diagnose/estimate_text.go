@@ -3,6 +3,8 @@ package diagnose
 import (
 	"fmt"
 	"time"
+
+	"github.com/kueuebot/kueuebot/i18n"
 )
 
 // Phrase is the estimate in a few words, relative to when it was made:
@@ -12,8 +14,17 @@ func (e *Estimate) Phrase() string {
 	if e == nil {
 		return ""
 	}
+	return e.phrase().String()
+}
+
+// phrase is Phrase as a catalog message.
+func (e *Estimate) phrase() i18n.Message {
 	if !e.Known() {
-		return "no estimate: " + e.NoEstimate
+		why := e.NoEstimateMsg
+		if why.IsZero() {
+			why = msg("diagnose.quotedPlain", i18n.Verbatim(e.NoEstimate))
+		}
+		return msg("diagnose.est.phrase.none", why)
 	}
 	likely := e.Likely.Sub(e.At)
 	lo := likely
@@ -22,22 +33,38 @@ func (e *Estimate) Phrase() string {
 	}
 	if e.Latest == nil {
 		if likely < time.Minute {
-			return "likely soon, with no upper bound (a workload it waits for has no known end)"
+			return msg("diagnose.est.phrase.soonOpen")
 		}
-		return "likely in " + Span(likely) + " or later (a workload it waits for has no known end)"
+		return msg("diagnose.est.phrase.laterOpen", i18n.Dur(likely))
 	}
 	hi := e.Latest.Sub(e.At)
 	switch {
 	case hi < time.Minute:
-		return "likely now (it fits as soon as Kueue evaluates it)"
+		return msg("diagnose.est.phrase.now")
 	case Span(lo) == Span(hi):
-		return "likely in " + Span(likely)
+		return msg("diagnose.est.phrase.in", i18n.Dur(likely))
 	case lo < time.Minute && Span(likely) == Span(hi):
-		return "within " + Span(hi)
+		return msg("diagnose.est.phrase.within", i18n.Dur(hi))
 	case lo < time.Minute:
-		return fmt.Sprintf("within %s, most likely in %s", Span(hi), Span(likely))
+		return msg("diagnose.est.phrase.withinMost", i18n.Dur(hi), i18n.Dur(likely))
 	}
-	return fmt.Sprintf("in %s, most likely in %s", SpanRange(lo, hi), Span(likely))
+	return msg("diagnose.est.phrase.range", i18n.DurRange{Lo: i18n.Dur(lo), Hi: i18n.Dur(hi)}, i18n.Dur(likely))
+}
+
+// EstimateUnread is no estimate because the Workloads of clusterQueue
+// could not be read (why: the read's failure).
+func EstimateUnread(at time.Time, clusterQueue, why string) *Estimate {
+	e := &Estimate{At: at}
+	e.none(msg("diagnose.est.none.unread", i18n.Obj("ClusterQueue", "", clusterQueue), i18n.Verbatim(why)))
+	return e
+}
+
+// EstimateUnreadable is no estimate because the reader cannot read the
+// Workloads of the job's queue at all.
+func EstimateUnreadable(at time.Time) *Estimate {
+	e := &Estimate{At: at}
+	e.none(msg("diagnose.est.none.unreadable"))
+	return e
 }
 
 // Span is a duration as an estimate shows it: "under a minute", "12 min",

@@ -36,7 +36,7 @@ func (e *Estimate) PhraseIn(l i18n.Lang) string {
 	if e == nil {
 		return ""
 	}
-	return e.Phrase()
+	return e.phrase().In(l)
 }
 
 // BasisIn is Basis in l.
@@ -44,7 +44,7 @@ func (e *Estimate) BasisIn(l i18n.Lang) string {
 	if e == nil {
 		return ""
 	}
-	return e.Basis
+	return textIn(l, e.BasisMsg, e.Basis)
 }
 
 // setM sets the verdict from catalog messages; Headline and Detail are

@@ -49,7 +49,7 @@ func (e *Explainer) estimate(ctx context.Context, id rbac.Identity, s *diagnose.
 		if ctx.Err() != nil {
 			return
 		}
-		r.Estimate = &diagnose.Estimate{At: s.Now, NoEstimate: "I could not read the Workloads of ClusterQueue " + r.Queue.ClusterQueue + " (" + readFailure(err) + ")"}
+		r.Estimate = diagnose.EstimateUnread(s.Now, r.Queue.ClusterQueue, readFailure(err))
 		return
 	}
 	r.Estimate = diagnose.NewForecast(in).Estimate(s.Workload, r)
@@ -211,14 +211,14 @@ func (e *Explainer) checkEstimate(ctx context.Context, id rbac.Identity, s *diag
 	}
 	qr, ok := e.Reader.(QueueReader)
 	if !ok || s.Workload == nil {
-		return &diagnose.Estimate{At: s.Now, NoEstimate: "I cannot read the Workloads of its queue here"}
+		return diagnose.EstimateUnreadable(s.Now)
 	}
 	in, err := qr.Queue(ctx, id, s)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil
 		}
-		return &diagnose.Estimate{At: s.Now, NoEstimate: "I could not read the Workloads of ClusterQueue " + qc.ClusterQueue + " (" + readFailure(err) + ")"}
+		return diagnose.EstimateUnread(s.Now, qc.ClusterQueue, readFailure(err))
 	}
 	wl := s.Workload.DeepCopy()
 	wl.CreationTimestamp = metav1.NewTime(s.Now)
