@@ -160,32 +160,11 @@ func (n *Notifier) syncPodWatchers(ls *leadState) {
 // (the oldest) whose identity resolves and whose watch was not refused
 // lately.
 func (n *Notifier) startPodWatcher(ls *leadState, ns, key string, subs []Subscription) *podWatcher {
-	subs = slices.Clone(subs)
-	slices.SortFunc(subs, func(a, b Subscription) int {
-		if c := a.Created.Compare(b.Created); c != 0 {
-			return c
-		}
-		return strings.Compare(a.ID, b.ID)
-	})
-	now := n.Clock.Now()
-	wk := podWatchKey(ns, key)
-	tried := map[string]bool{}
-	for _, s := range subs {
-		if tried[s.User] || now.Before(ls.podBad[wk][s.User]) {
-			continue
-		}
-		tried[s.User] = true
-		ident, err := n.Resolve.Resolve(ls.ctx, s.SlackUser())
-		if err != nil {
-			continue
-		}
-		cl, err := n.clientsFor(ident)
-		if err != nil {
-			continue
-		}
-		return n.watchPods(ls, ns, key, s.User, cl)
+	user, cl, ok := n.firstWatcher(ls, subs, ls.podBad[podWatchKey(ns, key)])
+	if !ok {
+		return nil
 	}
-	return nil
+	return n.watchPods(ls, ns, key, user, cl)
 }
 
 // slimPod keeps of a Pod what Running needs: its name, labels, phase and

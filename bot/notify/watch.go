@@ -145,6 +145,18 @@ func (n *Notifier) syncWatchers(ls *leadState) {
 // oldest subscription) whose identity resolves and whose watch was not
 // refused lately.
 func (n *Notifier) startWatcher(ls *leadState, ns string, subs []Subscription) *watcher {
+	user, cl, ok := n.firstWatcher(ls, subs, ls.bad[ns])
+	if !ok {
+		return nil
+	}
+	return n.watch(ls, ns, user, cl)
+}
+
+// firstWatcher is the subscriber a watch is made as: of subs, the oldest
+// subscription's user whose watch was not refused lately (refused: until
+// when, per user) and whose identity resolves to clients.
+func (n *Notifier) firstWatcher(ls *leadState, subs []Subscription, refused map[string]time.Time) (string, *rbac.Clients, bool) {
+	subs = slices.Clone(subs)
 	slices.SortFunc(subs, func(a, b Subscription) int {
 		if c := a.Created.Compare(b.Created); c != 0 {
 			return c
@@ -154,7 +166,7 @@ func (n *Notifier) startWatcher(ls *leadState, ns string, subs []Subscription) *
 	now := n.Clock.Now()
 	tried := map[string]bool{}
 	for _, s := range subs {
-		if tried[s.User] || now.Before(ls.bad[ns][s.User]) {
+		if tried[s.User] || now.Before(refused[s.User]) {
 			continue
 		}
 		tried[s.User] = true
@@ -166,9 +178,9 @@ func (n *Notifier) startWatcher(ls *leadState, ns string, subs []Subscription) *
 		if err != nil {
 			continue
 		}
-		return n.watch(ls, ns, s.User, cl)
+		return s.User, cl, true
 	}
-	return nil
+	return "", nil, false
 }
 
 func (n *Notifier) watch(ls *leadState, ns, user string, cl *rbac.Clients) *watcher {
