@@ -22,7 +22,10 @@ build_kube() {
 	# kubectl: the scenarios' remedy steps run the commands kueuebot prints with it.
 	# The missing ones in one go build -o DIR: one load of the package graph
 	# and one compile of what they share (most of k8s.io/kubernetes), where
-	# four builds would each load it and link one after another.
+	# four builds would each load it and link one after another. No
+	# -trimpath: the sandbox runner and its tests (module deploy/sandbox, the
+	# same k8s.io libraries v0.35.4) are built without it, so the compiled
+	# client-go, api and apimachinery packages are shared with them.
 	missing=
 	for c in kube-apiserver kube-controller-manager kube-scheduler kubectl; do
 		[ -x "$KUBE_BIN/$c" ] || missing="$missing k8s.io/kubernetes/cmd/$c"
@@ -31,7 +34,7 @@ build_kube() {
 		echo "building$missing $K8S_VERSION" | sed 's#k8s.io/kubernetes/cmd/##g' >&2
 		tmp=$(mktemp -d "$KUBE_BIN/.build.XXXXXX")
 		# shellcheck disable=SC2086 # $missing is a list of packages
-		$GO build -trimpath -ldflags "$ld" -o "$tmp/" $missing
+		$GO build -ldflags "$ld" -o "$tmp/" $missing
 		for f in "$tmp"/*; do mv "$f" "$KUBE_BIN/"; done
 		rmdir "$tmp"
 	fi
