@@ -113,7 +113,7 @@ func (o *serveOptions) run(cmd *cobra.Command) error {
 	asker := &bot.Asker{Resolve: resolver, Explain: ex, Log: log, Lang: newLanguages(cfg, api, log, election)}
 	asker.Jobs, asker.Queues, asker.Check = ex, ex, ex
 	if !fromFiles {
-		if err := useFleet(cfg, api, botMetrics.WrapKubeTransport, asker); err != nil {
+		if _, err := useFleet(cfg, api, botMetrics.WrapKubeTransport, asker); err != nil {
 			return err
 		}
 	}
