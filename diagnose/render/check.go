@@ -166,7 +166,7 @@ func CheckMarkdown(r *diagnose.CheckReport) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "### Will %s `%s/%s` fit?\n\n", mdEscape(r.Target.Kind), r.Target.Namespace, r.Target.Name)
 	if r.Cluster != "" {
-		fmt.Fprintf(&b, "**%s** `%s`\n\n", label(i18n.English, "render.label.cluster"), r.Cluster)
+		fmt.Fprintf(&b, "**%s** `%s`\n\n", tr(i18n.English, "render.label.cluster"), r.Cluster)
 	}
 	for _, c := range r.Clusters {
 		if c.Error != "" {

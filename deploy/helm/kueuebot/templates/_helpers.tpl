@@ -105,9 +105,19 @@ run time); a rule whose list would be empty is left out (empty means all).
 {{- range (dig "userGroups" list $id) -}}
 {{- $groups = concat $groups (.groups | default list) -}}
 {{- end -}}
-{{- range (dig "digests" list .Values.config) -}}
-{{- $users = append $users (.user | default "") -}}
-{{- $groups = concat $groups (.groups | default list) -}}
+{{- $clusters := dig "clusters" list .Values.config -}}
+{{- range $d := (dig "digests" list .Values.config) -}}
+{{- /* rbac.DigestReadsHere: no cluster, or the inCluster one; a digest of a remote cluster is read there. */ -}}
+{{- $here := not $d.cluster -}}
+{{- range $clusters -}}
+{{- if and (eq (.name | default "") ($d.cluster | default "")) .inCluster -}}
+{{- $here = true -}}
+{{- end -}}
+{{- end -}}
+{{- if $here -}}
+{{- $users = append $users ($d.user | default "") -}}
+{{- $groups = concat $groups ($d.groups | default list) -}}
+{{- end -}}
 {{- end -}}
 {{- $wide := dig "email" "enabled" false $id -}}
 {{- $users = include "kueuebot.names" $users | fromJsonArray -}}
