@@ -272,7 +272,17 @@ func (o *digestOptions) restConfig(cfg *config.Config, spec *digestSpec) (*rest.
 	}
 	for i, cl := range cfg.Clusters {
 		if cl.Name == spec.cluster {
-			return clusterRESTConfig(i, cl)
+			rc, err := clusterRESTConfig(i, cl)
+			if err != nil {
+				return nil, err
+			}
+			if f := o.kube.flags; f.Impersonate != nil && *f.Impersonate != "" {
+				rc.Impersonate = rest.ImpersonationConfig{UserName: *f.Impersonate}
+				if f.ImpersonateGroup != nil {
+					rc.Impersonate.Groups = *f.ImpersonateGroup
+				}
+			}
+			return rc, nil
 		}
 	}
 	return nil, usagef("no cluster %q in the config", spec.cluster)
