@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/kueuebot/kueuebot/bot/blocks"
@@ -50,6 +51,13 @@ type QueueLister interface {
 // rule as IdentityResolver's.
 type Checker interface {
 	Check(ctx context.Context, id rbac.Identity, req explain.CheckRequest) (explain.CheckResult, error)
+}
+
+// clusterNamer is implemented by the readers of several clusters
+// (explain.Fleet): the configured clusters' names, which a question may
+// name ("queues gpu-west").
+type clusterNamer interface {
+	Names() []string
 }
 
 // UserMessager is implemented by errors whose text is meant for the user
@@ -341,7 +349,12 @@ func (a *Asker) listQueues(q *question, req parse.Request) outcome {
 		return q.done(noticeOutcome("unsupported", blocks.Notice("", q.tr("bot.unsupported.queues"))), nil)
 	}
 	q.stage = i18n.M("bot.stage.queues")
-	res, err := a.Queues.Queues(q.ctx, id, explain.QueuesQuery{Namespace: req.Namespace})
+	qq := explain.QueuesQuery{Namespace: req.Namespace}
+	if cn, ok := a.Queues.(clusterNamer); ok && req.Name != "" && req.Kind != "ClusterQueue" && slices.Contains(cn.Names(), req.Name) {
+		// "queues gpu-west": the configured cluster, every queue there.
+		qq.Cluster, req.Name, req.Kind = req.Name, "", ""
+	}
+	res, err := a.Queues.Queues(q.ctx, id, qq)
 	q.rec.Namespaces, q.rec.NamespaceSource = res.Namespaces.Names, res.Namespaces.Source
 	if err != nil {
 		return q.done(q.failure("your queues", err), err)

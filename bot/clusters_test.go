@@ -1,6 +1,8 @@
 package bot
 
 import (
+	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -8,6 +10,7 @@ import (
 	"github.com/slack-go/slack"
 
 	"github.com/kueuebot/kueuebot/bot/blocks"
+	"github.com/kueuebot/kueuebot/diagnose"
 	"github.com/kueuebot/kueuebot/diagnose/fetch"
 	"github.com/kueuebot/kueuebot/explain"
 	"github.com/kueuebot/kueuebot/rbac"
@@ -32,7 +35,7 @@ func clusterAsker(t *testing.T) *Asker {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &Asker{Resolve: &fakeResolver{ids: map[string]rbac.Identity{"U1": {User: "alice"}}}, Explain: f, Jobs: f}
+	return &Asker{Resolve: &fakeResolver{ids: map[string]rbac.Identity{"U1": {User: "alice"}}}, Explain: f, Jobs: f, Queues: f}
 }
 
 func TestAskWhichCluster(t *testing.T) {
@@ -78,5 +81,71 @@ func TestMyJobsAcrossClusters(t *testing.T) {
 		if !strings.Contains(text, want) {
 			t.Errorf("my jobs lacks %q:\n%s", want, text)
 		}
+	}
+}
+
+func TestQueuesAcrossClusters(t *testing.T) {
+	a := clusterAsker(t)
+	u := rbac.SlackUser{ID: "U1", TeamID: "T1"}
+	m := a.Ask(t.Context(), u, "my queues -n sc-multikueue-admitted")
+	text := blocks.Text(m.Blocks)
+	for _, want := range []string{"manager: sc-multikueue-admitted/", "gpu-west: sc-multikueue-admitted/"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("my queues lacks %q:\n%s", want, text)
+		}
+	}
+	// Naming a cluster lists there only.
+	m = a.Ask(t.Context(), u, "queues gpu-west -n sc-multikueue-admitted")
+	text = blocks.Text(m.Blocks)
+	if !strings.Contains(text, "gpu-west: sc-multikueue-admitted/") || strings.Contains(text, "manager:") {
+		t.Errorf("queues gpu-west lists other clusters, or not gpu-west's:\n%s", text)
+	}
+}
+
+func TestQueuesClusterFails(t *testing.T) {
+	a := clusterAsker(t)
+	f := a.Queues.(*explain.Fleet)
+	down, err := explain.NewFleet([]*explain.Cluster{
+		f.Cluster("manager"),
+		{Name: "gpu-east", Explainer: &explain.Explainer{Reader: downReader{}}, Timeout: time.Second},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.Queues = down
+	m := a.Ask(t.Context(), rbac.SlackUser{ID: "U1", TeamID: "T1"}, "my queues -n sc-multikueue-admitted")
+	text := blocks.Text(m.Blocks)
+	if !strings.Contains(text, "manager: sc-multikueue-admitted/") || !strings.Contains(text, "`gpu-east` did not answer: connection refused") {
+		t.Errorf("want manager's queues and gpu-east named as failed:\n%s", text)
+	}
+}
+
+// downReader is a cluster whose API server refuses every connection.
+type downReader struct{}
+
+func (downReader) Namespaces(context.Context, rbac.Identity, string) (rbac.Namespaces, error) {
+	return rbac.Namespaces{}, errors.New("connection refused")
+}
+
+func (downReader) Snapshot(context.Context, rbac.Identity, diagnose.Target) (*diagnose.Snapshot, error) {
+	return nil, errors.New("connection refused")
+}
+
+func (downReader) List(context.Context, rbac.Identity, []string) (explain.Listing, error) {
+	return explain.Listing{}, errors.New("connection refused")
+}
+
+// A support-channel question is answered as its poster across their
+// clusters, as a mention is: the cluster it names, else a "which one?".
+func TestTriageAcrossClusters(t *testing.T) {
+	a := clusterAsker(t)
+	u := rbac.SlackUser{ID: "U1", TeamID: "T1"}
+	o := a.triage(t.Context(), u, "why is train still pending on gpu-west -n sc-multikueue-admitted?")
+	if o.report == nil || o.report.Cluster != "gpu-west" {
+		t.Fatalf("triage naming gpu-west: %+v", o)
+	}
+	o = a.triage(t.Context(), u, "why is train still pending -n sc-multikueue-admitted?")
+	if o.verdict != "which-cluster" || o.notice == nil || !strings.Contains(blocks.Text(o.notice.Blocks), "gpu-west") {
+		t.Fatalf("triage in two clusters: want which-cluster, got %+v", o)
 	}
 }

@@ -116,5 +116,5 @@ func queueListMessage(qa queueAnswer, l i18n.Lang) Message {
 		}
 		queues = append(queues, s)
 	}
-	return blocks.QueueListIn(queues, qa.res.Namespaces.Names, l)
+	return blocks.QueueListAcross(queues, qa.res.Namespaces.Names, qa.res.Clusters, l)
 }

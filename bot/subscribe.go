@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"errors"
 
 	"github.com/kueuebot/kueuebot/bot/blocks"
 	"github.com/kueuebot/kueuebot/bot/event"
@@ -20,6 +21,13 @@ type Subscriber interface {
 }
 
 // notifyDisabled is the answer when notifications are off, in l.
+// unreadCluster is the Subscriber's error for a job in a cluster it does
+// not watch (*notify.NoClusterError).
+type unreadCluster interface {
+	error
+	UnreadCluster() string
+}
+
 func notifyDisabled(l i18n.Lang) Message {
 	return blocks.Notice("", i18n.Render(l, i18n.M("bot.notify.disabled")))
 }
@@ -42,6 +50,12 @@ func (a *Asker) notify(q *question, eq explain.Question) outcome {
 	q.rec.Namespaces, q.rec.NamespaceSource = res.Namespaces.Names, res.Namespaces.Source
 	if err != nil {
 		return q.done(q.failure(eq.String(), err), err)
+	}
+	if len(res.Choices) > 0 {
+		// In several clusters: which one to watch (each button answers
+		// there, and its answer has the notify button).
+		q.rec.Verdict = "which-cluster"
+		return q.done(noticeOutcome("which-cluster", whichCluster(res)), nil)
 	}
 	ref, ok := blocks.ReportRef(res.Report)
 	if !ok {
@@ -67,6 +81,10 @@ func (a *Asker) subscription(ctx context.Context, entry event.Entry, user rbac.S
 func (a *Asker) subscribed(q *question, call func(context.Context) (Message, error), what string) outcome {
 	q.stage = i18n.M("bot.stage.notify")
 	m, err := call(q.ctx)
+	var nc unreadCluster
+	if errors.As(err, &nc) {
+		return q.done(noticeOutcome("unsupported", blocks.Notice("", q.tr("bot.notify.noCluster", i18n.Verbatim(blocks.Code(nc.UnreadCluster()))))), err)
+	}
 	if err != nil {
 		return q.done(q.failure(what, err), err)
 	}

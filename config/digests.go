@@ -66,6 +66,12 @@ type Digest struct {
 	// TopN is how many workloads each list of the channel message names
 	// (the thread has more); 0 means 5.
 	TopN int `mapstructure:"topN"`
+	// Cluster is the configured cluster (clusters[].name) the digest reads;
+	// empty means the home cluster (kube). A digest covers one cluster, and
+	// User and Groups are its identity there: a team with queues in several
+	// clusters configures one digest per cluster (e.g. team-a-west and
+	// team-a-east, to the same channel), each with its own trend.
+	Cluster string `mapstructure:"cluster"`
 	// MaxLateness is how late a run may still be posted when no replica
 	// was up at its time: it is posted once, late, with a note, while
 	// younger than this, and skipped after; 0 means 6h.
@@ -233,6 +239,11 @@ func (c *Config) validateDigests(errs *errList) {
 		for j, cq := range d.ClusterQueues {
 			if !reObjectName.MatchString(cq) {
 				errs.addf(fmt.Sprintf("%s.clusterQueues[%d]", key, j), "got %q, want a ClusterQueue name", cq)
+			}
+		}
+		if d.Cluster != "" {
+			if _, ok := c.ClusterNamed(d.Cluster); !ok {
+				errs.addf(key+".cluster", "got %q, want the name of one of clusters[] (%s), or empty for the home cluster", d.Cluster, strings.Join(c.ClusterNames(), ", "))
 			}
 		}
 		checkK8sName(errs, key+".user", d.User, true)

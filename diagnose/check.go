@@ -40,6 +40,13 @@ type CheckReport struct {
 	Target TargetInfo `json:"target"`
 	// File is where the manifest came from ("-" for stdin).
 	File string `json:"file,omitempty"`
+	// Cluster is the configured cluster the manifest was checked in, when
+	// the bot reads several (explain.Fleet) and one answered for it.
+	Cluster string `json:"cluster,omitempty"`
+	// Clusters are, when the manifest was checked in several clusters,
+	// each cluster and whether its LocalQueue is there (Found), or why it
+	// could not be checked (Error).
+	Clusters []ClusterLook `json:"clusters,omitempty"`
 	// PodSets are the pod sets Kueue would build, with the requests it
 	// would count (after LimitRange defaults and RuntimeClass overhead).
 	PodSets []PlannedPodSet `json:"podSets"`
@@ -73,6 +80,9 @@ type PlannedPodSet struct {
 
 // QueueCheck is the answer for one LocalQueue.
 type QueueCheck struct {
+	// Cluster is the configured cluster of the LocalQueue, when the
+	// manifest was checked in several (explain.Fleet).
+	Cluster      string `json:"cluster,omitempty"`
 	LocalQueue   string `json:"localQueue"`
 	ClusterQueue string `json:"clusterQueue,omitempty"`
 	Cohort       string `json:"cohort,omitempty"`

@@ -106,6 +106,9 @@ const (
 // `/kueue queues` answer and the digests show the same figures.
 type QueueSummary struct {
 	Kind QueueKind `json:"kind"`
+	// Cluster is the configured cluster the queue is in, when the bot
+	// reads several (explain.Fleet); empty with one.
+	Cluster string `json:"cluster,omitempty"`
 	// Namespace is the LocalQueue's namespace; empty for a ClusterQueue.
 	Namespace string `json:"namespace,omitempty"`
 	Name      string `json:"name"`

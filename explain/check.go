@@ -28,6 +28,10 @@ type CheckRequest struct {
 	// Namespace is where the job would be created (-n); empty means the
 	// manifest's metadata.namespace, else the caller's only namespace.
 	Namespace string
+	// Cluster, with several clusters (Fleet), is the one cluster to check
+	// in; empty means every cluster where the caller is mapped and the
+	// manifest's LocalQueue exists.
+	Cluster string
 }
 
 // CheckResult is the answer to a CheckRequest.

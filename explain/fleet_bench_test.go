@@ -63,3 +63,44 @@ func BenchmarkFleetQuestion(b *testing.B) {
 		})
 	}
 }
+
+// slowLister is a slowReader that also lists (queues, "my jobs").
+type slowLister struct {
+	slowReader
+	l explain.Lister
+}
+
+func (s slowLister) List(ctx context.Context, id rbac.Identity, namespaces []string) (explain.Listing, error) {
+	time.Sleep(s.latency)
+	return s.l.List(ctx, id, namespaces)
+}
+
+// BenchmarkFleetQueues: `/kueue queues` across 5 clusters against one
+// named cluster, each read 5ms away.
+func BenchmarkFleetQueues(b *testing.B) {
+	const latency = 5 * time.Millisecond
+	var clusters []*explain.Cluster
+	for i := range 5 {
+		r := dumpReader(b, "../deploy/examples/scenarios/multikueue-admitted.yaml")
+		clusters = append(clusters, &explain.Cluster{Name: fmt.Sprintf("c%d", i), Explainer: &explain.Explainer{Reader: slowLister{slowReader{r, latency}, r.(explain.Lister)}}})
+	}
+	f, err := explain.NewFleet(clusters)
+	if err != nil {
+		b.Fatal(err)
+	}
+	id := rbac.Identity{User: "alice", Namespaces: []string{"sc-multikueue-admitted"}}
+	for _, tc := range []struct {
+		name    string
+		cluster string
+		want    int
+	}{{"five-clusters", "", 5}, {"named-cluster", "c2", 1}} {
+		b.Run(tc.name, func(b *testing.B) {
+			for b.Loop() {
+				res, err := f.Queues(b.Context(), id, explain.QueuesQuery{Cluster: tc.cluster})
+				if err != nil || len(res.Clusters) != tc.want || len(res.Queues) == 0 {
+					b.Fatalf("%d clusters, %d queues: %v", len(res.Clusters), len(res.Queues), err)
+				}
+			}
+		})
+	}
+}

@@ -137,6 +137,9 @@ type QueuesQuery struct {
 	// Namespace restricts the list to one namespace; empty means the
 	// caller's namespaces.
 	Namespace string
+	// Cluster, with several clusters (Fleet), is the one cluster to list
+	// in; empty means every cluster where the caller is mapped.
+	Cluster string
 }
 
 // QueuesResult lists the caller's LocalQueues.
@@ -147,6 +150,9 @@ type QueuesResult struct {
 	Queues []diagnose.QueueSummary
 	// Namespaces are where the queues were listed.
 	Namespaces rbac.Namespaces
+	// Clusters are, for a list across several clusters (Fleet), each
+	// cluster where the caller is mapped and whether it answered.
+	Clusters []diagnose.ClusterLook
 }
 
 // Queues summarises the caller's LocalQueues from one store filled as the

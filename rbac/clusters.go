@@ -20,9 +20,10 @@ const TokenSecretName = "kueuebot-token"
 // (a remote one, applied there): its ServiceAccount in ns, a token Secret
 // for it (the kubeconfig's credential), and the ClusterRole and binding of
 // BotClusterRole narrowed to the identity mapping that applies in that
-// cluster. Nothing of the home cluster's: no Lease, no state ConfigMap, no
-// digest identities (digests and leader election stay in the bot's own
-// cluster). For the in-cluster cluster, BotObjects is the answer.
+// cluster and the identities of the digests that name it (digests[].cluster).
+// Nothing of the home cluster's: no Lease, no state ConfigMap (leader
+// election and the digests' state stay in the bot's own cluster). For the
+// in-cluster cluster, BotObjects is the answer.
 func ClusterObjects(cfg *config.Config, name, ns string) ([]runtime.Object, error) {
 	cl, ok := cfg.ClusterNamed(name)
 	if !ok {
@@ -34,6 +35,12 @@ func ClusterObjects(cfg *config.Config, name, ns string) ([]runtime.Object, erro
 	remote := *cfg
 	remote.Identity = cl.ClusterIdentity(cfg.Identity)
 	remote.Digests = nil
+	for _, d := range cfg.Digests {
+		if d.Cluster == name {
+			d.Cluster = "" // the cluster the role is applied in
+			remote.Digests = append(remote.Digests, d)
+		}
+	}
 	remote.Clusters = nil
 	objs := []runtime.Object{BotServiceAccount(ns), botTokenSecret(ns), BotClusterRole(&remote), BotClusterRoleBinding(ns)}
 	if role, binding := BotKueueConfigRole(&remote, ns); role != nil {

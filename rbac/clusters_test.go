@@ -18,6 +18,8 @@ identity:
     - {slackUserID: U0000ALICE, teamID: T0000ACME1, user: alice, groups: [team-a]}
 digests:
   - {name: d, channel: C00PLATFRM, schedule: "0 9 * * *", namespaces: [team-a], user: kueuebot-digest}
+  - {name: west, channel: C00PLATFRM, schedule: "0 9 * * *", namespaces: [team-a], user: digest-west, groups: [west-digest], cluster: gpu-west}
+  - {name: here, channel: C00PLATFRM, schedule: "0 9 * * *", namespaces: [team-a], user: digest-home, cluster: home}
 clusters:
   - {name: home, inCluster: true}
   - {name: same, kubeconfig: /k}
@@ -58,7 +60,8 @@ clusters:
 	}{
 		// The default mapping, without the digest's identity (digests read the home cluster).
 		{"same", []string{"alice"}, []string{"team-a"}},
-		{"gpu-west", []string{"alice@west"}, []string{"west-ml"}},
+		// Its own mapping, and the digest that names it.
+		{"gpu-west", []string{"alice@west", "digest-west"}, []string{"west-digest", "west-ml"}},
 	} {
 		objs, err := ClusterObjects(cfg, tc.cluster, "kueuebot")
 		if err != nil {
@@ -78,5 +81,29 @@ clusters:
 	}
 	if _, err := ClusterObjects(cfg, "nope", "kueuebot"); err == nil || !strings.Contains(err.Error(), `no cluster "nope"`) {
 		t.Errorf("nope: %v", err)
+	}
+}
+
+func TestDigestOfARemoteClusterIsNotImpersonatedAtHome(t *testing.T) {
+	cfg, err := config.Parse([]byte(`
+digests:
+  - {name: d, channel: C00PLATFRM, schedule: "0 9 * * *", namespaces: [team-a], user: kueuebot-digest}
+  - {name: west, channel: C00PLATFRM, schedule: "0 9 * * *", namespaces: [team-a], user: digest-west, cluster: gpu-west}
+  - {name: here, channel: C00PLATFRM, schedule: "0 9 * * *", namespaces: [team-a], user: digest-home, cluster: home}
+clusters:
+  - {name: home, inCluster: true}
+  - {name: gpu-west, kubeconfig: /k}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var users []string
+	for _, r := range BotClusterRole(cfg).Rules {
+		if slices.Contains(r.Resources, "users") {
+			users = r.ResourceNames
+		}
+	}
+	if want := []string{"digest-home", "kueuebot-digest"}; !slices.Equal(users, want) {
+		t.Errorf("home impersonates %v, want %v (digest-west is gpu-west's)", users, want)
 	}
 }

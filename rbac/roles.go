@@ -59,6 +59,9 @@ func BotClusterRole(cfg *config.Config) *rbacv1.ClusterRole {
 		groups = append(groups, g.Groups...)
 	}
 	for _, d := range cfg.Digests {
+		if !DigestReadsHere(cfg, d) {
+			continue // read in its remote cluster (ClusterObjects)
+		}
 		users = append(users, d.User)
 		groups = append(groups, d.Groups...)
 	}
@@ -250,4 +253,14 @@ func BotKueueConfigRole(cfg *config.Config, ns string) (*rbacv1.Role, *rbacv1.Ro
 		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: BotName, Namespace: ns}},
 	}
 	return role, binding
+}
+
+// DigestReadsHere reports whether digest d reads the cluster the bot runs
+// in: it names no cluster (the home cluster), or the inCluster one.
+func DigestReadsHere(cfg *config.Config, d config.Digest) bool {
+	if d.Cluster == "" {
+		return true
+	}
+	cl, ok := cfg.ClusterNamed(d.Cluster)
+	return ok && cl.InCluster
 }

@@ -90,9 +90,9 @@ func detailsNote(r diagnose.Report, l i18n.Lang) *slack.ContextBlock {
 func answerActions(ref JobRef, r diagnose.Report, detailed, shareable, notify bool, l i18n.Lang) *slack.ActionBlock {
 	v := ref.String()
 	els := []slack.BlockElement{slack.NewButtonBlockElement(ActionRefresh, v, plain(tr(l, labelRefresh)))}
-	// Notifications watch the bot's home cluster only: no button on an
-	// answer read in one of several configured clusters.
-	if notify && ref.Cluster == "" && (r.Verdict.Stage == diagnose.StageAdmission || r.Verdict.Stage == diagnose.StageScheduling) && r.Verdict.Code != diagnose.CodeNotFound {
+	// The button carries the job's cluster (JobRef.Cluster): the
+	// notifier watches it there, as the subscriber mapped there.
+	if notify && (r.Verdict.Stage == diagnose.StageAdmission || r.Verdict.Stage == diagnose.StageScheduling) && r.Verdict.Code != diagnose.CodeNotFound {
 		els = append(els, NotifyButton(ref))
 	}
 	if !detailed && hasDetails(r) {

@@ -36,6 +36,7 @@ func DigestMessages(d *digest.Digest, cli string) (Message, []Message) {
 	hint := "The whole digest: `" + cli + "`."
 	var bl []slack.Block
 	bl = append(bl, slack.NewHeaderBlock(plain(truncate("Pending-queue digest: "+d.Name, MaxHeaderText))))
+	bl = append(bl, clusterBlocks(diagnose.Report{Cluster: d.Cluster})...)
 	summary := "*" + Escape(render.TotalsLine(d)) + ".*"
 	if tl := render.TrendLine(d); tl != "" {
 		summary += "\n" + Escape(tl) + "."

@@ -44,11 +44,12 @@ func WillItFit(r *diagnose.CheckReport) Message {
 	bl := []slack.Block{slack.NewHeaderBlock(plain(truncate(header, MaxHeaderText)))}
 	var summary []string
 	for _, q := range r.Queues {
-		summary = append(summary, fmt.Sprintf("%s LocalQueue %s: *%s*", fitEmoji[q.Fit], Code(q.LocalQueue), fitWords(q.Fit)))
+		summary = append(summary, fmt.Sprintf("%s %sLocalQueue %s: *%s*", fitEmoji[q.Fit], fitCluster(r, q), Code(q.LocalQueue), fitWords(q.Fit)))
 	}
 	if len(summary) > 0 {
 		bl = append(bl, slack.NewSectionBlock(mrkdwn(strings.Join(summary, "\n")), nil, nil))
 	}
+	bl = append(bl, clusterBlocks(diagnose.Report{Cluster: r.Cluster, Clusters: r.Clusters})...)
 	for _, n := range r.Notes {
 		bl = append(bl, slack.NewContextBlock("", mrkdwn(Paragraph(n))))
 	}
@@ -69,7 +70,7 @@ func WillItFit(r *diagnose.CheckReport) Message {
 	}
 	for _, q := range r.Queues {
 		bl = append(bl, slack.NewDividerBlock())
-		text := fmt.Sprintf("%s *%s*", fitEmoji[q.Fit], Line(q.Headline))
+		text := fmt.Sprintf("%s %s*%s*", fitEmoji[q.Fit], fitCluster(r, q), Line(q.Headline))
 		if q.Detail != "" {
 			text += "\n" + Paragraph(q.Detail)
 		}
@@ -120,4 +121,13 @@ func resourceText(p diagnose.PlannedPodSet) string {
 		return "no requests"
 	}
 	return strings.Join(parts, ", ")
+}
+
+// fitCluster names a queue's cluster when the manifest was checked in
+// several ("`gpu-west` · "), "" otherwise.
+func fitCluster(r *diagnose.CheckReport, q diagnose.QueueCheck) string {
+	if q.Cluster == "" || r.Cluster != "" {
+		return ""
+	}
+	return Code(q.Cluster) + " · "
 }

@@ -41,8 +41,18 @@ func QueueList(queues []diagnose.QueueSummary, namespaces []string) Message {
 
 // QueueListIn is QueueList in l.
 func QueueListIn(queues []diagnose.QueueSummary, namespaces []string, l i18n.Lang) Message {
+	return QueueListAcross(queues, namespaces, nil, l)
+}
+
+// QueueListAcross is QueueListIn for queues read in several clusters:
+// each queue names its cluster (QueueSummary.Cluster) and every cluster
+// that could not be read is named under the header (looks).
+func QueueListAcross(queues []diagnose.QueueSummary, namespaces []string, looks []diagnose.ClusterLook, l i18n.Lang) Message {
 	var bl []slack.Block
 	bl = append(bl, slack.NewHeaderBlock(plain(tr(l, "blocks.queues.title"))))
+	if n := clusterNotes(looks); n != "" {
+		bl = append(bl, slack.NewContextBlock("", mrkdwn(truncate(n, MaxContextText))))
+	}
 	if len(queues) == 0 {
 		where := tr(l, "blocks.queues.yours")
 		if len(namespaces) > 0 {
@@ -67,7 +77,11 @@ func QueueListIn(queues []diagnose.QueueSummary, namespaces []string, l i18n.Lan
 
 func queueLine(q diagnose.QueueSummary, l i18n.Lang) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "*%s* → ClusterQueue %s", Code(q.Namespace+"/"+q.Name), Code(q.ClusterQueue))
+	name := q.Namespace + "/" + q.Name
+	if q.Cluster != "" {
+		name = q.Cluster + ": " + name // as "my jobs" names a job's cluster
+	}
+	fmt.Fprintf(&b, "*%s* → ClusterQueue %s", Code(name), Code(q.ClusterQueue))
 	if q.State != diagnose.QueueActive {
 		fmt.Fprintf(&b, " · *%s*", Escape(string(q.State)))
 	}

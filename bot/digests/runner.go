@@ -32,7 +32,11 @@ type Digester interface {
 // posted once, late, with a note, within the digest's maxLateness, and
 // skipped after.
 type Runner struct {
+	// Digester reads the home cluster (a digest without cluster).
 	Digester Digester
+	// Clusters read the configured clusters, by name (a digest's
+	// cluster); NewRunner refuses a digest whose cluster has none.
+	Clusters map[string]Digester
 	Poster   Poster
 	State    *State
 	// Holder names this replica in the state (its pod name).
@@ -67,6 +71,9 @@ const lateAfter = time.Minute
 func NewRunner(ds []config.Digest, r Runner) (*Runner, error) {
 	r.digests = nil
 	for _, d := range ds {
+		if d.Cluster != "" && r.Clusters[d.Cluster] == nil {
+			return nil, fmt.Errorf("digest %s: cluster %q is not one the bot reads", d.Name, d.Cluster)
+		}
 		s, err := d.ParseSchedule()
 		if err != nil {
 			return nil, fmt.Errorf("digest %s: schedule %q: %w", d.Name, d.Schedule, err)
@@ -212,7 +219,11 @@ func (r *Runner) handle(ctx context.Context, d *scheduled, now time.Time) time.T
 	}
 
 	start := r.Clock.Now()
-	res, err := r.Digester.Digest(ctx, rbac.Identity{User: d.cfg.User, Groups: d.cfg.Groups}, explain.DigestQuery{
+	dgr := r.Digester
+	if d.cfg.Cluster != "" {
+		dgr = r.Clusters[d.cfg.Cluster]
+	}
+	res, err := dgr.Digest(ctx, rbac.Identity{User: d.cfg.User, Groups: d.cfg.Groups}, explain.DigestQuery{
 		Name:     name,
 		Scope:    digest.Scope{Namespaces: d.cfg.Namespaces, LocalQueues: d.cfg.LocalQueues, ClusterQueues: d.cfg.ClusterQueues},
 		Options:  digest.Options{LongWait: d.cfg.LongWaitOrDefault(), StuckAfter: d.cfg.StuckAfterOrDefault(), TopN: d.cfg.TopNOrDefault()},
@@ -227,6 +238,7 @@ func (r *Runner) handle(ctx context.Context, d *scheduled, now time.Time) time.T
 	logRead(ctx, log, d.cfg.User, res.Stats)
 	built := r.Clock.Now()
 	dg := res.Digest
+	dg.Cluster = d.cfg.Cluster
 
 	// Record the run before posting: a replica that finds it recorded
 	// leaves it alone, so a failover never posts twice.

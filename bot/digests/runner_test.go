@@ -375,3 +375,36 @@ func (s *syncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// A digest that names its cluster reads that cluster's Digester, as its
+// identity, and the post names the cluster; the home Digester is not read.
+func TestRunnerDigestOfACluster(t *testing.T) {
+	r := newRig(time.Date(2026, 11, 30, 8, 59, 0, 0, paris))
+	west := &dumpReader{now: r.clock.Now}
+	d := testDigest()
+	d.Cluster = "gpu-west"
+	if _, err := NewRunner([]config.Digest{d}, Runner{Digester: r.reader, Poster: r.poster, State: r.state}); err == nil || !strings.Contains(err.Error(), `cluster "gpu-west" is not one the bot reads`) {
+		t.Fatalf("a digest of an unknown cluster: %v", err)
+	}
+	run, err := NewRunner([]config.Digest{d}, Runner{
+		Digester: r.reader, Clusters: map[string]Digester{"gpu-west": west},
+		Poster: r.poster, State: r.state, Holder: "pod-a", Clock: r.clock, Retry: time.Minute,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.lead(t, run)
+	r.waiting(t)
+	r.clock.Step(time.Minute)
+	p := <-r.poster.sent
+	if !strings.Contains(p.text, "Pending-queue digest: team") || !strings.Contains(p.text, "*Cluster* `gpu-west`") {
+		t.Errorf("digest of gpu-west does not name it:\n%s", p.text)
+	}
+	west.mu.Lock()
+	defer west.mu.Unlock()
+	r.reader.mu.Lock()
+	defer r.reader.mu.Unlock()
+	if west.reads != 1 || r.reader.reads != 0 {
+		t.Errorf("reads: gpu-west %d, home %d; want 1 and 0", west.reads, r.reader.reads)
+	}
+}

@@ -40,6 +40,16 @@ type Slack interface {
 // on the bot's base rest.Config).
 type ClientsFunc func(rbac.Identity) (*rbac.Clients, error)
 
+// Cluster is how the notifier reads one configured cluster other than the
+// home one: the subscriber's identity there and clients reading as it.
+type Cluster struct {
+	// Resolve maps the subscriber to their identity in the cluster (its
+	// own identity mapping, or the top-level one).
+	Resolve Resolver
+	// Clients read the cluster as an identity.
+	Clients ClientsFunc
+}
+
 // Notifier keeps the subscriptions and, while its replica leads (Lead),
 // watches their jobs and sends the DMs. Subscribe, Unsubscribe and StopAll
 // may be called at any time, on any replica. Build it with New.
@@ -48,6 +58,11 @@ type Notifier struct {
 	Slack   Slack
 	Resolve Resolver
 	Clients ClientsFunc
+	// Clusters are the other configured clusters, by name: a
+	// subscription to a job there (Subscription.Cluster) is read and
+	// watched through them, as the subscriber mapped there. A
+	// subscription to a cluster not in it is refused.
+	Clusters map[string]Cluster
 	// Holder names this replica (its pod name) in pending records.
 	Holder string
 	// MaxPerUser and ExpireAfter are notify.maxPerUser and
@@ -273,16 +288,49 @@ func (n *Notifier) enqueue(id string) {
 	}
 }
 
-// clientsFor returns (cached) clients reading as id.
-func (n *Notifier) clientsFor(id rbac.Identity) (*rbac.Clients, error) {
-	k := identityKey(id)
+// errNoCluster is a subscription to a cluster the notifier does not read.
+var errNoCluster = errors.New("notify: not a cluster notifications read")
+
+// access is how the subscriber is resolved and read in cluster ("": home).
+func (n *Notifier) access(cluster string) (Resolver, ClientsFunc, error) {
+	if cluster == "" {
+		return n.Resolve, n.Clients, nil
+	}
+	c, ok := n.Clusters[cluster]
+	if !ok || c.Resolve == nil || c.Clients == nil {
+		return nil, nil, fmt.Errorf("%w: %s", errNoCluster, cluster)
+	}
+	return c.Resolve, c.Clients, nil
+}
+
+// subscriber resolves s's subscriber in s's cluster and returns clients
+// reading there as them.
+func (n *Notifier) subscriber(ctx context.Context, s *Subscription) (*rbac.Clients, error) {
+	resolve, _, err := n.access(s.Cluster)
+	if err != nil {
+		return nil, err
+	}
+	ident, err := resolve.Resolve(ctx, s.SlackUser())
+	if err != nil {
+		return nil, err
+	}
+	return n.clientsFor(s.Cluster, ident)
+}
+
+// clientsFor returns (cached) clients reading cluster ("": home) as id.
+func (n *Notifier) clientsFor(cluster string, id rbac.Identity) (*rbac.Clients, error) {
+	_, clients, err := n.access(cluster)
+	if err != nil {
+		return nil, err
+	}
+	k := cluster + "\x00" + identityKey(id)
 	n.mu.Lock()
 	c := n.clients[k]
 	n.mu.Unlock()
 	if c != nil {
 		return c, nil
 	}
-	c, err := n.Clients(id)
+	c, err = clients(id)
 	if err != nil {
 		return nil, err
 	}
@@ -405,9 +453,9 @@ func (n *Notifier) periodic(ls *leadState, now time.Time) {
 		if s.PodSelector == "" {
 			continue
 		}
-		if w := ls.watchers[s.Namespace]; w != nil {
+		if w := ls.watchers[s.scope()]; w != nil {
 			if wl := w.workload(&s); wl != nil && WantsPods(wl, s.Seen) {
-				if _, key, _, err := podKeyOf(s.PodSelector); err == nil && ls.podWatchers[podWatchKey(s.Namespace, key)] != nil {
+				if _, key, _, err := podKeyOf(s.PodSelector); err == nil && ls.podWatchers[podWatchKey(s.scope(), key)] != nil {
 					continue
 				}
 				waiting = append(waiting, s)
@@ -468,14 +516,11 @@ func (n *Notifier) reconcile(ctx context.Context, id string) error {
 	if !now.Before(s.Expires) {
 		return n.tell(ctx, s, Event{Key: "expired", Type: Expired})
 	}
-	ident, err := n.Resolve.Resolve(ctx, s.SlackUser())
-	if denied(err) {
+	cl, err := n.subscriber(ctx, &s)
+	if denied(err) || errors.Is(err, errNoCluster) {
+		// Refused, or a cluster no longer configured: the subscription ends.
 		return n.tell(ctx, s, Event{Key: "lost-access", Type: LostAccess})
 	}
-	if err != nil {
-		return err
-	}
-	cl, err := n.clientsFor(ident)
 	if err != nil {
 		return err
 	}

@@ -42,7 +42,7 @@ func (n *Notifier) pollPods(ls *leadState, waiting []Subscription) {
 			continue
 		}
 		v := reqs[0].Values().UnsortedList()[0]
-		gk := s.Namespace + "\x00" + s.User + "\x00" + reqs[0].Key()
+		gk := s.scope() + "\x00" + s.User + "\x00" + reqs[0].Key()
 		g := groups[gk]
 		if g == nil || len(g.values) >= maxInValues {
 			if g != nil {
@@ -81,11 +81,7 @@ func (n *Notifier) pollPods(ls *leadState, waiting []Subscription) {
 // countPods lists Pods as s's subscriber and counts the running or
 // succeeded ones per value of label key ("" when key is empty).
 func (n *Notifier) countPods(ctx context.Context, s Subscription, selector, key string) (map[string]int, error) {
-	ident, err := n.Resolve.Resolve(ctx, s.SlackUser())
-	if err != nil {
-		return nil, err
-	}
-	cl, err := n.clientsFor(ident)
+	cl, err := n.subscriber(ctx, &s)
 	if err != nil {
 		return nil, err
 	}
@@ -108,7 +104,7 @@ func (n *Notifier) enqueueIfRunning(ls *leadState, id string, running int) {
 	if !ok {
 		return
 	}
-	if w := ls.watchers[s.Namespace]; w != nil {
+	if w := ls.watchers[s.scope()]; w != nil {
 		if wl := w.workload(&s); wl != nil && running >= PodCount(wl) && running > 0 {
 			ls.queue.Add(id)
 		}

@@ -98,7 +98,7 @@ func (n *Notifier) syncPodWatchers(ls *leadState) {
 		if s.PodSelector == "" {
 			continue
 		}
-		w := ls.watchers[s.Namespace]
+		w := ls.watchers[s.scope()]
 		if w == nil {
 			continue
 		}
@@ -110,7 +110,7 @@ func (n *Notifier) syncPodWatchers(ls *leadState) {
 		if err != nil {
 			continue
 		}
-		wk := podWatchKey(s.Namespace, key)
+		wk := podWatchKey(s.scope(), key)
 		wanted[wk] = append(wanted[wk], s)
 		if at, ok := queued[s.ID]; ok && now.Sub(at) < n.Tick {
 			continue // queued by the watch, its check comes
@@ -182,7 +182,8 @@ func slimPod(obj any) (any, error) {
 
 func (n *Notifier) watchPods(ls *leadState, ns, key, user string, cl *rbac.Clients) *podWatcher {
 	ctx, cancel := context.WithCancel(ls.ctx)
-	pods := cl.Kube.CoreV1().Pods(ns)
+	_, inNS := splitScope(ns) // ns is the scope: a namespace, in its cluster
+	pods := cl.Kube.CoreV1().Pods(inNS)
 	selector := key // the key exists; "" selects every Pod
 	lw := &cache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
@@ -292,7 +293,7 @@ func (n *Notifier) mayRun(s *Subscription, wl *kueue.Workload) bool {
 		return true
 	}
 	ls.pmu.Lock()
-	pw := ls.podShared[podWatchKey(s.Namespace, key)]
+	pw := ls.podShared[podWatchKey(s.scope(), key)]
 	ls.pmu.Unlock()
 	if pw == nil || !pw.informer.HasSynced() || pw.isRefused() {
 		return true

@@ -37,9 +37,14 @@ func mrkdwn(s string) *slack.TextBlockObject {
 	return t
 }
 
-// job renders the subscription's job as inline code.
+// job renders the subscription's job as inline code, its cluster first
+// when it is not the home one ("gpu-west: Job team-a/train-7").
 func job(s *Subscription) string {
-	return blocks.Code(s.Kind + " " + s.Namespace + "/" + s.Name)
+	j := s.Kind + " " + s.Namespace + "/" + s.Name
+	if s.Cluster != "" {
+		j = s.Cluster + ": " + j
+	}
+	return blocks.Code(j)
 }
 
 func quoted(reason, message string) string {

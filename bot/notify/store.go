@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -33,6 +34,9 @@ type Subscription struct {
 	// Channel is the DM channel the messages go to (the channel Slack
 	// answered the confirmation with).
 	Channel string `json:"channel"`
+	// Cluster is the configured cluster the job is in (clusters[].name);
+	// empty: the home cluster.
+	Cluster string `json:"cluster,omitempty"`
 	// Namespace, Kind and Name are the job's.
 	Namespace string `json:"namespace"`
 	Kind      string `json:"kind"`
@@ -62,8 +66,27 @@ type Pending struct {
 	Holder string    `json:"holder,omitempty"`
 }
 
-// Ref is the job as "namespace/Kind/name".
+// Ref is the job as "namespace/Kind/name" (its cluster is Cluster).
 func (s *Subscription) Ref() string { return s.Namespace + "/" + s.Kind + "/" + s.Name }
+
+// scope is what one Workload watch covers: the job's namespace, in its
+// cluster ("cluster/namespace"; the namespace alone in the home cluster).
+func (s *Subscription) scope() string { return scopeOf(s.Cluster, s.Namespace) }
+
+func scopeOf(cluster, ns string) string {
+	if cluster == "" {
+		return ns
+	}
+	return cluster + "/" + ns
+}
+
+// splitScope is scopeOf's inverse.
+func splitScope(scope string) (cluster, ns string) {
+	if c, n, ok := strings.Cut(scope, "/"); ok {
+		return c, n
+	}
+	return "", scope
+}
 
 // SlackUser is the subscriber as the resolver takes it.
 func (s *Subscription) SlackUser() rbac.SlackUser {

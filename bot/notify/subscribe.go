@@ -21,7 +21,9 @@ import (
 // answer is a short reply for the user who asked.
 func answer(header, body string) blocks.Message { return blocks.Notice(header, body) }
 
-func ref(r blocks.JobRef) string { return blocks.Code(r.Kind + " " + r.Namespace + "/" + r.Name) }
+func ref(r blocks.JobRef) string {
+	return job(&Subscription{Cluster: r.Cluster, Kind: r.Kind, Namespace: r.Namespace, Name: r.Name})
+}
 
 // Subscribe subscribes the Slack user u to the job ref, for the
 // "Tell me when it starts" button (ActionNotify) and `/kueue notify JOB`.
@@ -37,20 +39,26 @@ func (n *Notifier) Subscribe(ctx context.Context, u rbac.SlackUser, r blocks.Job
 	if err := r.Validate(); err != nil {
 		return answer("", "I cannot watch that: "+blocks.Line(err.Error())+"."), nil
 	}
-	ident, err := n.Resolve.Resolve(ctx, u)
+	// The job's cluster: the subscriber is resolved with its identity
+	// mapping and read there.
+	resolve, _, err := n.access(r.Cluster)
+	if err != nil {
+		return blocks.Message{}, &NoClusterError{Cluster: r.Cluster}
+	}
+	ident, err := resolve.Resolve(ctx, u)
 	if ref, ok := rbac.IsRefused(err); ok {
 		return answer("", blocks.Line(ref.UserMessage())), nil
 	}
 	if err != nil {
 		return blocks.Message{}, err
 	}
-	cl, err := n.clientsFor(ident)
+	cl, err := n.clientsFor(r.Cluster, ident)
 	if err != nil {
 		return blocks.Message{}, err
 	}
 	s := Subscription{
 		ID: newID(), User: u.ID, Team: u.TeamID, Enterprise: u.EnterpriseID,
-		Namespace: r.Namespace, Kind: r.Kind, Name: r.Name,
+		Cluster: r.Cluster, Namespace: r.Namespace, Kind: r.Kind, Name: r.Name,
 	}
 	var wl *kueue.Workload
 	if r.Kind == kueueWorkloadKind {
@@ -115,7 +123,7 @@ func (n *Notifier) Subscribe(ctx context.Context, u rbac.SlackUser, r blocks.Job
 	case err != nil:
 		return blocks.Message{}, err
 	}
-	n.Log.InfoContext(ctx, "notification subscription", slog.String("subscription", s.ID), slog.String("slackUser", u.ID),
+	n.Log.InfoContext(ctx, "notification subscription", slog.String("subscription", s.ID), slog.String("slackUser", u.ID), slog.String("cluster", s.Cluster),
 		slog.String("impersonated", ident.User), slog.String("job", s.Ref()), slog.Time("expires", s.Expires))
 	n.enqueue(s.ID)
 	return answer("", fmt.Sprintf("I will send you a direct message when %s is admitted, when its Pods run, and if it is evicted, preempted, fails or finishes (until %s). Now: %s.",
@@ -123,6 +131,17 @@ func (n *Notifier) Subscribe(ctx context.Context, u rbac.SlackUser, r blocks.Job
 }
 
 var errRefused = errors.New("notify: refused")
+
+// NoClusterError is Subscribe's error for a job in a cluster notifications
+// do not read (not in Notifier.Clusters).
+type NoClusterError struct{ Cluster string }
+
+func (e *NoClusterError) Error() string {
+	return "notify: notifications do not read cluster " + e.Cluster
+}
+
+// UnreadCluster is the cluster, for the bot's answer.
+func (e *NoClusterError) UnreadCluster() string { return e.Cluster }
 
 // refuse reads the user's subscriptions and says why one more is refused.
 func (n *Notifier) refuse(ctx context.Context, user string, r blocks.JobRef) (blocks.Message, bool) {
@@ -135,7 +154,7 @@ func (n *Notifier) refuse(ctx context.Context, user string, r blocks.JobRef) (bl
 
 func (n *Notifier) check(cur []Subscription, r blocks.JobRef) (blocks.Message, bool) {
 	for _, c := range cur {
-		if c.Namespace == r.Namespace && c.Kind == r.Kind && c.Name == r.Name {
+		if c.Cluster == r.Cluster && c.Namespace == r.Namespace && c.Kind == r.Kind && c.Name == r.Name {
 			return answer("", fmt.Sprintf("I am already watching %s for you (subscription %s, until %s).", ref(r), blocks.Code(c.ID), c.Expires.UTC().Format("Jan 2 15:04 MST"))), true
 		}
 	}

@@ -103,12 +103,13 @@ func slim(obj any) (any, error) {
 	return out, nil
 }
 
-// syncWatchers runs one watch per namespace that has subscriptions, as
-// one of its subscribers, and stops the others.
+// syncWatchers runs one watch per namespace that has subscriptions (in
+// each cluster: the scope, Subscription.scope), as one of its
+// subscribers, and stops the others.
 func (n *Notifier) syncWatchers(ls *leadState) {
 	byNS := map[string][]Subscription{}
 	for _, s := range n.snapshot() {
-		byNS[s.Namespace] = append(byNS[s.Namespace], s)
+		byNS[s.scope()] = append(byNS[s.scope()], s)
 	}
 	for ns, w := range ls.watchers {
 		subs := byNS[ns]
@@ -170,11 +171,7 @@ func (n *Notifier) firstWatcher(ls *leadState, subs []Subscription, refused map[
 			continue
 		}
 		tried[s.User] = true
-		ident, err := n.Resolve.Resolve(ls.ctx, s.SlackUser())
-		if err != nil {
-			continue
-		}
-		cl, err := n.clientsFor(ident)
+		cl, err := n.subscriber(ls.ctx, &s)
 		if err != nil {
 			continue
 		}
@@ -183,9 +180,13 @@ func (n *Notifier) firstWatcher(ls *leadState, subs []Subscription, refused map[
 	return "", nil, false
 }
 
-func (n *Notifier) watch(ls *leadState, ns, user string, cl *rbac.Clients) *watcher {
+// watch starts the Workload watch of scope (a namespace, in its cluster:
+// cl reads that cluster) as user.
+func (n *Notifier) watch(ls *leadState, scope, user string, cl *rbac.Clients) *watcher {
+	ns := scope
 	ctx, cancel := context.WithCancel(ls.ctx)
-	wls := cl.Kueue.KueueV1beta2().Workloads(ns)
+	_, inNS := splitScope(scope)
+	wls := cl.Kueue.KueueV1beta2().Workloads(inNS)
 	lw := &cache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
 			return wls.List(ctx, o)
@@ -236,7 +237,7 @@ func (n *Notifier) onWorkload(ns string, obj any, deleted bool) {
 	var ids []string
 	pods := false
 	for _, s := range n.subs {
-		if s.Namespace != ns {
+		if s.scope() != ns {
 			continue
 		}
 		match := s.Kind == kueueWorkloadKind && s.Name == wl.Name || s.JobUID != "" && slices.Contains(uids, s.JobUID)

@@ -101,7 +101,7 @@ func (o *chatOptions) run(cmd *cobra.Command) error {
 	}
 	asker := &bot.Asker{Resolve: resolver, Explain: ex, Jobs: ex, Queues: ex, Log: log, Lang: &bot.Languages{Default: cfg.DefaultLang()}}
 	if len(o.fromFiles) == 0 && (live || len(cfg.Clusters) > 0) {
-		if err := useFleet(cfg, newDirectory(cfg.Identity), nil, asker); err != nil {
+		if _, err := useFleet(cfg, newDirectory(cfg.Identity), nil, asker); err != nil {
 			return err
 		}
 	}

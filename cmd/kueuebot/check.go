@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kueuebot/kueuebot/config"
 	"github.com/kueuebot/kueuebot/diagnose"
 	"github.com/kueuebot/kueuebot/diagnose/fetch"
 	"github.com/kueuebot/kueuebot/diagnose/render"
@@ -16,9 +17,10 @@ import (
 )
 
 type checkOptions struct {
-	file   string
-	output string
-	kube   *kubeFlags
+	file       string
+	output     string
+	configPath string
+	kube       *kubeFlags
 }
 
 // maxManifestRead bounds how much of the file or stdin check reads.
@@ -35,10 +37,14 @@ manifest (LimitRange defaults and RuntimeClass overhead included), compared
 with the quota of the LocalQueue it names (label kueue.x-k8s.io/queue-name),
 or of each LocalQueue of the namespace you may read.
 
-Reads the cluster as the kubeconfig user (or --as) and changes nothing.`,
+Reads the cluster as the kubeconfig user (or --as) and changes nothing.
+With --config, checks in the config's clusters[]: the one --cluster names,
+else every one where the manifest's LocalQueue exists, and names the
+cluster of each answer.`,
 		Example: `  kueuebot check -f job.yaml
   kueuebot check -f job.yaml -n team-a --as alice -o json
-  cat job.yaml | kueuebot check -f -`,
+  cat job.yaml | kueuebot check -f -
+  kueuebot check -f job.yaml --config config.yaml --cluster gpu-west`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 0 {
 				return usagef("check takes the manifest with -f FILE (or -f - for stdin), not arguments")
@@ -55,6 +61,7 @@ Reads the cluster as the kubeconfig user (or --as) and changes nothing.`,
 	f.Lookup("request-timeout").Usage += fmt.Sprintf(" For a check, 0 means the default, %s.", fetch.DefaultTimeout)
 	f.StringVarP(&o.file, "filename", "f", "", "the job's manifest (YAML or JSON, one object); - reads stdin")
 	f.StringVarP(&o.output, "output", "o", "text", "output format: text, markdown or json")
+	f.StringVar(&o.configPath, "config", "", "kueuebot config whose clusters to check in (each cluster's kubeconfig; --cluster then names one of them, else every one where the manifest's LocalQueue exists is checked)")
 	return cmd
 }
 
@@ -82,6 +89,9 @@ func (o *checkOptions) run(ctx context.Context, cmd *cobra.Command) error {
 	if _, _, err := diagnose.ParseManifest(data); err != nil {
 		return usagef("%s: %w", o.file, err) // a bad manifest is the caller's input
 	}
+	if o.configPath != "" {
+		return o.runClusters(ctx, cmd, format, data)
+	}
 	cfg, err := o.kube.RESTConfig()
 	if err != nil {
 		return err
@@ -94,6 +104,31 @@ func (o *checkOptions) run(ctx context.Context, cmd *cobra.Command) error {
 	res, err := (&explain.Explainer{Reader: reader}).Check(ctx, rbac.Identity{}, explain.CheckRequest{
 		Manifest: data, File: o.file, Namespace: o.kube.flagNamespace(),
 	})
+	if err != nil {
+		return fmt.Errorf("cannot check %s: %w", o.file, err)
+	}
+	return render.WriteCheck(cmd.OutOrStdout(), format, &res.Report)
+}
+
+// runClusters checks the manifest in the clusters of the config: the one
+// --cluster names, else every one where its LocalQueue exists.
+func (o *checkOptions) runClusters(ctx context.Context, cmd *cobra.Command, format render.Format, data []byte) error {
+	cfg, err := config.Load(o.configPath)
+	if err != nil {
+		return err
+	}
+	if len(cfg.Clusters) == 0 {
+		return usagef("%s lists no clusters: drop --config, or add clusters[]", o.configPath)
+	}
+	fleet, err := cliFleet(cfg, o.kube, o.kube.Namespace())
+	if err != nil {
+		return err
+	}
+	req := explain.CheckRequest{Manifest: data, File: o.file, Namespace: o.kube.flagNamespace()}
+	if f := o.kube.flags.ClusterName; f != nil {
+		req.Cluster = *f
+	}
+	res, err := fleet.Check(ctx, rbac.Identity{}, req)
 	if err != nil {
 		return fmt.Errorf("cannot check %s: %w", o.file, err)
 	}

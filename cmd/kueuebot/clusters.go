@@ -98,16 +98,14 @@ func resolverMapper(r *rbac.Resolver) explain.IdentityMapper {
 	}
 }
 
-// useFleet points the asker's questions and job lists at the configured
-// clusters (nothing without clusters); queues and manifest checks read the
-// first configured cluster.
-func useFleet(cfg *config.Config, api rbac.SlackAPI, wrap transport.WrapperFunc, a *bot.Asker) error {
+// useFleet points the asker's questions, job and queue lists and
+// manifest checks at the configured clusters (nothing without clusters),
+// and returns the Fleet (nil without clusters).
+func useFleet(cfg *config.Config, api rbac.SlackAPI, wrap transport.WrapperFunc, a *bot.Asker) (*explain.Fleet, error) {
 	fleet, err := newFleet(cfg, api, wrap)
 	if err != nil || fleet == nil {
-		return err
+		return nil, err
 	}
-	a.Explain, a.Jobs = fleet, fleet
-	first := fleet.Cluster(cfg.Clusters[0].Name).Explainer
-	a.Queues, a.Check = first, first
-	return nil
+	a.Explain, a.Jobs, a.Queues, a.Check = fleet, fleet, fleet, fleet
+	return fleet, nil
 }

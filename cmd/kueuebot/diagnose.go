@@ -183,30 +183,7 @@ func (o *diagnoseOptions) runClusters(ctx context.Context, cmd *cobra.Command, a
 	if ns == "" {
 		ns = "default"
 	}
-	var as rest.ImpersonationConfig
-	if f := o.kube.flags; f.Impersonate != nil {
-		as.UserName = *f.Impersonate
-		if f.ImpersonateGroup != nil {
-			as.Groups = *f.ImpersonateGroup
-		}
-	}
-	clusters := make([]*explain.Cluster, 0, len(cfg.Clusters))
-	for i, cl := range cfg.Clusters {
-		rc, err := clusterRESTConfig(i, cl)
-		if err != nil {
-			return err
-		}
-		rc.Impersonate = as
-		f, err := newFetcher(rc)
-		if err != nil {
-			return err
-		}
-		clusters = append(clusters, &explain.Cluster{
-			Name: cl.Name, MultiKueueCluster: cl.MultiKueueCluster, Timeout: cl.ClusterTimeout(),
-			Explainer: &explain.Explainer{Reader: &explain.ClientReader{Fetcher: f, Default: ns}},
-		})
-	}
-	fleet, err := explain.NewFleet(clusters)
+	fleet, err := cliFleet(cfg, o.kube, ns)
 	if err != nil {
 		return err
 	}
@@ -232,6 +209,36 @@ func (o *diagnoseOptions) runClusters(ctx context.Context, cmd *cobra.Command, a
 		return errAmbiguous
 	}
 	return writeReport(cmd.OutOrStdout(), format, &res.Report, lang)
+}
+
+// cliFleet is the Fleet of the config's clusters for the CLI: each read
+// with its kubeconfig (as --as and --as-group, when given), ns the
+// default namespace.
+func cliFleet(cfg *config.Config, kube *kubeFlags, ns string) (*explain.Fleet, error) {
+	var as rest.ImpersonationConfig
+	if f := kube.flags; f.Impersonate != nil {
+		as.UserName = *f.Impersonate
+		if f.ImpersonateGroup != nil {
+			as.Groups = *f.ImpersonateGroup
+		}
+	}
+	clusters := make([]*explain.Cluster, 0, len(cfg.Clusters))
+	for i, cl := range cfg.Clusters {
+		rc, err := clusterRESTConfig(i, cl)
+		if err != nil {
+			return nil, err
+		}
+		rc.Impersonate = as
+		f, err := newFetcher(rc)
+		if err != nil {
+			return nil, err
+		}
+		clusters = append(clusters, &explain.Cluster{
+			Name: cl.Name, MultiKueueCluster: cl.MultiKueueCluster, Timeout: cl.ClusterTimeout(),
+			Explainer: &explain.Explainer{Reader: &explain.ClientReader{Fetcher: f, Default: ns}},
+		})
+	}
+	return explain.NewFleet(clusters)
 }
 
 // errAmbiguous is diagnose's error when the job is in several clusters

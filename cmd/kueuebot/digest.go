@@ -55,6 +55,10 @@ from paginated LISTs (one per kind and namespace, or per kind cluster-wide
 without --namespace; no request per workload), or from a dump with
 --from-file.
 
+With a --config that lists clusters[], --cluster NAME reads that configured
+cluster with its kubeconfig; a --name digest reads its own cluster
+(digests[].cluster; empty: the kubeconfig's, the home cluster).
+
 -o json groups every pending workload under its verdict code. --post posts
 the digest to Slack (the --name digest's channel, or --channel) with the
 details in a thread, with the bot token of the --config file or
@@ -62,6 +66,7 @@ KUEUEBOT_SLACK_BOTTOKEN.`,
 		Example: `  kueuebot digest --namespace team-a --namespace team-b
   kueuebot digest --cluster-queue gpu -o json
   kueuebot digest --name team-a --config /etc/kueuebot/config.yaml --post
+  kueuebot digest --config config.yaml --cluster gpu-west --namespace team-a
   kueuebot digest --from-file dump.yaml -o markdown`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return o.run(cmd.Context(), cmd) },
@@ -96,6 +101,9 @@ type digestSpec struct {
 	// kubeconfig's own, or --as).
 	user   string
 	groups []string
+	// cluster is the configured cluster to read (--cluster with --config,
+	// or the --name digest's cluster); empty: the kubeconfig's.
+	cluster string
 }
 
 func (o *digestOptions) spec() (*digestSpec, *config.Config, error) {
@@ -122,7 +130,7 @@ func (o *digestOptions) spec() (*digestSpec, *config.Config, error) {
 			return nil, nil, usagef("no digest named %q in %s (digests: %s)", o.name, orDefaults(o.configPath), digestNames(cfg))
 		}
 		s = &digestSpec{
-			name: d.Name, channel: d.Channel, user: d.User, groups: d.Groups,
+			name: d.Name, channel: d.Channel, user: d.User, groups: d.Groups, cluster: d.Cluster,
 			scope: digest.Scope{Namespaces: d.Namespaces, LocalQueues: d.LocalQueues, ClusterQueues: d.ClusterQueues},
 			opts:  digest.Options{LongWait: d.LongWaitOrDefault(), StuckAfter: d.StuckAfterOrDefault(), TopN: d.TopNOrDefault()},
 		}
@@ -134,6 +142,15 @@ func (o *digestOptions) spec() (*digestSpec, *config.Config, error) {
 		}
 		s.scope = digest.Scope{Namespaces: o.namespaces, LocalQueues: o.localQueues, ClusterQueues: o.clusterQueues}
 		s.name = scopeName(s.scope)
+	}
+	if f := o.kube.flags.ClusterName; cfg != nil && len(cfg.Clusters) > 0 && f != nil && *f != "" {
+		if _, ok := cfg.ClusterNamed(*f); !ok {
+			return nil, nil, usagef("--cluster %q: no such cluster in %s (clusters: %s)", *f, orDefaults(o.configPath), strings.Join(cfg.ClusterNames(), ", "))
+		}
+		if s.cluster != "" && s.cluster != *f {
+			return nil, nil, usagef("digest %s reads cluster %s: drop --cluster %s, or change the digest's cluster", s.name, s.cluster, *f)
+		}
+		s.cluster = *f
 	}
 	if o.longWait > 0 {
 		s.opts.LongWait = o.longWait
@@ -206,7 +223,7 @@ func (o *digestOptions) run(ctx context.Context, cmd *cobra.Command) error {
 		}
 		ex.Reader = &explain.DumpReader{Dump: dump, Unrestricted: true}
 	} else {
-		restCfg, err := o.kube.RESTConfig()
+		restCfg, err := o.restConfig(cfg, spec)
 		if err != nil {
 			return err
 		}
@@ -231,6 +248,7 @@ func (o *digestOptions) run(ctx context.Context, cmd *cobra.Command) error {
 		}
 	}
 	d := res.Digest
+	d.Cluster = spec.cluster
 	if err := render.WriteDigest(cmd.OutOrStdout(), format, d); err != nil {
 		return err
 	}
@@ -244,6 +262,30 @@ func (o *digestOptions) run(ctx context.Context, cmd *cobra.Command) error {
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "kueuebot: posted digest %q to %s (ts %s)\n", d.Name, spec.channel, ts)
 	return nil
+}
+
+// restConfig is the bot's rest.Config for the digest: the configured
+// cluster it reads (its kubeconfig), else the kubeconfig flags'.
+func (o *digestOptions) restConfig(cfg *config.Config, spec *digestSpec) (*rest.Config, error) {
+	if spec.cluster == "" {
+		return o.kube.RESTConfig()
+	}
+	for i, cl := range cfg.Clusters {
+		if cl.Name == spec.cluster {
+			rc, err := clusterRESTConfig(i, cl)
+			if err != nil {
+				return nil, err
+			}
+			if f := o.kube.flags; f.Impersonate != nil && *f.Impersonate != "" {
+				rc.Impersonate = rest.ImpersonationConfig{UserName: *f.Impersonate}
+				if f.ImpersonateGroup != nil {
+					rc.Impersonate.Groups = *f.ImpersonateGroup
+				}
+			}
+			return rc, nil
+		}
+	}
+	return nil, usagef("no cluster %q in the config", spec.cluster)
 }
 
 // cliHint is the command that prints the whole digest just posted.

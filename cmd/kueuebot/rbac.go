@@ -29,7 +29,13 @@ impersonate exactly the users, groups and Slack user IDs the config maps (and
 list LocalQueues; get/list quota objects only with kube.clusterScopedReads:
 bot), its binding, and, only when digests are configured, a Role for its
 Lease and state ConfigMap. The Helm chart renders the same objects; use this
-with the kustomize base (deploy/manifests) or to review a config change.`,
+with the kustomize base (deploy/manifests) or to review a config change.
+
+--cluster NAME prints the bot's identity for a remote cluster of clusters[],
+to apply there: its ServiceAccount, a token Secret for its kubeconfig, and a
+ClusterRole narrowed to that cluster's identity mapping and the digests that
+name it (no Lease, no state). The chart with remoteCluster=NAME installs the
+same objects.`,
 		Example: `  kueuebot rbac --config config.yaml --namespace kueuebot > rbac.yaml
   kueuebot rbac --config config.yaml --cluster gpu-west | kubectl --context gpu-west apply -f -
   kueuebot rbac --config config.yaml --reader | kubectl apply -f -`,

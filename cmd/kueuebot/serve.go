@@ -25,6 +25,7 @@ import (
 	"github.com/kueuebot/kueuebot/bot/transport"
 	"github.com/kueuebot/kueuebot/bot/triage"
 	"github.com/kueuebot/kueuebot/config"
+	"github.com/kueuebot/kueuebot/explain"
 	"github.com/kueuebot/kueuebot/rbac"
 )
 
@@ -102,20 +103,21 @@ func (o *serveOptions) run(cmd *cobra.Command) error {
 	if err != nil {
 		return err
 	}
-	runner, err := newDigestRunner(cfg, api, log, fromFiles, election, ex)
+	asker := &bot.Asker{Resolve: resolver, Explain: ex, Log: log, Lang: newLanguages(cfg, api, log, election)}
+	asker.Jobs, asker.Queues, asker.Check = ex, ex, ex
+	var fleet *explain.Fleet
+	if !fromFiles {
+		if fleet, err = useFleet(cfg, api, botMetrics.WrapKubeTransport, asker); err != nil {
+			return err
+		}
+	}
+	runner, err := newDigestRunner(cfg, api, log, fromFiles, election, ex, fleet)
 	if err != nil {
 		return err
 	}
 	notifier, err := newNotifier(cfg, api, log, fromFiles, election, own, resolver, botMetrics)
 	if err != nil {
 		return err
-	}
-	asker := &bot.Asker{Resolve: resolver, Explain: ex, Log: log, Lang: newLanguages(cfg, api, log, election)}
-	asker.Jobs, asker.Queues, asker.Check = ex, ex, ex
-	if !fromFiles {
-		if err := useFleet(cfg, api, botMetrics.WrapKubeTransport, asker); err != nil {
-			return err
-		}
 	}
 	if notifier != nil { // a nil *Notifier in the interface would not be nil
 		asker.Notify = notifier

@@ -46,11 +46,12 @@ func newElection(log *slog.Logger, own *botClients) (*leader.Election, error) {
 
 // newDigestRunner builds the runner of cfg's scheduled digests for
 // `serve`: the leader posts each digest at its times, reading as the
-// digest's identity through ex (the explainer the bot answers with), and
-// records the runs in its namespace. nil when there are none; with dumps
+// digest's identity through ex (the explainer the bot answers with) or,
+// for a digest that names its cluster, through that cluster's explainer
+// in fleet, and records the runs in its namespace. nil when there are none; with dumps
 // (--from-file, fromFiles) digests are not scheduled (print one with
 // `kueuebot digest --from-file`).
-func newDigestRunner(cfg *config.Config, api *slack.Client, log *slog.Logger, fromFiles bool, e *leader.Election, ex *explain.Explainer) (*digests.Runner, error) {
+func newDigestRunner(cfg *config.Config, api *slack.Client, log *slog.Logger, fromFiles bool, e *leader.Election, ex *explain.Explainer, fleet *explain.Fleet) (*digests.Runner, error) {
 	if len(cfg.Digests) == 0 {
 		return nil, nil
 	}
@@ -61,8 +62,15 @@ func newDigestRunner(cfg *config.Config, api *slack.Client, log *slog.Logger, fr
 	if e == nil {
 		return nil, errors.New("digests[] need the bot's namespace for leader election and digest state: set POD_NAMESPACE (the chart and deploy/manifests set it from the downward API)")
 	}
+	clusters := map[string]digests.Digester{}
+	if fleet != nil {
+		for _, name := range fleet.Names() {
+			clusters[name] = fleet.Cluster(name).Explainer
+		}
+	}
 	runner, err := digests.NewRunner(cfg.Digests, digests.Runner{
 		Digester: ex,
+		Clusters: clusters,
 		Poster:   &digests.SlackPoster{API: api},
 		State:    &digests.State{Client: e.Client, Namespace: e.Namespace},
 		Holder:   e.Identity,

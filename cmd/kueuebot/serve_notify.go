@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"log/slog"
 	"time"
 
@@ -41,11 +42,16 @@ func newNotifier(cfg *config.Config, api *slack.Client, log *slog.Logger, fromFi
 	if err != nil {
 		return nil, err
 	}
+	clusters, err := notifyClusters(cfg, api, resolver)
+	if err != nil {
+		return nil, err
+	}
 	n := notify.New(notify.Notifier{
 		Store:       &notify.Store{Client: store, Namespace: e.Namespace},
 		Slack:       api,
 		Resolve:     resolver,
 		Clients:     func(id rbac.Identity) (*rbac.Clients, error) { return rbac.ClientsFor(base, id) },
+		Clusters:    clusters,
 		Holder:      e.Identity,
 		MaxPerUser:  cfg.Notify.MaxPerUser,
 		ExpireAfter: cfg.Notify.ExpireAfter,
@@ -54,6 +60,31 @@ func newNotifier(cfg *config.Config, api *slack.Client, log *slog.Logger, fromFi
 			m.Notified(string(ev.Type), seen, posted)
 		},
 	})
-	log.Info("notifications on", slog.String("namespace", e.Namespace), slog.Int("maxPerUser", cfg.Notify.MaxPerUser), slog.Duration("expireAfter", cfg.Notify.ExpireAfter))
+	log.Info("notifications on", slog.String("namespace", e.Namespace), slog.Int("clusters", len(clusters)), slog.Int("maxPerUser", cfg.Notify.MaxPerUser), slog.Duration("expireAfter", cfg.Notify.ExpireAfter))
 	return n, nil
+}
+
+// notifyClusters are the configured clusters as the notifier reads them:
+// each cluster's own rest.Config (its kubeconfig, or in-cluster) and the
+// subscriber resolved with that cluster's identity mapping (its own, or
+// top, the top-level one). A subscription to a job found in one of them
+// (its answer's cluster) is watched there.
+func notifyClusters(cfg *config.Config, api rbac.SlackAPI, top notify.Resolver) (map[string]notify.Cluster, error) {
+	out := map[string]notify.Cluster{}
+	for i, cl := range cfg.Clusters {
+		base, err := clusterRESTConfig(i, cl)
+		if err != nil {
+			return nil, err
+		}
+		c := notify.Cluster{Resolve: top, Clients: func(id rbac.Identity) (*rbac.Clients, error) { return rbac.ClientsFor(base, id) }}
+		if cl.Identity != nil {
+			r, err := rbac.NewResolver(cl.ClusterIdentity(cfg.Identity), api)
+			if err != nil {
+				return nil, fmt.Errorf("clusters[%d] (%s): %w", i, cl.Name, err)
+			}
+			c.Resolve = r
+		}
+		out[cl.Name] = c
+	}
+	return out, nil
 }

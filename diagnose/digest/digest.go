@@ -198,6 +198,9 @@ type Input struct {
 // Digest is one computed digest.
 type Digest struct {
 	Name string `json:"name"`
+	// Cluster is the configured cluster the digest read, when the bot
+	// reads several and the digest names one; empty otherwise.
+	Cluster string `json:"cluster,omitempty"`
 	// Now is when it was computed; Since starts the "finished since"
 	// window (the previous digest, or a day before Now).
 	Now   time.Time `json:"time"`

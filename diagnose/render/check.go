@@ -69,11 +69,19 @@ func resources(rl corev1.ResourceList) string {
 func CheckText(r *diagnose.CheckReport) string {
 	var b bytes.Buffer
 	tw := tabwriter.NewWriter(&b, 0, 8, 2, ' ', 0)
+	if r.Cluster != "" {
+		fmt.Fprintf(tw, "%s\t%s\n", label(i18n.English, "render.label.cluster"), r.Cluster)
+	}
 	fmt.Fprintf(tw, "%s:\t%s/%s (not submitted)\n", orNone(r.Target.Kind), orNone(r.Target.Namespace), orNone(r.Target.Name))
 	for _, q := range r.Queues {
-		fmt.Fprintf(tw, "LocalQueue %s:\t%s\n", q.LocalQueue, fitWords(q.Fit))
+		fmt.Fprintf(tw, "%sLocalQueue %s:\t%s\n", checkCluster(r, q), q.LocalQueue, fitWords(q.Fit))
 	}
 	_ = tw.Flush()
+	for _, c := range r.Clusters {
+		if c.Error != "" {
+			fmt.Fprintf(&b, "%s\n", tr(i18n.English, "render.cluster.noAnswer", i18n.Verbatim(c.Cluster), i18n.Verbatim(c.Error)))
+		}
+	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(&b, "\n%s\n", wrap(n, 100, ""))
 	}
@@ -105,7 +113,7 @@ func CheckText(r *diagnose.CheckReport) string {
 	}
 
 	for _, qc := range r.Queues {
-		fmt.Fprintf(&b, "\n== LocalQueue %s (ClusterQueue %s): %s ==\n", qc.LocalQueue, orNone(qc.ClusterQueue), fitWords(qc.Fit))
+		fmt.Fprintf(&b, "\n== %sLocalQueue %s (ClusterQueue %s): %s ==\n", checkCluster(r, qc), qc.LocalQueue, orNone(qc.ClusterQueue), fitWords(qc.Fit))
 		fmt.Fprintf(&b, "%s\n", wrap(qc.Headline, 100, ""))
 		if qc.Detail != "" {
 			fmt.Fprintf(&b, "%s\n", wrap(qc.Detail, 100, ""))
@@ -157,6 +165,14 @@ func CheckText(r *diagnose.CheckReport) string {
 func CheckMarkdown(r *diagnose.CheckReport) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "### Will %s `%s/%s` fit?\n\n", mdEscape(r.Target.Kind), r.Target.Namespace, r.Target.Name)
+	if r.Cluster != "" {
+		fmt.Fprintf(&b, "**%s** `%s`\n\n", tr(i18n.English, "render.label.cluster"), r.Cluster)
+	}
+	for _, c := range r.Clusters {
+		if c.Error != "" {
+			fmt.Fprintf(&b, "%s\n\n", tr(i18n.English, "render.cluster.noAnswer", i18n.Verbatim("**"+mdEscape(c.Cluster)+"**"), i18n.Verbatim(mdEscape(c.Error))))
+		}
+	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(&b, "%s\n\n", mdEscape(n))
 	}
@@ -169,7 +185,7 @@ func CheckMarkdown(r *diagnose.CheckReport) string {
 		fmt.Fprintf(&b, "- %s\n", mdEscape(s))
 	}
 	for _, qc := range r.Queues {
-		fmt.Fprintf(&b, "\n#### LocalQueue `%s` (ClusterQueue `%s`): **%s**\n\n", qc.LocalQueue, orNone(qc.ClusterQueue), fitWords(qc.Fit))
+		fmt.Fprintf(&b, "\n#### %sLocalQueue `%s` (ClusterQueue `%s`): **%s**\n\n", checkCluster(r, qc), qc.LocalQueue, orNone(qc.ClusterQueue), fitWords(qc.Fit))
 		fmt.Fprintf(&b, "%s\n\n", mdEscape(qc.Headline))
 		if qc.Detail != "" {
 			fmt.Fprintf(&b, "%s\n\n", mdEscape(qc.Detail))
@@ -199,4 +215,13 @@ func unknownRC(names []string) []string {
 		out = append(out, "RuntimeClass "+n+" could not be read: its pod overhead is not counted.")
 	}
 	return out
+}
+
+// checkCluster names a queue's cluster when the manifest was checked in
+// several ("[gpu-west] "), "" otherwise.
+func checkCluster(r *diagnose.CheckReport, q diagnose.QueueCheck) string {
+	if q.Cluster == "" || r.Cluster != "" {
+		return ""
+	}
+	return "[" + q.Cluster + "] "
 }

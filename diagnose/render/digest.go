@@ -10,6 +10,7 @@ import (
 
 	"github.com/kueuebot/kueuebot/diagnose"
 	"github.com/kueuebot/kueuebot/diagnose/digest"
+	"github.com/kueuebot/kueuebot/i18n"
 )
 
 // WriteDigest renders a digest in format f to w. JSON is the Digest's own
@@ -272,6 +273,9 @@ func causes(g *digest.Group) string {
 func DigestText(d *digest.Digest) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Digest %s, %s\n", d.Name, d.Now.UTC().Format("Mon Jan 2 2006 15:04 MST"))
+	if d.Cluster != "" {
+		fmt.Fprintf(&b, "%s %s\n", label(i18n.English, "render.label.cluster"), d.Cluster)
+	}
 	b.WriteString(wrap(TotalsLine(d)+".", 78, "") + "\n")
 	if tl := TrendLine(d); tl != "" {
 		b.WriteString(wrap(tl+".", 78, "") + "\n")
@@ -344,6 +348,9 @@ func actionList(b *strings.Builder, title string, items []*digest.Item, topN int
 func DigestMarkdown(d *digest.Digest) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "### Digest %s, %s\n\n", mdEscape(d.Name), d.Now.UTC().Format("Mon Jan 2 2006 15:04 MST"))
+	if d.Cluster != "" {
+		fmt.Fprintf(&b, "**%s** `%s`\n\n", tr(i18n.English, "render.label.cluster"), d.Cluster)
+	}
 	fmt.Fprintf(&b, "%s.\n\n", mdEscape(TotalsLine(d)))
 	if tl := TrendLine(d); tl != "" {
 		fmt.Fprintf(&b, "%s.\n\n", mdEscape(tl))

@@ -374,3 +374,116 @@ func rssKiB(t *testing.T, pid int) int {
 	}
 	return 0
 }
+
+// TestClustersQueuesCheckDigest: with the manager and the MultiKueue
+// worker configured as two clusters, alice's queues are listed in both,
+// each naming its cluster, or in the one she names; "Will this fit?"
+// (kueuebot check --config) answers in each cluster that has the
+// manifest's LocalQueue, naming it; a digest reads the cluster it names.
+func TestClustersQueuesCheckDigest(t *testing.T) {
+	sb := sandbox(t)
+	worker := workerSandbox(t, sb)
+	needMultiKueueAdmitted(t, sb, worker)
+	cfgYAML := clustersIdentity + fmt.Sprintf(`clusters:
+  - {name: manager, kubeconfig: %s}
+  - {name: gpu-west, kubeconfig: %s, multiKueueCluster: sc-mk-admitted-worker1}
+`, filepath.Join(sb, "kubeconfig-kueuebot"), filepath.Join(worker, "kubeconfig-kueuebot"))
+	cfgPath := writeConfig(t, cfgYAML)
+	cfg, err := config.Parse([]byte(cfgYAML))
+	if err != nil {
+		t.Fatal(err)
+	}
+	grantBot(t, sb, cfg)
+	grantBot(t, worker, cfg)
+
+	started := time.Now()
+	got := chatAs(t, cfgPath, "my queues -n sc-multikueue-admitted")
+	t.Logf("queues in two clusters: answered in %s", time.Since(started).Round(time.Millisecond))
+	for _, want := range []string{"manager: sc-multikueue-admitted/user-queue", "gpu-west: sc-multikueue-admitted/user-queue"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("my queues lacks %q:\n%s", want, got)
+		}
+	}
+	got = chatAs(t, cfgPath, "/kueue queues gpu-west -n sc-multikueue-admitted")
+	if !strings.Contains(got, "gpu-west: sc-multikueue-admitted/user-queue") || strings.Contains(got, "manager:") {
+		t.Errorf("queues gpu-west must list gpu-west's only:\n%s", got)
+	}
+
+	manifest := filepath.Join(t.TempDir(), "job.yaml")
+	if err := os.WriteFile(manifest, []byte(`apiVersion: batch/v1
+kind: Job
+metadata:
+  name: e2e-fit
+  namespace: sc-multikueue-admitted
+  labels: {kueue.x-k8s.io/queue-name: user-queue}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: main, image: registry.k8s.io/pause:3.10, resources: {requests: {cpu: 100m}}}]
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		Cluster  string `json:"cluster"`
+		Clusters []struct {
+			Cluster string `json:"cluster"`
+			Found   bool   `json:"found"`
+			Error   string `json:"error"`
+		} `json:"clusters"`
+		Queues []struct {
+			Cluster    string `json:"cluster"`
+			LocalQueue string `json:"localQueue"`
+			Fit        string `json:"fit"`
+		} `json:"queues"`
+	}
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{nil, []string{"manager", "gpu-west"}},
+		{[]string{"--cluster", "gpu-west"}, []string{"gpu-west"}},
+	} {
+		args := append([]string{"check", "-f", manifest, "--config", cfgPath, "--as", "alice", "-o", "json"}, tc.args...)
+		out, err := exec.Command(kueuebot(t), args...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("check %v: %v\n%s", tc.args, err, out)
+		}
+		rep.Queues, rep.Clusters, rep.Cluster = nil, nil, ""
+		if err := json.Unmarshal(out, &rep); err != nil {
+			t.Fatalf("check %v: %v\n%s", tc.args, err, out)
+		}
+		var clusters []string
+		for _, q := range rep.Queues {
+			if q.LocalQueue != "user-queue" {
+				t.Errorf("check %v: queue %+v", tc.args, q)
+			}
+			clusters = append(clusters, q.Cluster)
+		}
+		if strings.Join(clusters, ",") != strings.Join(tc.want, ",") {
+			t.Errorf("check %v: answered in %v, want %v\n%s", tc.args, clusters, tc.want, out)
+		}
+		for _, l := range rep.Clusters {
+			if l.Error != "" {
+				t.Errorf("check %v: %s failed: %s", tc.args, l.Cluster, l.Error)
+			}
+		}
+	}
+
+	dig := exec.Command(kueuebot(t), "digest", "--config", cfgPath, "--cluster", "gpu-west", "--namespace", "sc-multikueue-admitted", "--as", "alice", "-o", "json")
+	var stderr bytes.Buffer
+	dig.Stderr = &stderr // warnings about what alice may not list
+	out, err := dig.Output()
+	if err != nil {
+		t.Fatalf("digest --cluster gpu-west: %v\n%s%s", err, out, stderr.String())
+	}
+	var d struct {
+		Cluster string `json:"cluster"`
+		Queues  []struct {
+			Name string `json:"name"`
+		} `json:"queues"`
+	}
+	if err := json.Unmarshal(out, &d); err != nil || d.Cluster != "gpu-west" || len(d.Queues) == 0 {
+		t.Errorf("digest --cluster gpu-west: cluster %q, %d queues (%v)\n%s", d.Cluster, len(d.Queues), err, out)
+	}
+}

@@ -72,6 +72,17 @@ config:
   kube:
     kueueConfig: {configMap: kueue-manager-config}
 `,
+	"digests of several clusters": `
+config:
+  digests:
+    - {name: home, channel: C00PLATFRM, schedule: "0 9 * * *", namespaces: [team-a], user: kueuebot-digest}
+    - {name: west, channel: C00PLATFRM, schedule: "0 9 * * *", namespaces: [team-a], user: digest-west, cluster: gpu-west}
+    - {name: here, channel: C00PLATFRM, schedule: "0 9 * * *", namespaces: [team-a], user: digest-here, groups: [here], cluster: home}
+  clusters:
+    - {name: home, inCluster: true}
+    - {name: gpu-west, kubeconfig: /etc/kueuebot/clusters/gpu-west/kubeconfig}
+clusterKubeconfigs: [{cluster: gpu-west, secretName: kueuebot-gpu-west}]
+`,
 	"groups only from user groups": `
 config:
   identity:

@@ -93,6 +93,23 @@ run time); a rule whose list would be empty is left out (empty means all).
 */}}
 {{- define "kueuebot.impersonationRules" -}}
 {{- $id := dig "identity" dict .Values.config -}}
+{{- $clusters := dig "clusters" list .Values.config -}}
+{{- $digests := dig "digests" list .Values.config -}}
+{{- with .Values.remoteCluster -}}
+{{- /* rbac.ClusterObjects: the remote cluster's own identity mapping (or the top-level one), and only the digests that name it. */ -}}
+{{- $remote := include "kueuebot.remoteCluster" $ | fromJson -}}
+{{- if $remote.identity -}}
+{{- $id = $remote.identity -}}
+{{- end -}}
+{{- $mine := list -}}
+{{- range $digests -}}
+{{- if eq (.cluster | default "") $remote.name -}}
+{{- $mine = append $mine (omit . "cluster") -}}
+{{- end -}}
+{{- end -}}
+{{- $digests = $mine -}}
+{{- $clusters = list -}}
+{{- end -}}
 {{- $users := list -}}
 {{- $groups := list -}}
 {{- $slackIDs := list -}}
@@ -105,9 +122,18 @@ run time); a rule whose list would be empty is left out (empty means all).
 {{- range (dig "userGroups" list $id) -}}
 {{- $groups = concat $groups (.groups | default list) -}}
 {{- end -}}
-{{- range (dig "digests" list .Values.config) -}}
-{{- $users = append $users (.user | default "") -}}
-{{- $groups = concat $groups (.groups | default list) -}}
+{{- range $d := $digests -}}
+{{- /* rbac.DigestReadsHere: no cluster, or the inCluster one; a digest of a remote cluster is read there. */ -}}
+{{- $here := not $d.cluster -}}
+{{- range $clusters -}}
+{{- if and (eq (.name | default "") ($d.cluster | default "")) .inCluster -}}
+{{- $here = true -}}
+{{- end -}}
+{{- end -}}
+{{- if $here -}}
+{{- $users = append $users ($d.user | default "") -}}
+{{- $groups = concat $groups ($d.groups | default list) -}}
+{{- end -}}
 {{- end -}}
 {{- $wide := dig "email" "enabled" false $id -}}
 {{- $users = include "kueuebot.names" $users | fromJsonArray -}}
@@ -160,4 +186,26 @@ run time); a rule whose list would be empty is left out (empty means all).
 {{- $m := regexReplaceAll "^(?:([0-9]+)m)?(?:([0-9]+)s)?$" . "${1}" | default "0" | atoi -}}
 {{- $s := regexReplaceAll "^(?:([0-9]+)m)?(?:([0-9]+)s)?$" . "${2}" | default "0" | atoi -}}
 {{- add (mul $m 60) $s -}}
+{{- end -}}
+
+{{/*
+remoteCluster: the config.clusters[] entry the chart installs the bot's
+identity for (as JSON), failing on a name config.clusters lacks or on the
+inCluster one (that is the bot's own cluster: install without remoteCluster).
+*/}}
+{{- define "kueuebot.remoteCluster" -}}
+{{- $name := .Values.remoteCluster -}}
+{{- $found := dict -}}
+{{- range (dig "clusters" list .Values.config) -}}
+{{- if eq (.name | default "") $name -}}
+{{- $found = . -}}
+{{- end -}}
+{{- end -}}
+{{- if not $found -}}
+{{- fail (printf "remoteCluster %q: config.clusters has no cluster of that name (give the bot's whole config, as in its own release)" $name) -}}
+{{- end -}}
+{{- if $found.inCluster -}}
+{{- fail (printf "remoteCluster %q is the bot's own cluster (inCluster): install the bot there without remoteCluster" $name) -}}
+{{- end -}}
+{{- $found | toJson -}}
 {{- end -}}
