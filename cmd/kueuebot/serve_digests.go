@@ -62,11 +62,12 @@ func newDigestRunner(cfg *config.Config, api *slack.Client, log *slog.Logger, fr
 		return nil, errors.New("digests[] need the bot's namespace for leader election and digest state: set POD_NAMESPACE (the chart and deploy/manifests set it from the downward API)")
 	}
 	runner, err := digests.NewRunner(cfg.Digests, digests.Runner{
-		Digester: ex,
-		Poster:   &digests.SlackPoster{API: api},
-		State:    &digests.State{Client: e.Client, Namespace: e.Namespace},
-		Holder:   e.Identity,
-		Log:      log,
+		Digester:    ex,
+		Poster:      &digests.SlackPoster{API: api},
+		State:       &digests.State{Client: e.Client, Namespace: e.Namespace},
+		Holder:      e.Identity,
+		Log:         log,
+		DefaultLang: cfg.DefaultLang(),
 	})
 	if err != nil {
 		return nil, err
