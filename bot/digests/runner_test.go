@@ -15,11 +15,11 @@ import (
 
 	"github.com/kueuebot/kueuebot/bot/blocks"
 	"github.com/kueuebot/kueuebot/config"
-	"github.com/kueuebot/kueuebot/i18n"
-	"github.com/kueuebot/kueuebot/i18n/i18ntest"
 	"github.com/kueuebot/kueuebot/deploy/examples"
 	"github.com/kueuebot/kueuebot/diagnose/fetch"
 	"github.com/kueuebot/kueuebot/explain"
+	"github.com/kueuebot/kueuebot/i18n"
+	"github.com/kueuebot/kueuebot/i18n/i18ntest"
 	"github.com/kueuebot/kueuebot/rbac"
 )
 
