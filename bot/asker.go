@@ -254,7 +254,7 @@ func (a *Asker) ask(ctx context.Context, entry event.Entry, user rbac.SlackUser,
 		var pe *parse.Error
 		if errors.As(err, &pe) {
 			// parse.Error messages are written as safe mrkdwn.
-			return q.done(noticeOutcome("unparsable", blocks.Notice("", pe.UserMessage())), nil)
+			return q.done(noticeOutcome("unparsable", blocks.Notice("", pe.UserMessageIn(q.lang))), nil)
 		}
 		return q.done(noticeOutcome("unparsable", blocks.Notice("", q.tr("bot.unparsable"))), nil)
 	}

@@ -88,7 +88,7 @@ func namesJob(s string) bool {
 // problem at length. Errors are *Error values.
 func Triage(text string) (Request, error) {
 	if utf8.RuneCountInString(text) > MaxShortcutLen || !utf8.ValidString(text) {
-		return Request{}, parseErrorf("That message is too long for me. Ask me about the job instead, e.g. %s.", Example)
+		return Request{}, parseError("parse.triage.tooLong", example())
 	}
 	p := parser{toks: tokenize(normalize(StripSlackMarkup(text)))}
 	return p.parse()

@@ -125,6 +125,7 @@ func (o *serveOptions) run(cmd *cobra.Command) error {
 	var tri *triage.Triage
 	if t := cfg.Triage; len(t.Channels) > 0 {
 		tri = triage.New(t.Channels, t.Patterns, t.Detail, t.Window, t.Escalation.UserGroup)
+		tri.Lang = cfg.LangOr(t.Language)
 		handler.Triage = tri
 	}
 
