@@ -236,7 +236,9 @@ func (b *Bot) deliverTriage(ctx context.Context, ev *event.Event, r Reply) error
 func (b *Bot) escalate(ctx context.Context, ev *event.Event) Reply {
 	// Refusals are the presser's: in their language.
 	l, _ := b.Asker.Lang.Choose(ctx, ev.User.ID, i18n.English, false)
-	notice := func(id i18n.ID, args ...i18n.Arg) Message { return blocks.Notice("", i18n.Render(l, i18n.M(id, args...))) }
+	notice := func(id i18n.ID, args ...i18n.Arg) Message {
+		return blocks.Notice("", i18n.Render(l, i18n.M(id, args...)))
+	}
 	if b.Triage == nil || b.Triage.UserGroup == "" || !b.Triage.Watches(ev.Channel) {
 		return Reply{To: ToPrivate, Verdict: "ignored", Message: notice("bot.escalate.off")}
 	}
