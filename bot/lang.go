@@ -86,6 +86,15 @@ func (ls *Languages) Choose(ctx context.Context, user string, asked i18n.Lang, a
 	return chooseLang(pref, prefOK, asked, askedOK, locale, ls.Default)
 }
 
+// For is the language of what the bot tells user unasked (notification
+// DMs): Choose with no question. Both lookups are cached (the preference
+// ConfigMap per its TTL, a user's locale for an hour), so a DM costs no
+// request of its own.
+func (ls *Languages) For(ctx context.Context, user string) i18n.Lang {
+	l, _ := ls.Choose(ctx, user, i18n.English, false)
+	return l
+}
+
 // remembers reports whether users' choices are kept (the App Home menu).
 func (ls *Languages) remembers() bool { return ls != nil && ls.Prefs != nil }
 

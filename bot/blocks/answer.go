@@ -93,7 +93,7 @@ func answerActions(ref JobRef, r diagnose.Report, detailed, shareable, notify bo
 	// Notifications watch the bot's home cluster only: no button on an
 	// answer read in one of several configured clusters.
 	if notify && ref.Cluster == "" && (r.Verdict.Stage == diagnose.StageAdmission || r.Verdict.Stage == diagnose.StageScheduling) && r.Verdict.Code != diagnose.CodeNotFound {
-		els = append(els, NotifyButton(ref))
+		els = append(els, NotifyButton(l, ref))
 	}
 	if !detailed && hasDetails(r) {
 		els = append(els, slack.NewButtonBlockElement(ActionDetails, v, plain(tr(l, labelDetailsID))))

@@ -110,7 +110,8 @@ func (o *serveOptions) run(cmd *cobra.Command) error {
 	if err != nil {
 		return err
 	}
-	asker := &bot.Asker{Resolve: resolver, Explain: ex, Log: log, Lang: newLanguages(cfg, api, log, election)}
+	langs := newLanguages(cfg, api, log, election)
+	asker := &bot.Asker{Resolve: resolver, Explain: ex, Log: log, Lang: langs}
 	asker.Jobs, asker.Queues, asker.Check = ex, ex, ex
 	if !fromFiles {
 		if err := useFleet(cfg, api, botMetrics.WrapKubeTransport, asker); err != nil {
@@ -118,6 +119,9 @@ func (o *serveOptions) run(cmd *cobra.Command) error {
 		}
 	}
 	if notifier != nil { // a nil *Notifier in the interface would not be nil
+		// A subscriber's DMs are in their language: their choice, else their
+		// Slack locale (both cached by Languages), else language.default.
+		notifier.Lang = langs.For
 		asker.Notify = notifier
 	}
 	replier := &delivery.SlackReplier{API: api}
