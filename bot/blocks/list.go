@@ -71,7 +71,7 @@ func JobList(jobs []diagnose.Report, opts ListOptions) Message {
 		slack.NewHeaderBlock(plain(header)),
 		slack.NewContextBlock("", mrkdwn(tr(l, "blocks.list.context", i18n.Verbatim(capitalize(whereText(opts))), i18n.Verbatim(codeCounts(jobs))))),
 	}
-	if n := clusterNotes(opts.Clusters); n != "" {
+	if n := clusterNotes(l, opts.Clusters); n != "" {
 		content = append(content, slack.NewContextBlock("", mrkdwn(truncate(n, MaxContextText))))
 	}
 	shown := jobs[:min(len(jobs), opts.maxLines())]

@@ -69,7 +69,7 @@ func reportBlocks(r diagnose.Report, opts Options, details bool) []slack.Block {
 	}
 	bl = append(bl, slack.NewHeaderBlock(plain(truncate(header, MaxHeaderText))))
 	bl = append(bl, contextLine(r, l))
-	bl = append(bl, clusterBlocks(r)...)
+	bl = append(bl, clusterBlocks(r, l)...)
 	if d := strings.TrimSpace(r.Verdict.DetailIn(l)); d != "" {
 		bl = append(bl, slack.NewSectionBlock(mrkdwn(truncate(Paragraph(d), MaxSectionText)), nil, nil))
 	}
