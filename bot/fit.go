@@ -30,7 +30,9 @@ func (b *Bot) willItFit(ctx context.Context, ev *event.Event) Reply {
 	// The notices are the presser's, in their language (nothing they
 	// typed tells one).
 	l := b.Asker.Lang.For(ctx, ev.User.ID)
-	notice := func(id i18n.ID, args ...i18n.Arg) Message { return blocks.Notice("", i18n.Render(l, i18n.M(id, args...))) }
+	notice := func(id i18n.ID, args ...i18n.Arg) Message {
+		return blocks.Notice("", i18n.Render(l, i18n.M(id, args...)))
+	}
 	manifest, ok := explain.ManifestFromMessage(ev.Text)
 	file := ""
 	if !ok {
