@@ -140,7 +140,7 @@ func (o *serveOptions) run(cmd *cobra.Command) error {
 	}
 	disp := dispatch.New(handler, dispatch.Options{
 		Workers: cfg.Ops.Workers, QueueSize: cfg.Ops.QueueSize, Timeout: cfg.Ops.AnswerTimeout,
-		Metrics: botMetrics, Log: log,
+		Metrics: botMetrics, Log: log, Lang: langs.NoticeLang,
 	})
 	decoder := &transport.Decoder{Invalidate: resolver, Triage: tri}
 
