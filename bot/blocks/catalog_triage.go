@@ -61,4 +61,9 @@ var _ = i18n.Register(
 		En: "link to this thread", Fr: "lien vers ce fil", Ja: "このスレッドへのリンク", Zh: "此讨论串的链接"},
 	i18n.Entry{ID: "blocks.escalate.fallback", Args: []i18n.Kind{i18n.KindVerbatim},
 		En: "Escalated: %[1]s", Fr: "Transmis : %[1]s", Ja: "エスカレーション：%[1]s", Zh: "已上报：%[1]s"},
+	// "Tell me when it starts" (bot/notify).
+	i18n.Entry{ID: "blocks.notify.button",
+		En: "Tell me when it starts", Fr: "Me prévenir au démarrage", Ja: "開始したら知らせる", Zh: "开始时通知我"},
+	i18n.Entry{ID: "blocks.notify.stop",
+		En: "Stop these messages", Fr: "Arrêter ces messages", Ja: "通知を停止", Zh: "停止这些消息"},
 )

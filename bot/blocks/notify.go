@@ -6,13 +6,6 @@ import (
 	"github.com/kueuebot/kueuebot/i18n"
 )
 
-var _ = i18n.Register(
-	i18n.Entry{ID: "blocks.notify.button",
-		En: "Tell me when it starts", Fr: "Me prévenir au démarrage", Ja: "開始したら知らせる", Zh: "开始时通知我"},
-	i18n.Entry{ID: "blocks.notify.stop",
-		En: "Stop these messages", Fr: "Arrêter ces messages", Ja: "通知を停止", Zh: "停止这些消息"},
-)
-
 // Action IDs of "Tell me when it starts" (package bot/notify). Like every
 // kueuebot button they carry no identity: whoever presses is resolved
 // again.

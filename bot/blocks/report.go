@@ -158,8 +158,6 @@ func MoreHint(t diagnose.TargetInfo) string {
 	return b.String()
 }
 
-func headline(v diagnose.Verdict) string { return headlineIn(v, i18n.English) }
-
 // headlineIn is the verdict's headline in l, on one line; the code and cause
 // when it has none.
 func headlineIn(v diagnose.Verdict, l i18n.Lang) string {
@@ -306,8 +304,6 @@ func gapTextIn(g diagnose.Gap, l i18n.Lang) string {
 	}
 	return s
 }
-
-func evidenceText(e diagnose.Evidence) string { return evidenceTextIn(e, i18n.English) }
 
 // evidenceTextIn is one piece of evidence: the source, kind and reason, and
 // the message as Kueue or Kubernetes wrote it, with the folding in l.

@@ -1,6 +1,7 @@
 package parse
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/kueuebot/kueuebot/i18n"
@@ -27,8 +28,8 @@ func TestCatalog(t *testing.T) {
 func TestErrorsInEachLanguage(t *testing.T) {
 	for _, q := range []string{"why is Train-7 waiting?", "train-7 -n a -n b", "train-7 --force", "replicaset/foo", "/kueue why", "queue team-a train-7"} {
 		_, err := Text(q)
-		pe, ok := err.(*Error)
-		if !ok {
+		var pe *Error
+		if !errors.As(err, &pe) {
 			t.Fatalf("%q: %v, want a *Error", q, err)
 		}
 		if pe.UserMessageIn(i18n.English) != pe.Error() {
