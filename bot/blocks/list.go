@@ -145,7 +145,7 @@ func jobLine(r diagnose.Report, l i18n.Lang) string {
 func estimateNote(r diagnose.Report, l i18n.Lang) string {
 	switch {
 	case r.Estimate.Known():
-		return " · " + tr(l, "blocks.list.starts", i18n.Verbatim(Line(render.EstimateShort(r.Estimate))))
+		return " · " + tr(l, "blocks.list.starts", i18n.Verbatim(Line(render.EstimateShortIn(l, r.Estimate))))
 	case r.Estimate != nil && diagnose.Replayed(&r):
 		return " · " + tr(l, "blocks.list.noEstimate")
 	}
