@@ -262,7 +262,7 @@ func (a *Asker) ask(ctx context.Context, entry event.Entry, user rbac.SlackUser,
 		var pe *parse.Error
 		if errors.As(err, &pe) {
 			// parse.Error messages are written as safe mrkdwn.
-			return q.done(noticeOutcome("unparsable", blocks.Notice("", pe.UserMessage())), nil)
+			return q.done(noticeOutcome("unparsable", blocks.Notice("", pe.UserMessageIn(q.lang))), nil)
 		}
 		return q.done(noticeOutcome("unparsable", blocks.Notice("", q.tr("bot.unparsable"))), nil)
 	}
@@ -309,7 +309,7 @@ func (a *Asker) explain(q *question, eq explain.Question) outcome {
 	}
 	if len(res.Choices) > 0 {
 		q.rec.Verdict = "which-cluster"
-		return q.done(noticeOutcome("which-cluster", whichCluster(res)), nil)
+		return q.done(noticeOutcome("which-cluster", whichCluster(res, q.lang)), nil)
 	}
 	if res.Cluster != "" {
 		q.rec.Target = res.Question.String()
@@ -391,7 +391,7 @@ func (a *Asker) fit(ctx context.Context, entry event.Entry, user rbac.SlackUser,
 
 // whichCluster asks which cluster the asker means, with a button per
 // cluster where the job was found.
-func whichCluster(res explain.Result) Message {
+func whichCluster(res explain.Result, l i18n.Lang) Message {
 	choices := make([]blocks.ClusterChoice, 0, len(res.Choices))
 	for _, c := range res.Choices {
 		choices = append(choices, blocks.ClusterChoice{
@@ -399,7 +399,7 @@ func whichCluster(res explain.Result) Message {
 			Verdict: string(c.Verdict),
 		})
 	}
-	return blocks.WhichCluster(res.Question.Name, choices, res.Report.Clusters)
+	return blocks.WhichClusterIn(l, res.Question.Name, choices, res.Report.Clusters)
 }
 
 // failure explains a failed diagnosis without leaking internals.

@@ -11,6 +11,7 @@ import (
 	"github.com/kueuebot/kueuebot/bot/delivery"
 	"github.com/kueuebot/kueuebot/bot/event"
 	"github.com/kueuebot/kueuebot/explain"
+	"github.com/kueuebot/kueuebot/i18n"
 )
 
 // MaxManifestBytes bounds a manifest downloaded for "Will this fit?".
@@ -26,27 +27,33 @@ type FileDownloader interface {
 // message's first code block (or its text, when it is one), else its first
 // YAML or JSON file; it is checked as the presser, privately.
 func (b *Bot) willItFit(ctx context.Context, ev *event.Event) Reply {
+	// The notices are the presser's, in their language (nothing they
+	// typed tells one).
+	l := b.Asker.Lang.For(ctx, ev.User.ID)
+	notice := func(id i18n.ID, args ...i18n.Arg) Message {
+		return blocks.Notice("", i18n.Render(l, i18n.M(id, args...)))
+	}
 	manifest, ok := explain.ManifestFromMessage(ev.Text)
 	file := ""
 	if !ok {
 		f, found := manifestFile(ev.Files)
 		if !found {
-			return Reply{Verdict: "unparsable", Message: blocks.Notice("", "I found no manifest in that message. Use *Will this fit?* on a message with the job's YAML in a code block (```...```) or attached as a `.yaml` file.")}
+			return Reply{Verdict: "unparsable", Message: notice("bot.fit.noManifest")}
 		}
 		if b.Files == nil {
-			return Reply{Verdict: "unsupported", Message: blocks.Notice("", "I cannot read attached files here. Paste the manifest in a code block (```...```) and use the shortcut on that message.")}
+			return Reply{Verdict: "unsupported", Message: notice("bot.fit.noFiles")}
 		}
 		if f.Size > MaxManifestBytes {
-			return Reply{Verdict: "unparsable", Message: blocks.Notice("", "That file is too large for a job manifest ("+blocks.Code(f.Name)+" is over 256 KiB).")}
+			return Reply{Verdict: "unparsable", Message: notice("bot.fit.tooLarge", i18n.Verbatim(blocks.Code(f.Name)))}
 		}
 		data, err := b.Files.Download(ctx, f.URL, MaxManifestBytes)
 		if err != nil {
 			b.log().WarnContext(ctx, "downloading a manifest failed", slog.String("file", f.Name), slog.Any("error", err))
-			msg := "I could not download " + blocks.Code(f.Name) + " from Slack. Paste the manifest in a code block and try again."
+			id := i18n.ID("bot.fit.download")
 			if errors.Is(err, delivery.ErrFileTooLarge) {
-				msg = "That file is too large for a job manifest (" + blocks.Code(f.Name) + " is over 256 KiB)."
+				id = "bot.fit.tooLarge"
 			}
-			return Reply{Verdict: "failed", Message: blocks.Notice("", msg)}
+			return Reply{Verdict: "failed", Message: notice(id, i18n.Verbatim(blocks.Code(f.Name)))}
 		}
 		manifest, file = data, f.Name
 	}

@@ -8,6 +8,8 @@ import (
 
 	"github.com/slack-go/slack"
 
+	"github.com/kueuebot/kueuebot/bot/event"
+	"github.com/kueuebot/kueuebot/bot/parse"
 	"github.com/kueuebot/kueuebot/i18n"
 )
 
@@ -84,6 +86,32 @@ func (ls *Languages) Choose(ctx context.Context, user string, asked i18n.Lang, a
 		}
 	}
 	return chooseLang(pref, prefOK, asked, askedOK, locale, ls.Default)
+}
+
+// For is the language of what the bot tells user unasked (notification
+// DMs): Choose with no question. Both lookups are cached (the preference
+// ConfigMap per its TTL, a user's locale for an hour), so a DM costs no
+// request of its own.
+func (ls *Languages) For(ctx context.Context, user string) i18n.Lang {
+	l, _ := ls.Choose(ctx, user, i18n.English, false)
+	return l
+}
+
+// NoticeLang is the language of the dispatcher's own notices (busy,
+// restarting): the language the question is written in, else Default. It
+// makes no request, for the notices come when the bot is busiest.
+func (ls *Languages) NoticeLang(ev *event.Event) i18n.Lang {
+	def := i18n.English
+	if ls != nil {
+		def = ls.Default
+	}
+	if ev == nil || ev.Text == "" {
+		return def
+	}
+	if req, _ := parse.Text(ev.Text); req.LangKnown {
+		return req.Lang
+	}
+	return def
 }
 
 // remembers reports whether users' choices are kept (the App Home menu).

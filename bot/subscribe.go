@@ -55,7 +55,7 @@ func (a *Asker) notify(q *question, eq explain.Question) outcome {
 		// In several clusters: which one to watch (each button answers
 		// there, and its answer has the notify button).
 		q.rec.Verdict = "which-cluster"
-		return q.done(noticeOutcome("which-cluster", whichCluster(res)), nil)
+		return q.done(noticeOutcome("which-cluster", whichCluster(res, q.lang)), nil)
 	}
 	ref, ok := blocks.ReportRef(res.Report)
 	if !ok {

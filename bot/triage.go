@@ -13,6 +13,7 @@ import (
 	"github.com/kueuebot/kueuebot/bot/triage"
 	"github.com/kueuebot/kueuebot/diagnose"
 	"github.com/kueuebot/kueuebot/explain"
+	"github.com/kueuebot/kueuebot/i18n"
 	"github.com/kueuebot/kueuebot/rbac"
 )
 
@@ -34,12 +35,13 @@ func verdictKey(v diagnose.Verdict) string { return string(v.Code) + "/" + strin
 func (a *Asker) triage(ctx context.Context, user rbac.SlackUser, text string) outcome {
 	q := a.begin(ctx, event.EntryTriage, user)
 	req, err := parse.Triage(text)
+	q.choose(req.Lang, req.LangKnown)
 	if err != nil {
 		var pe *parse.Error
 		if errors.As(err, &pe) {
-			return q.done(noticeOutcome("unparsable", blocks.Notice("", pe.UserMessage())), nil)
+			return q.done(noticeOutcome("unparsable", blocks.Notice("", pe.UserMessageIn(q.lang))), nil)
 		}
-		return q.done(noticeOutcome("unparsable", blocks.Notice("", "I could not understand that. Name the job, e.g. "+parse.Example+".")), nil)
+		return q.done(noticeOutcome("unparsable", blocks.Notice("", q.tr("bot.triage.unparsable", i18n.Verbatim(parse.ExampleIn(q.lang))))), nil)
 	}
 	if req.Intent == parse.IntentDiagnose {
 		return a.explain(q, questionOf(req))
@@ -63,18 +65,20 @@ type triageReply struct {
 	// escalation: the message is an escalation summary, to be completed
 	// with the thread's link.
 	escalation *diagnose.Report
+	// lang is the language of the thread answer (the poster's).
+	lang i18n.Lang
 }
 
 // triageActions are the buttons of a triage answer: in summary mode,
 // "Explain it to me" (the job read privately as the presser); then
 // Escalate when an on-call group is configured.
-func (b *Bot) triageActions(ref blocks.JobRef, summary bool) *slack.ActionBlock {
+func (b *Bot) triageActions(l i18n.Lang, ref blocks.JobRef, summary bool) *slack.ActionBlock {
 	var els []slack.BlockElement
 	if summary {
-		els = append(els, slack.NewButtonBlockElement(blocks.ActionPick, ref.String(), slack.NewTextBlockObject(slack.PlainTextType, "Explain it to me", false, false)))
+		els = append(els, blocks.ExplainButton(l, ref))
 	}
 	if b.Triage.UserGroup != "" {
-		els = append(els, blocks.EscalateButton(ref))
+		els = append(els, blocks.EscalateButton(l, ref))
 	}
 	if len(els) == 0 {
 		return nil
@@ -83,21 +87,21 @@ func (b *Bot) triageActions(ref blocks.JobRef, summary bool) *slack.ActionBlock 
 }
 
 // withEscalate adds the Escalate button to a full answer's actions.
-func (b *Bot) withEscalate(m Message, ref blocks.JobRef) Message {
+func (b *Bot) withEscalate(l i18n.Lang, m Message, ref blocks.JobRef) Message {
 	if b.Triage.UserGroup == "" {
 		return m
 	}
 	bl := append([]slack.Block(nil), m.Blocks...)
 	if n := len(bl); n > 0 {
 		if ab, ok := bl[n-1].(*slack.ActionBlock); ok {
-			els := append(append([]slack.BlockElement(nil), ab.Elements.ElementSet...), blocks.EscalateButton(ref))
+			els := append(append([]slack.BlockElement(nil), ab.Elements.ElementSet...), blocks.EscalateButton(l, ref))
 			bl[n-1] = slack.NewActionBlock(ab.BlockID, els...)
 			m.Blocks = bl
 			return m
 		}
 	}
 	if len(bl) < blocks.MaxBlocks {
-		bl = append(bl, slack.NewActionBlock(blocks.BlockTriage, blocks.EscalateButton(ref)))
+		bl = append(bl, slack.NewActionBlock(blocks.BlockTriage, blocks.EscalateButton(l, ref)))
 		m.Blocks = bl
 	}
 	return m
@@ -112,7 +116,7 @@ func (b *Bot) answerTriage(ctx context.Context, ev *event.Event) Reply {
 	}
 	t := b.Triage
 	o := b.Asker.triage(ctx, ev.User, ev.Text)
-	tr := &triageReply{}
+	tr := &triageReply{lang: o.lang}
 	r := Reply{Verdict: o.verdict, triage: tr}
 	switch {
 	case o.notice != nil:
@@ -124,7 +128,7 @@ func (b *Bot) answerTriage(ctx context.Context, ev *event.Event) Reply {
 		if t.Detail == triage.Full {
 			r.Message = m
 		} else {
-			r.Message = blocks.Notice("", "I sent <@"+ev.User.ID+"> the list of their jobs that are not running, privately: pick one to see why it waits.")
+			r.Message = blocks.Notice("", i18n.Render(o.lang, i18n.M("bot.triage.listSent", i18n.Verbatim("<@"+ev.User.ID+">"))))
 			tr.private = &m
 		}
 		return r
@@ -132,13 +136,15 @@ func (b *Bot) answerTriage(ctx context.Context, ev *event.Event) Reply {
 	rep := *o.report
 	tr.answered, tr.report = true, &rep
 	ref, hasRef := blocks.ReportRef(rep)
-	full := renderAnswer(rep, answerOptions{Render: b.Asker.Render})
+	opts := b.Asker.Render
+	opts.Lang = o.lang
+	full := renderAnswer(rep, answerOptions{Render: opts})
 	if hasRef {
-		full = b.withEscalate(full, ref)
+		full = b.withEscalate(o.lang, full, ref)
 		tr.key, tr.verdict = triageKey(ev.Channel, ref), verdictKey(rep.Verdict)
 		if m, ok := t.Recall(tr.key); ok && m.Verdict == tr.verdict {
 			tr.repeat = &m
-			r.Message = blocks.TriageRepeat(rep, "", b.triageActions(ref, t.Detail != triage.Full))
+			r.Message = blocks.TriageRepeat(o.lang, rep, "", b.triageActions(o.lang, ref, t.Detail != triage.Full))
 			return r
 		}
 	}
@@ -148,9 +154,9 @@ func (b *Bot) answerTriage(ctx context.Context, ev *event.Event) Reply {
 	}
 	var actions *slack.ActionBlock
 	if hasRef {
-		actions = b.triageActions(ref, true)
+		actions = b.triageActions(o.lang, ref, true)
 	}
-	r.Message = blocks.TriageSummary(rep, ev.User.ID, actions)
+	r.Message = blocks.TriageSummary(o.lang, rep, ev.User.ID, actions)
 	tr.private = &full
 	return r
 }
@@ -188,10 +194,10 @@ func (b *Bot) deliverTriage(ctx context.Context, ev *event.Event, r Reply) error
 	m := r.Message
 	switch {
 	case tr != nil && tr.escalation != nil:
-		m = blocks.Escalation(*tr.escalation, blocks.EscalationOptions{UserGroup: b.Triage.UserGroup, By: ev.User.ID, ThreadLink: b.permalink(ctx, ev.Channel, thread)})
+		m = blocks.Escalation(*tr.escalation, blocks.EscalationOptions{UserGroup: b.Triage.UserGroup, By: ev.User.ID, ThreadLink: b.permalink(ctx, ev.Channel, thread), Lang: b.Triage.Lang})
 	case tr != nil && tr.repeat != nil:
 		ref, _ := blocks.ReportRef(*tr.report)
-		m = blocks.TriageRepeat(*tr.report, b.permalink(ctx, ev.Channel, tr.repeat.TS), b.triageActions(ref, b.Triage.Detail != triage.Full))
+		m = blocks.TriageRepeat(tr.lang, *tr.report, b.permalink(ctx, ev.Channel, tr.repeat.TS), b.triageActions(tr.lang, ref, b.Triage.Detail != triage.Full))
 	}
 	ts, err := rp.Post(ctx, ev.Channel, thread, m)
 	if err != nil {
@@ -228,15 +234,20 @@ func (b *Bot) deliverTriage(ctx context.Context, ev *event.Event, r Reply) error
 // shows, never a presser's wider view. Refusals and failures are the
 // presser's only.
 func (b *Bot) escalate(ctx context.Context, ev *event.Event) Reply {
+	// Refusals are the presser's: in their language.
+	l, _ := b.Asker.Lang.Choose(ctx, ev.User.ID, i18n.English, false)
+	notice := func(id i18n.ID, args ...i18n.Arg) Message {
+		return blocks.Notice("", i18n.Render(l, i18n.M(id, args...)))
+	}
 	if b.Triage == nil || b.Triage.UserGroup == "" || !b.Triage.Watches(ev.Channel) {
-		return Reply{To: ToPrivate, Verdict: "ignored", Message: blocks.Notice("", "Escalation is not set up in this channel. Ask your platform team directly.")}
+		return Reply{To: ToPrivate, Verdict: "ignored", Message: notice("bot.escalate.off")}
 	}
 	ref, err := blocks.ParseJobRef(ev.Value)
 	if err != nil {
-		return Reply{To: ToPrivate, Verdict: "unparsable", Message: blocks.Notice("", "That button is out of date. Ask me again, e.g. `why is train-7 waiting?`")}
+		return Reply{To: ToPrivate, Verdict: "unparsable", Message: notice("bot.escalate.outdated")}
 	}
 	if ev.ThreadAuthor == "" {
-		return Reply{To: ToPrivate, Verdict: "ignored", Message: blocks.Notice("", "I cannot tell who asked in this thread, so I cannot escalate it. Ask your platform team directly.")}
+		return Reply{To: ToPrivate, Verdict: "ignored", Message: notice("bot.escalate.noAuthor")}
 	}
 	q := explain.Question{Kind: ref.Kind, Namespace: ref.Namespace, Name: ref.Name}
 	job := blocks.Code(ref.String())
@@ -246,13 +257,13 @@ func (b *Bot) escalate(ctx context.Context, ev *event.Event) Reply {
 			return Reply{To: ToPrivate, Verdict: o.verdict, Message: b.render(o, ev, ToPrivate, false)}
 		}
 		if !jobSeen(*o.report) {
-			return Reply{To: ToPrivate, Verdict: "refused", Message: blocks.Notice("", "You cannot see "+job+", so you cannot escalate it. <@"+ev.ThreadAuthor+">, who asked, can escalate it, or ask your platform team directly.")}
+			return Reply{To: ToPrivate, Verdict: "refused", Message: notice("bot.escalate.cannotSee", i18n.Verbatim(job), i18n.Verbatim("<@"+ev.ThreadAuthor+">"))}
 		}
 	}
 	poster := rbac.SlackUser{ID: ev.ThreadAuthor, TeamID: ev.User.TeamID, EnterpriseID: ev.User.EnterpriseID}
 	o := b.Asker.job(ctx, ev.Entry, poster, q)
 	if o.report == nil || !jobSeen(*o.report) {
-		return Reply{To: ToPrivate, Verdict: "refused", Message: blocks.Notice("", "I could not read "+job+" as <@"+ev.ThreadAuthor+"> sees it, so I cannot escalate it. Ask your platform team directly.")}
+		return Reply{To: ToPrivate, Verdict: "refused", Message: notice("bot.escalate.unreadable", i18n.Verbatim(job), i18n.Verbatim("<@"+ev.ThreadAuthor+">"))}
 	}
 	return Reply{Verdict: "escalated", triage: &triageReply{escalation: o.report}}
 }

@@ -18,6 +18,8 @@ import (
 	"github.com/kueuebot/kueuebot/bot/triage"
 	"github.com/kueuebot/kueuebot/config"
 	"github.com/kueuebot/kueuebot/diagnose"
+	"github.com/kueuebot/kueuebot/i18n"
+	"github.com/kueuebot/kueuebot/i18n/i18ntest"
 	"github.com/kueuebot/kueuebot/internal/slackfake"
 )
 
@@ -168,7 +170,8 @@ func TestTriageNoJobNamed(t *testing.T) {
 	th := startTriage(t, triage.Summary)
 	ts := th.message(t, alice.ID, supportChannel, "", "我的作业一直在等待", nil)
 	thread, eph := th.answer(t, ts, true)
-	if tt := textOf(t, thread.Blocks); !strings.Contains(tt, "privately") || strings.Contains(tt, "train-8") {
+	// Asked in Chinese: the thread note is in Chinese.
+	if tt := textOf(t, thread.Blocks); !strings.Contains(tt, "私下") || strings.Contains(tt, "train-8") {
 		t.Errorf("thread note: %s", tt)
 	}
 	et := textOf(t, eph.Blocks)
@@ -301,4 +304,58 @@ func TestTriageEscalate(t *testing.T) {
 		t.Fatalf("unmapped presser: %+v %s", p, textOf(t, p.Blocks))
 	}
 	slackfake.Quiet(t, th.fs.Posts, 150*time.Millisecond, "escalation by an unmapped presser")
+}
+
+// TestTriageLanguages: a triage question asked in Japanese is answered in
+// Japanese in its thread (summary and buttons) and privately (the full
+// answer); the escalation summary posted for the channel is in the
+// channel's language (triage.language), French here, whatever language
+// the poster asked in.
+func TestTriageLanguages(t *testing.T) {
+	th := startTriage(t, triage.Summary)
+	th.triage.Lang = i18n.French
+	th.diag.reports["train-7"] = translatedWaiting()
+	root := th.message(t, alice.ID, supportChannel, "", "train-7 がずっと待っています", nil)
+	thread, eph := th.answer(t, root, true)
+	tt, et := textOf(t, thread.Blocks), textOf(t, eph.Blocks)
+	for _, want := range []string{"個別に送りました", "自分にも説明して", "プラットフォームチームにエスカレーション"} {
+		if !strings.Contains(tt, want) {
+			t.Errorf("Japanese thread answer lacks %q:\n%s", want, tt)
+		}
+	}
+	i18ntest.AssertTranslated(t, i18n.Japanese, tt, "action=", "value=", trainRef)
+	if !strings.Contains(et, "対処方法") {
+		t.Errorf("the private full answer is not in Japanese:\n%s", et)
+	}
+
+	b := slackfake.BlockAction{User: alice.ID, Channel: supportChannel, MessageTS: "1700000200.000100", ThreadTS: root, ParentUser: alice.ID,
+		ActionID: blocks.ActionEscalate, Value: trainRef, ResponseURL: th.fs.ResponseURL("esc"), TriggerID: "trig-esc"}
+	th.send(t, slackfake.InteractiveEnvelope("esc", b.Payload()))
+	p := th.post(t)
+	if p.Method != "chat.postMessage" || p.ThreadTS != root {
+		t.Fatalf("escalation: %+v", p)
+	}
+	esc := textOf(t, p.Blocks)
+	for _, want := range []string{"transmis par <@" + alice.ID + ">", "Déjà proposé à l’utilisateur", "Fil :"} {
+		if !strings.Contains(esc, want) {
+			t.Errorf("French escalation lacks %q:\n%s", want, esc)
+		}
+	}
+}
+
+// translatedWaiting is detailedReport with its verdict and remedies as
+// catalog messages, as package diagnose returns them.
+func translatedWaiting() diagnose.Report {
+	r := detailedReport()
+	cq := i18n.Obj("ClusterQueue", "", "cq-gpu")
+	r.Verdict.HeadlineMsg = i18n.M("diagnose.cqStopped", cq, i18n.Ref("job", "team-a", "train-7"))
+	r.Verdict.Headline = r.Verdict.HeadlineMsg.String()
+	r.Verdict.DetailMsg = i18n.M("diagnose.cqStopped.detail", cq, i18n.Name("Hold"))
+	r.Verdict.Detail = r.Verdict.DetailMsg.String()
+	r.Findings = nil
+	for i := range r.Remedies {
+		r.Remedies[i].SummaryMsg = i18n.M("diagnose.cqStopped.remedy", cq)
+		r.Remedies[i].Summary = r.Remedies[i].SummaryMsg.String()
+	}
+	return r
 }

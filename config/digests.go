@@ -76,6 +76,11 @@ type Digest struct {
 	// was up at its time: it is posted once, late, with a note, while
 	// younger than this, and skipped after; 0 means 6h.
 	MaxLateness time.Duration `mapstructure:"maxLateness"`
+	// Language is the language the digest is posted in (its channel's
+	// language): en, fr, ja or zh (a BCP 47 tag or POSIX locale such as
+	// "ja-JP" is read for its language); empty means language.default.
+	// Verdict codes, causes, names and commands stay as they are.
+	Language string `mapstructure:"language"`
 }
 
 // Digest defaults, for the zero values of Digest's optional keys.
@@ -257,6 +262,7 @@ func (c *Config) validateDigests(errs *errList) {
 		if d.TopN < 0 || d.TopN > maxDigestTopN {
 			errs.addf(key+".topN", "got %d, want 1 to %d (0: the default)", d.TopN, maxDigestTopN)
 		}
+		checkLanguage(errs, key+".language", d.Language)
 		if d.MaxLateness < 0 || d.MaxLateness > maxDigestLateness {
 			errs.addf(key+".maxLateness", "got %s, want a duration up to %s, e.g. \"6h\" (0: the default)", d.MaxLateness, maxDigestLateness)
 		}

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kueuebot/kueuebot/i18n"
 )
 
 func exampleDigest(t *testing.T) *Config {
@@ -70,6 +72,7 @@ func TestDigestsValidation(t *testing.T) {
 		{"long wait", func(d *Digest) { d.LongWait = -time.Hour }, []string{"digests[0].longWait"}},
 		{"top", func(d *Digest) { d.TopN = 500 }, []string{"digests[0].topN"}},
 		{"lateness", func(d *Digest) { d.MaxLateness = 30 * 24 * time.Hour }, []string{"digests[0].maxLateness"}},
+		{"language", func(d *Digest) { d.Language = "tlh" }, []string{"digests[0].language", "want en, fr, ja or zh"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -166,5 +169,28 @@ func TestDigestScheduleDST(t *testing.T) {
 				t.Errorf("runs = %v, want %v", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestChannelLanguages: digests[].language and triage.language name a
+// channel's language, else language.default; a language kueuebot does not
+// answer in is refused.
+func TestChannelLanguages(t *testing.T) {
+	c := exampleDigest(t)
+	c.Language.Default = "fr"
+	if got := c.LangOr(c.Digests[0].Language); got != i18n.French {
+		t.Errorf("a digest without a language: %v, want language.default", got)
+	}
+	c.Digests[0].Language = "ja-JP"
+	c.Triage.Language = "zh"
+	if got := c.LangOr(c.Digests[0].Language); got != i18n.Japanese {
+		t.Errorf("digest language: %v", got)
+	}
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	c.Triage.Language = "tlh"
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "triage.language") {
+		t.Errorf("a bad triage.language: %v", err)
 	}
 }

@@ -18,10 +18,21 @@ type Language struct {
 // DefaultLang is language.default as a language; English when unset.
 func (c *Config) DefaultLang() i18n.Lang { return i18n.ParseOr(c.Language.Default, i18n.English) }
 
+// LangOr is a channel's configured language (digests[].language,
+// triage.language): v when set, else language.default.
+func (c *Config) LangOr(v string) i18n.Lang { return i18n.ParseOr(v, c.DefaultLang()) }
+
 func (c *Config) validateLanguage(errs *errList) {
-	if d := c.Language.Default; d != "" {
-		if _, ok := i18n.Parse(d); !ok {
-			errs.addf("language.default", "%q is not a language kueuebot answers in: want en, fr, ja or zh", d)
-		}
+	checkLanguage(errs, "language.default", c.Language.Default)
+}
+
+// checkLanguage reports a language key that names no language kueuebot
+// answers in; empty is fine (the default).
+func checkLanguage(errs *errList, key, v string) {
+	if v == "" {
+		return
+	}
+	if _, ok := i18n.Parse(v); !ok {
+		errs.addf(key, "%q is not a language kueuebot answers in: want en, fr, ja or zh", v)
 	}
 }

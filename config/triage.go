@@ -46,6 +46,12 @@ type Triage struct {
 	// Escalation adds an "Escalate to the platform team" button to triage
 	// answers.
 	Escalation TriageEscalation `mapstructure:"escalation"`
+	// Language is the language of what the bot posts for the whole
+	// channel on its own behalf (the escalation summary for the on-call
+	// team): en, fr, ja or zh; empty means language.default. Answers to a
+	// poster are in the poster's language (their choice, their question's
+	// language, their Slack locale), as every answer is.
+	Language string `mapstructure:"language"`
 }
 
 // TriageEscalation configures the escalation button.
@@ -113,6 +119,7 @@ func (c *Config) validateTriage(errs *errList) {
 	if t.Window < 0 || t.Window > maxTriageWindow {
 		errs.addf("triage.window", "got %s, want a duration between 0 (no linking) and %s, e.g. \"30m\"", t.Window, maxTriageWindow)
 	}
+	checkLanguage(errs, "triage.language", t.Language)
 	if g := t.Escalation.UserGroup; g != "" && !reGroupID.MatchString(g) {
 		errs.addf("triage.escalation.userGroup", "got %q, want a Slack user group ID such as S012AB3CD", g)
 	}

@@ -14,6 +14,8 @@ import (
 	"github.com/kueuebot/kueuebot/diagnose/digest"
 	"github.com/kueuebot/kueuebot/diagnose/fetch"
 	"github.com/kueuebot/kueuebot/diagnose/render"
+	"github.com/kueuebot/kueuebot/i18n"
+	"github.com/kueuebot/kueuebot/i18n/i18ntest"
 	"github.com/kueuebot/kueuebot/internal/golden"
 )
 
@@ -119,4 +121,86 @@ func TestDigestShowsStuckAfterAdmission(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden.Check(t, filepath.Join("testdata", "digest", "stuck.blocks.json"), append(all, '\n'))
+}
+
+// TestDigestInEachLanguage: the same digest in French, Japanese and
+// Chinese (text, Markdown and the Slack messages; golden files under
+// testdata/digest/LANG) holds no English prose once verdict codes, causes,
+// names, quantities and commands are set aside, and its JSON is the
+// English one.
+func TestDigestInEachLanguage(t *testing.T) {
+	var paths, namespaces []string
+	for name := range stuckScenarios {
+		paths = append(paths, filepath.Join("../deploy/examples/scenarios", name+".yaml"))
+	}
+	paths = append(paths, "../deploy/examples/scenarios/pods-quota.yaml", "../deploy/examples/scenarios/quota-in-use.yaml")
+	slices.Sort(paths)
+	for _, p := range paths {
+		namespaces = append(namespaces, "sc-"+strings.TrimSuffix(filepath.Base(p), ".yaml"))
+	}
+	dump, err := fetch.LoadFiles(paths)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := &Listing{Store: dump.Store(), All: true}
+	d, err := BuildDigest(l, DigestQuery{Name: "stuck", Scope: digest.Scope{Namespaces: namespaces}, Options: digest.Options{TopN: 5}}, stuckNow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var verbatim []string
+	for _, it := range append(append(append([]*digest.Item(nil), d.Stuck...), d.NeedsAction...), d.LongWaits...) {
+		verbatim = append(verbatim, it.RemedyMsg.Verbatims()...)
+		if it.RemedyMsg.IsZero() {
+			// A remedy of a diagnosis file not yet converted to the
+			// catalog (package diagnose) is still English: not the
+			// digest's.
+			verbatim = append(verbatim, it.Remedy)
+		}
+	}
+	for _, g := range d.Groups {
+		for _, it := range g.Workloads {
+			verbatim = append(verbatim, it.Verdict(), string(it.Code))
+		}
+	}
+	var enJSON bytes.Buffer
+	if err := render.WriteDigest(&enJSON, render.JSON, d); err != nil {
+		t.Fatal(err)
+	}
+	for _, lang := range i18n.All()[1:] {
+		t.Run(lang.String(), func(t *testing.T) {
+			dir := filepath.Join("testdata", "digest", lang.String())
+			for _, f := range []struct {
+				format render.Format
+				file   string
+			}{{render.Text, "stuck.txt"}, {render.Markdown, "stuck.md"}, {render.JSON, ""}} {
+				var b bytes.Buffer
+				if err := render.WriteDigestWith(&b, f.format, d, render.Options{Lang: lang}); err != nil {
+					t.Fatal(err)
+				}
+				if f.format == render.JSON {
+					if b.String() != enJSON.String() {
+						t.Errorf("the JSON digest differs in %s", lang)
+					}
+					continue
+				}
+				// The text wraps long lines: compare with the words of each
+				// verbatim text, whatever the line breaks.
+				flat := func(s string) string { return strings.Join(strings.Fields(s), " ") }
+				var vs []string
+				for _, v := range verbatim {
+					vs = append(vs, flat(v))
+				}
+				i18ntest.AssertTranslated(t, lang, flat(b.String()), vs...)
+				golden.Check(t, filepath.Join(dir, f.file), b.Bytes())
+			}
+			main, replies := blocks.DigestMessagesIn(lang, d, "kueuebot digest --name stuck -o json")
+			var text strings.Builder
+			text.WriteString(blocks.Text(main.Blocks) + "\n" + main.Text)
+			for _, r := range replies {
+				text.WriteString("\n--- thread ---\n" + blocks.Text(r.Blocks))
+			}
+			i18ntest.AssertTranslated(t, lang, text.String(), verbatim...)
+			golden.Check(t, filepath.Join(dir, "stuck.blocks.txt"), []byte(text.String()))
+		})
+	}
 }

@@ -93,7 +93,7 @@ func answerActions(ref JobRef, r diagnose.Report, detailed, shareable, notify bo
 	// The button carries the job's cluster (JobRef.Cluster): the
 	// notifier watches it there, as the subscriber mapped there.
 	if notify && (r.Verdict.Stage == diagnose.StageAdmission || r.Verdict.Stage == diagnose.StageScheduling) && r.Verdict.Code != diagnose.CodeNotFound {
-		els = append(els, NotifyButton(ref))
+		els = append(els, NotifyButton(l, ref))
 	}
 	if !detailed && hasDetails(r) {
 		els = append(els, slack.NewButtonBlockElement(ActionDetails, v, plain(tr(l, labelDetailsID))))

@@ -15,6 +15,7 @@ import (
 
 	"github.com/kueuebot/kueuebot/diagnose"
 	"github.com/kueuebot/kueuebot/diagnose/digest"
+	"github.com/kueuebot/kueuebot/i18n"
 	"github.com/kueuebot/kueuebot/internal/golden"
 )
 
@@ -111,5 +112,19 @@ func TestDigestMessagesFitSlack(t *testing.T) {
 	}
 	if !strings.Contains(Text(replies[1].Blocks), "… and ") {
 		t.Errorf("a long list must be cut with a pointer to the CLI:\n%s", Text(replies[1].Blocks))
+	}
+}
+
+// BenchmarkDigestMessages renders a 300-workload digest for Slack in each
+// language (issue: any language within 10% of English).
+func BenchmarkDigestMessages(b *testing.B) {
+	d := sampleDigest(300)
+	for _, l := range i18n.All() {
+		b.Run(l.String(), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				_, _ = DigestMessagesIn(l, d, "kueuebot digest --name team-a -o json")
+			}
+		})
 	}
 }

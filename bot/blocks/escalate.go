@@ -8,6 +8,7 @@ import (
 	"github.com/slack-go/slack"
 
 	"github.com/kueuebot/kueuebot/diagnose"
+	"github.com/kueuebot/kueuebot/i18n"
 )
 
 // Triage action and block IDs.
@@ -33,55 +34,62 @@ var (
 // EscalateButton is the "Escalate to the platform team" button of a
 // triage answer; like every button it carries the JobRef only. Its
 // confirmation says that the summary is posted for the whole channel.
-func EscalateButton(ref JobRef) *slack.ButtonBlockElement {
-	b := slack.NewButtonBlockElement(ActionEscalate, ref.String(), plain("Escalate to the platform team"))
+func EscalateButton(l i18n.Lang, ref JobRef) *slack.ButtonBlockElement {
+	b := slack.NewButtonBlockElement(ActionEscalate, ref.String(), plain(tr(l, "blocks.escalate.button")))
 	b.Style = slack.StyleDanger
 	b.Confirm = slack.NewConfirmationBlockObject(
-		plain("Escalate to the platform team?"),
-		plain("I will post a summary in this thread and notify the on-call team. Everyone in this channel will see it, including what your access lets me read."),
-		plain("Escalate"), plain("Cancel"))
+		plain(tr(l, "blocks.escalate.confirm.title")),
+		plain(tr(l, "blocks.escalate.confirm.text")),
+		plain(tr(l, "blocks.escalate.confirm.ok")), plain(tr(l, "blocks.share.cancel")))
 	return b
+}
+
+// ExplainButton is "Explain it to me" on a triage summary: the job read
+// privately as whoever presses it.
+func ExplainButton(l i18n.Lang, ref JobRef) *slack.ButtonBlockElement {
+	return slack.NewButtonBlockElement(ActionPick, ref.String(), plain(tr(l, "blocks.triage.explain")))
 }
 
 // TriageSummary is the thread answer of a triage in summary mode: the
 // verdict code and the headline, who asked, and that the full answer was
-// sent to them privately; then extra (buttons), if any.
-func TriageSummary(rep diagnose.Report, poster string, extra *slack.ActionBlock) Message {
+// sent to them privately; then extra (buttons), if any; in language l (the
+// poster's).
+func TriageSummary(l i18n.Lang, rep diagnose.Report, poster string, extra *slack.ActionBlock) Message {
 	v := rep.Verdict
-	s := "*" + Code(string(v.Code)) + "* " + Line(headline(v))
+	s := "*" + Code(string(v.Code)) + "* " + Line(headlineIn(v, l))
 	if rep.Target.Name != "" {
 		s += " (" + Code(targetText(rep.Target)) + ")"
 	}
 	bl := []slack.Block{slack.NewSectionBlock(mrkdwn(truncate(s, MaxSectionText)), nil, nil)}
 	if reUserID.MatchString(poster) {
-		note := "I sent the full answer to <@" + poster + "> privately."
+		note := tr(l, "blocks.triage.sent", i18n.Verbatim("<@"+poster+">"))
 		if extra != nil {
-			note += " Anyone else can press *Explain it to me* to get it as they see it."
+			note = i18n.Join(i18n.M("blocks.triage.sent", i18n.Verbatim("<@"+poster+">")), i18n.M("blocks.triage.anyone", i18n.M("blocks.triage.explain"))).In(l)
 		}
 		bl = append(bl, slack.NewContextBlock("", mrkdwn(note)))
 	}
 	if extra != nil {
 		bl = append(bl, extra)
 	}
-	return Message{Text: fallbackText(rep, headline(v)), Blocks: Fit(bl, "")}
+	return Message{Text: fallbackText(rep, headlineIn(v, l)), Blocks: Fit(bl, "")}
 }
 
 // TriageRepeat is the thread answer when the same job was answered in the
 // channel a moment ago with the same verdict: a link to that answer.
-// link is the earlier answer's permalink (https) or empty.
-func TriageRepeat(rep diagnose.Report, link string, extra *slack.ActionBlock) Message {
+// link is the earlier answer's permalink (https) or empty; l the poster's
+// language.
+func TriageRepeat(l i18n.Lang, rep diagnose.Report, link string, extra *slack.ActionBlock) Message {
 	v := rep.Verdict
-	where := "earlier in this channel"
+	where := tr(l, "blocks.triage.earlier")
 	if safeLink(link) {
-		where = "<" + link + "|earlier in this channel>"
+		where = "<" + link + "|" + where + ">"
 	}
-	s := fmt.Sprintf("I answered about %s %s, and the verdict has not changed: *%s* %s",
-		Code(targetText(rep.Target)), where, Code(string(v.Code)), Line(headline(v)))
+	s := tr(l, "blocks.triage.repeat", i18n.Verbatim(Code(targetText(rep.Target))), i18n.Verbatim(where), i18n.Verbatim(Code(string(v.Code))), i18n.Verbatim(Line(headlineIn(v, l))))
 	bl := []slack.Block{slack.NewSectionBlock(mrkdwn(truncate(s, MaxSectionText)), nil, nil)}
 	if extra != nil {
 		bl = append(bl, extra)
 	}
-	return Message{Text: fallbackText(rep, headline(v)), Blocks: Fit(bl, "")}
+	return Message{Text: fallbackText(rep, headlineIn(v, l)), Blocks: Fit(bl, "")}
 }
 
 // EscalationOptions says who escalates to whom and where.
@@ -92,6 +100,9 @@ type EscalationOptions struct {
 	By string
 	// ThreadLink is the thread's permalink (https), or empty.
 	ThreadLink string
+	// Lang is the language of the summary (the channel's, config
+	// triage.language).
+	Lang i18n.Lang
 }
 
 // Escalation is the compact summary posted for the on-call team: the
@@ -100,36 +111,37 @@ type EscalationOptions struct {
 // already suggested to the user and a link to the thread. rep is read as the
 // person who pressed the button, so it holds only what they may see.
 func Escalation(rep diagnose.Report, o EscalationOptions) Message {
+	l := o.Lang
 	v := rep.Verdict
-	who := "the platform team"
+	who := tr(l, "blocks.escalate.team")
 	if reGroupID.MatchString(o.UserGroup) {
 		who = "<!subteam^" + o.UserGroup + ">"
 	}
-	by := ""
-	if reUserID.MatchString(o.By) {
-		by = " by <@" + o.By + ">"
-	}
 	var b strings.Builder
-	fmt.Fprintf(&b, ":rotating_light: %s: escalated%s\n", who, by)
-	fmt.Fprintf(&b, "*Job:* %s\n", Code(targetText(rep.Target)))
-	fmt.Fprintf(&b, "*Verdict:* %s: %s\n", Code(string(v.Code)), Line(headline(v)))
+	if reUserID.MatchString(o.By) {
+		b.WriteString(":rotating_light: " + tr(l, "blocks.escalate.by", i18n.Verbatim(who), i18n.Verbatim("<@"+o.By+">")) + "\n")
+	} else {
+		b.WriteString(":rotating_light: " + tr(l, "blocks.escalate.head", i18n.Verbatim(who)) + "\n")
+	}
+	fmt.Fprintf(&b, "*%s* %s\n", tr(l, "blocks.context.job"), Code(targetText(rep.Target)))
+	fmt.Fprintf(&b, "*%s* %s: %s\n", tr(l, "blocks.context.verdict"), Code(string(v.Code)), Line(headlineIn(v, l)))
 	if v.Cause != "" {
-		fmt.Fprintf(&b, "*Cause:* %s\n", Code(string(v.Cause)))
+		fmt.Fprintf(&b, "*%s* %s\n", tr(l, "blocks.escalate.cause"), Code(string(v.Cause)))
 	}
 	if q := rep.Queue; q.LocalQueue != "" || q.ClusterQueue != "" {
-		fmt.Fprintf(&b, "*Queues:* LocalQueue %s, ClusterQueue %s\n", Code(q.LocalQueue), Code(q.ClusterQueue))
+		fmt.Fprintf(&b, "*%s* %s\n", tr(l, "blocks.context.queues"), tr(l, "blocks.escalate.queues", i18n.Verbatim(Code(q.LocalQueue)), i18n.Verbatim(Code(q.ClusterQueue))))
 	}
 	bl := []slack.Block{slack.NewSectionBlock(mrkdwn(truncate(strings.TrimSuffix(b.String(), "\n"), MaxSectionText)), nil, nil)}
 	if len(rep.Evidence) > 0 {
 		var items []string
 		for i, e := range rep.Evidence {
 			if i == escalationEvidence {
-				items = append(items, fmt.Sprintf("_and %d more_", len(rep.Evidence)-i))
+				items = append(items, tr(l, "blocks.escalate.more", i18n.Num(len(rep.Evidence)-i)))
 				break
 			}
-			items = append(items, "• "+evidenceText(e))
+			items = append(items, "• "+evidenceTextIn(e, l))
 		}
-		bl = append(bl, packSections("*Evidence*", items)...)
+		bl = append(bl, packSections("*"+tr(l, "blocks.section.evidence")+"*", items)...)
 	}
 	// What the answer left to the platform team comes first, with its
 	// command: the user could not act on it, the on-call team can.
@@ -145,34 +157,34 @@ func Escalation(rep diagnose.Report, o EscalationOptions) Message {
 		var items []string
 		for i, r := range platform {
 			if i == escalationRemedies {
-				items = append(items, fmt.Sprintf("_and %d more_", len(platform)-i))
+				items = append(items, tr(l, "blocks.escalate.more", i18n.Num(len(platform)-i)))
 				break
 			}
-			it := "• " + Line(r.Summary)
+			it := "• " + Line(r.SummaryIn(l))
 			if r.Command != "" {
 				it += "\n" + CodeBlock(r.Command)
 			}
 			items = append(items, it)
 		}
-		bl = append(bl, packSections("*For the platform team*", items)...)
+		bl = append(bl, packSections("*"+tr(l, "blocks.escalate.forPlatform")+"*", items)...)
 	}
 	if len(user) > 0 {
 		var items []string
 		for i, r := range user {
 			if i == escalationRemedies {
-				items = append(items, fmt.Sprintf("_and %d more_", len(user)-i))
+				items = append(items, tr(l, "blocks.escalate.more", i18n.Num(len(user)-i)))
 				break
 			}
-			items = append(items, "• "+Line(r.Summary)+" ("+whoText(r.Who)+")")
+			items = append(items, "• "+Line(r.SummaryIn(l))+" ("+whoTextIn(r.Who, l)+")")
 		}
-		bl = append(bl, packSections("*Already suggested to the user*", items)...)
+		bl = append(bl, packSections("*"+tr(l, "blocks.escalate.suggested")+"*", items)...)
 	}
-	link := "Thread: this one."
+	link := tr(l, "blocks.escalate.thisThread")
 	if safeLink(o.ThreadLink) {
-		link = "Thread: <" + o.ThreadLink + "|link to this thread>"
+		link = tr(l, "blocks.escalate.thread", i18n.Verbatim("<"+o.ThreadLink+"|"+tr(l, "blocks.escalate.threadLink")+">"))
 	}
 	bl = append(bl, slack.NewContextBlock("", mrkdwn(link)))
-	return Message{Text: truncate("Escalated: "+Line(headline(v))+" ("+Line(targetText(rep.Target))+")", MaxFallbackText), Blocks: Fit(bl, "")}
+	return Message{Text: truncate(tr(l, "blocks.escalate.fallback", i18n.Verbatim(Line(headlineIn(v, l))+" ("+Line(targetText(rep.Target))+")")), MaxFallbackText), Blocks: Fit(bl, "")}
 }
 
 // safeLink reports whether s can go inside <...|...> as a link: an https

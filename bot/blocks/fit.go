@@ -9,6 +9,7 @@ import (
 	"github.com/slack-go/slack"
 
 	"github.com/kueuebot/kueuebot/diagnose"
+	"github.com/kueuebot/kueuebot/i18n"
 )
 
 // fitEmoji marks each answer of a check.
@@ -49,7 +50,7 @@ func WillItFit(r *diagnose.CheckReport) Message {
 	if len(summary) > 0 {
 		bl = append(bl, slack.NewSectionBlock(mrkdwn(strings.Join(summary, "\n")), nil, nil))
 	}
-	bl = append(bl, clusterBlocks(diagnose.Report{Cluster: r.Cluster, Clusters: r.Clusters})...)
+	bl = append(bl, clusterBlocks(diagnose.Report{Cluster: r.Cluster, Clusters: r.Clusters}, i18n.English)...)
 	for _, n := range r.Notes {
 		bl = append(bl, slack.NewContextBlock("", mrkdwn(Paragraph(n))))
 	}

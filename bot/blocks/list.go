@@ -71,7 +71,7 @@ func JobList(jobs []diagnose.Report, opts ListOptions) Message {
 		slack.NewHeaderBlock(plain(header)),
 		slack.NewContextBlock("", mrkdwn(tr(l, "blocks.list.context", i18n.Verbatim(capitalize(whereText(opts))), i18n.Verbatim(codeCounts(jobs))))),
 	}
-	if n := clusterNotes(opts.Clusters); n != "" {
+	if n := clusterNotes(l, opts.Clusters); n != "" {
 		content = append(content, slack.NewContextBlock("", mrkdwn(truncate(n, MaxContextText))))
 	}
 	shown := jobs[:min(len(jobs), opts.maxLines())]
@@ -145,7 +145,7 @@ func jobLine(r diagnose.Report, l i18n.Lang) string {
 func estimateNote(r diagnose.Report, l i18n.Lang) string {
 	switch {
 	case r.Estimate.Known():
-		return " · " + tr(l, "blocks.list.starts", i18n.Verbatim(Line(render.EstimateShort(r.Estimate))))
+		return " · " + tr(l, "blocks.list.starts", i18n.Verbatim(Line(render.EstimateShortIn(l, r.Estimate))))
 	case r.Estimate != nil && diagnose.Replayed(&r):
 		return " · " + tr(l, "blocks.list.noEstimate")
 	}

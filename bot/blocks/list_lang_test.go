@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/kueuebot/kueuebot/diagnose"
+	"github.com/kueuebot/kueuebot/diagnose/render"
 	"github.com/kueuebot/kueuebot/i18n"
 	"github.com/kueuebot/kueuebot/i18n/i18ntest"
 )
@@ -17,6 +18,10 @@ func TestJobListInEachLanguage(t *testing.T) {
 	r := translatedReport()
 	jobs := []diagnose.Report{r, r}
 	jobs[1].Target.Name = "train-8"
+	// An estimate: "starts in 20-45 min" in the list's language.
+	at := time.Date(2026, 12, 3, 9, 0, 0, 0, time.UTC)
+	lo, likely, hi := at.Add(20*time.Minute), at.Add(30*time.Minute), at.Add(45*time.Minute)
+	jobs[1].Estimate = &diagnose.Estimate{At: at, Earliest: &lo, Likely: &likely, Latest: &hi}
 	verbatim := append(r.Verdict.HeadlineMsg.Verbatims(), "team-a", "train-8", string(r.Verdict.Code))
 	for _, l := range i18n.All() {
 		opts := ListOptions{Namespaces: []string{"team-a", "team-b"}, Lang: l}
@@ -28,6 +33,9 @@ func TestJobListInEachLanguage(t *testing.T) {
 		}
 		if want := i18n.Render(l, r.Verdict.HeadlineMsg); !strings.Contains(list, want) || !strings.Contains(home, want) {
 			t.Errorf("%s: the headline is not in %s:\n%s\n%s", l, l, list, home)
+		}
+		if want := render.EstimateShortIn(l, jobs[1].Estimate); !strings.Contains(list, want) {
+			t.Errorf("%s: the estimate is not %q:\n%s", l, want, list)
 		}
 		if l == i18n.English {
 			continue

@@ -1,6 +1,10 @@
 package blocks
 
-import "github.com/slack-go/slack"
+import (
+	"github.com/slack-go/slack"
+
+	"github.com/kueuebot/kueuebot/i18n"
+)
 
 // Action IDs of "Tell me when it starts" (package bot/notify). Like every
 // kueuebot button they carry no identity: whoever presses is resolved
@@ -17,12 +21,12 @@ const (
 )
 
 // NotifyButton is the "Tell me when it starts" button for a pending answer
-// about ref; it carries ref only.
-func NotifyButton(ref JobRef) *slack.ButtonBlockElement {
-	return slack.NewButtonBlockElement(ActionNotify, ref.String(), plain("Tell me when it starts"))
+// about ref, in language l; it carries ref only.
+func NotifyButton(l i18n.Lang, ref JobRef) *slack.ButtonBlockElement {
+	return slack.NewButtonBlockElement(ActionNotify, ref.String(), plain(tr(l, "blocks.notify.button")))
 }
 
-// NotifyStopButton ends the subscription id.
-func NotifyStopButton(id string) *slack.ButtonBlockElement {
-	return slack.NewButtonBlockElement(ActionNotifyStop, id, plain("Stop these messages"))
+// NotifyStopButton ends the subscription id; its label is in l.
+func NotifyStopButton(l i18n.Lang, id string) *slack.ButtonBlockElement {
+	return slack.NewButtonBlockElement(ActionNotifyStop, id, plain(tr(l, "blocks.notify.stop")))
 }

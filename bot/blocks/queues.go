@@ -50,7 +50,7 @@ func QueueListIn(queues []diagnose.QueueSummary, namespaces []string, l i18n.Lan
 func QueueListAcross(queues []diagnose.QueueSummary, namespaces []string, looks []diagnose.ClusterLook, l i18n.Lang) Message {
 	var bl []slack.Block
 	bl = append(bl, slack.NewHeaderBlock(plain(tr(l, "blocks.queues.title"))))
-	if n := clusterNotes(looks); n != "" {
+	if n := clusterNotes(l, looks); n != "" {
 		bl = append(bl, slack.NewContextBlock("", mrkdwn(truncate(n, MaxContextText))))
 	}
 	if len(queues) == 0 {

@@ -69,7 +69,7 @@ func reportBlocks(r diagnose.Report, opts Options, details bool) []slack.Block {
 	}
 	bl = append(bl, slack.NewHeaderBlock(plain(truncate(header, MaxHeaderText))))
 	bl = append(bl, contextLine(r, l))
-	bl = append(bl, clusterBlocks(r)...)
+	bl = append(bl, clusterBlocks(r, l)...)
 	if d := strings.TrimSpace(r.Verdict.DetailIn(l)); d != "" {
 		bl = append(bl, slack.NewSectionBlock(mrkdwn(truncate(Paragraph(d), MaxSectionText)), nil, nil))
 	}
@@ -157,8 +157,6 @@ func MoreHint(t diagnose.TargetInfo) string {
 	b.WriteString(" -o text")
 	return b.String()
 }
-
-func headline(v diagnose.Verdict) string { return headlineIn(v, i18n.English) }
 
 // headlineIn is the verdict's headline in l, on one line; the code and cause
 // when it has none.
@@ -306,8 +304,6 @@ func gapTextIn(g diagnose.Gap, l i18n.Lang) string {
 	}
 	return s
 }
-
-func evidenceText(e diagnose.Evidence) string { return evidenceTextIn(e, i18n.English) }
 
 // evidenceTextIn is one piece of evidence: the source, kind and reason, and
 // the message as Kueue or Kubernetes wrote it, with the folding in l.

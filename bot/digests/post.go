@@ -3,11 +3,13 @@ package digests
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/slack-go/slack"
 
 	"github.com/kueuebot/kueuebot/bot/blocks"
 	"github.com/kueuebot/kueuebot/diagnose/digest"
+	"github.com/kueuebot/kueuebot/i18n"
 )
 
 // Poster posts a digest: a message in a channel, and replies in its thread.
@@ -47,12 +49,23 @@ func (p *SlackPoster) PostReply(ctx context.Context, channel, threadTS string, m
 	return err
 }
 
-// Post posts d in channel: the message, then the details in its thread.
-// note, when set, is put first in the message (e.g. why it is late). cli
-// is the command that prints the whole digest, named where lists are cut.
-// A failed reply is returned with the message's ts: the digest is posted.
-func Post(ctx context.Context, p Poster, channel string, d *digest.Digest, note, cli string) (string, error) {
-	main, replies := blocks.DigestMessages(d, cli)
+// LateNote is the note of a digest posted late: when it was due (in loc),
+// in language l.
+func LateNote(l i18n.Lang, due time.Time, loc *time.Location) string {
+	at := due.In(loc).Format("Mon Jan 2 15:04 MST")
+	if l != i18n.English {
+		at = due.In(loc).Format("2006-01-02 15:04 MST")
+	}
+	return i18n.Render(l, i18n.M("blocks.digest.late", i18n.Verbatim(at)))
+}
+
+// Post posts d in channel in language l (the digest's language): the
+// message, then the details in its thread. note, when set, is put first in
+// the message (e.g. why it is late), already in l. cli is the command that
+// prints the whole digest, named where lists are cut. A failed reply is
+// returned with the message's ts: the digest is posted.
+func Post(ctx context.Context, p Poster, channel string, d *digest.Digest, l i18n.Lang, note, cli string) (string, error) {
+	main, replies := blocks.DigestMessagesIn(l, d, cli)
 	if note != "" {
 		main = blocks.WithNote(main, note)
 	}

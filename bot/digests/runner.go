@@ -14,6 +14,7 @@ import (
 	"github.com/kueuebot/kueuebot/diagnose/digest"
 	"github.com/kueuebot/kueuebot/diagnose/fetch"
 	"github.com/kueuebot/kueuebot/explain"
+	"github.com/kueuebot/kueuebot/i18n"
 	"github.com/kueuebot/kueuebot/rbac"
 )
 
@@ -50,6 +51,9 @@ type Runner struct {
 	// PostTimeout bounds posting a claimed run (which goes on even if
 	// leadership is lost meanwhile); two minutes when zero.
 	PostTimeout time.Duration
+	// DefaultLang is the language of a digest without its own language
+	// (config language.default); English when zero.
+	DefaultLang i18n.Lang
 
 	digests []scheduled
 	// unfinished holds the run keys already reported as claimed by another
@@ -252,15 +256,16 @@ func (r *Runner) handle(ctx context.Context, d *scheduled, now time.Time) time.T
 		return time.Time{}
 	}
 	late := r.Clock.Now().Sub(due) > lateAfter
+	lang := i18n.ParseOr(d.cfg.Language, r.DefaultLang)
 	note := ""
 	if late {
-		note = fmt.Sprintf("This digest was due %s and comes late: no kueuebot replica could post it then (none was running, or the one leading stopped).", due.In(d.loc).Format("Mon Jan 2 15:04 MST"))
+		note = LateNote(lang, due, d.loc)
 	}
 	// A claimed run is posted to the end, even if leadership is lost
 	// meanwhile: nobody else will post it.
 	pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.PostTimeout)
 	defer cancel()
-	ts, postErr := Post(pctx, r.Poster, d.cfg.Channel, dg, note, "kueuebot digest --name "+name+" -o json")
+	ts, postErr := Post(pctx, r.Poster, d.cfg.Channel, dg, lang, note, "kueuebot digest --name "+name+" -o json")
 	finished := r.Clock.Now()
 	err = r.State.Finish(pctx, name, due, func(run *Run) {
 		run.At, run.Late, run.TS = finished, late, ts

@@ -18,6 +18,8 @@ import (
 	"github.com/kueuebot/kueuebot/deploy/examples"
 	"github.com/kueuebot/kueuebot/diagnose/fetch"
 	"github.com/kueuebot/kueuebot/explain"
+	"github.com/kueuebot/kueuebot/i18n"
+	"github.com/kueuebot/kueuebot/i18n/i18ntest"
 	"github.com/kueuebot/kueuebot/rbac"
 )
 
@@ -406,5 +408,47 @@ func TestRunnerDigestOfACluster(t *testing.T) {
 	defer r.reader.mu.Unlock()
 	if west.reads != 1 || r.reader.reads != 0 {
 		t.Errorf("reads: gpu-west %d, home %d; want 1 and 0", west.reads, r.reader.reads)
+	}
+}
+
+// A digest is posted in its channel's language (digests[].language), else
+// in language.default (Runner.DefaultLang); the late note too, and the
+// thread replies.
+func TestRunnerPostsInTheDigestLanguage(t *testing.T) {
+	for _, tc := range []struct {
+		name, lang string
+		def        i18n.Lang
+		want       i18n.Lang
+		header     string
+	}{
+		{"digest language", "ja", i18n.French, i18n.Japanese, "待機キューのダイジェスト：team"},
+		{"language.default", "", i18n.French, i18n.French, "Synthèse des files d’attente : team"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			now := time.Date(2026, 11, 30, 11, 30, 0, 0, paris)
+			r := newRig(now)
+			if _, err := r.state.Init(t.Context(), "team", time.Date(2026, 11, 29, 9, 0, 0, 0, paris), "pod-old", now); err != nil {
+				t.Fatal(err)
+			}
+			d := testDigest()
+			d.Language = tc.lang
+			run, err := NewRunner([]config.Digest{d}, Runner{
+				Digester: r.reader, Poster: r.poster, State: r.state, Holder: "pod-b", Clock: r.clock, Retry: time.Minute, DefaultLang: tc.def,
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r.lead(t, run)
+			r.waiting(t)
+			msgs := r.poster.messages()
+			if len(msgs) != 1 || !strings.Contains(msgs[0].text, tc.header) || !strings.Contains(msgs[0].text, LateNote(tc.want, time.Date(2026, 11, 30, 9, 0, 0, 0, paris), paris)) {
+				t.Fatalf("posts = %+v", msgs)
+			}
+			r.poster.mu.Lock()
+			defer r.poster.mu.Unlock()
+			for _, p := range r.poster.posts {
+				i18ntest.AssertTranslated(t, tc.want, p.text)
+			}
+		})
 	}
 }

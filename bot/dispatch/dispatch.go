@@ -14,6 +14,7 @@ import (
 	"github.com/kueuebot/kueuebot/bot/blocks"
 	"github.com/kueuebot/kueuebot/bot/event"
 	"github.com/kueuebot/kueuebot/bot/metrics"
+	"github.com/kueuebot/kueuebot/i18n"
 )
 
 // Reply is what a Handler answers with. The Dispatcher hands it back to
@@ -120,6 +121,11 @@ type Options struct {
 	Metrics *metrics.Metrics
 	// Log receives panics and delivery failures; nil discards.
 	Log *slog.Logger
+	// Lang tells the language of the dispatcher's own notices (busy,
+	// restarting, an apology) for an event; it must be cheap (no request:
+	// the notices come when the bot is busiest), e.g. the language the
+	// question is written in, else language.default. nil: English.
+	Lang func(ev *event.Event) i18n.Lang
 }
 
 // Dispatcher is the one place every question goes through, whatever the
@@ -257,7 +263,7 @@ func (d *Dispatcher[R]) Submit(ev event.Event) Admission {
 		d.o.Metrics.Busy(metrics.BusyRefused)
 		d.o.Metrics.Question(ev.Entry, "busy", time.Since(ev.Received))
 		d.log.Warn("question refused: the user has too many questions waiting", slog.String("entry", string(ev.Entry)), slog.String("slack_user", ev.User.ID), slog.Int("per_user", d.o.PerUser))
-		d.notify(&task[R]{ev: ev, notice: d.h.Notice("busy", blocks.Notice("", fmt.Sprintf("You already have %d questions waiting for me. I will answer those first; ask again once they are answered.", d.o.PerUser)))})
+		d.notify(&task[R]{ev: ev, notice: d.h.Notice("busy", d.notice(&ev, "dispatch.perUser", i18n.Num(d.o.PerUser)))})
 		return Refused
 	}
 	if d.inflight >= d.o.Workers+d.o.QueueSize {
@@ -265,7 +271,7 @@ func (d *Dispatcher[R]) Submit(ev event.Event) Admission {
 		d.o.Metrics.Busy(metrics.BusyRefused)
 		d.o.Metrics.Question(ev.Entry, "busy", time.Since(ev.Received))
 		d.log.Warn("question refused: every worker busy and the queue full", slog.String("entry", string(ev.Entry)), slog.String("slack_user", ev.User.ID))
-		d.notify(&task[R]{ev: ev, notice: d.h.Notice("busy", blocks.Notice("", "I am too busy to look at that right now. Please ask again in a minute."))})
+		d.notify(&task[R]{ev: ev, notice: d.h.Notice("busy", d.notice(&ev, "dispatch.full"))})
 		return Refused
 	}
 	t := &task[R]{ev: ev}
@@ -278,7 +284,7 @@ func (d *Dispatcher[R]) Submit(ev event.Event) Admission {
 			defer d.timers.Done()
 			if !t.started.Load() {
 				d.o.Metrics.Busy(metrics.BusyQueued)
-				d.notify(&task[R]{ev: ev, of: t, notice: d.h.Notice("busy", blocks.Notice("", "I am busy with other questions; I will answer in a moment."))})
+				d.notify(&task[R]{ev: ev, of: t, notice: d.h.Notice("busy", d.notice(&ev, "dispatch.queued"))})
 			}
 		})
 	}
@@ -347,7 +353,7 @@ func (d *Dispatcher[R]) worker() {
 func (d *Dispatcher[R]) run(t *task[R]) {
 	var r R
 	if d.work.Err() != nil {
-		r = d.h.Notice("shutdown", blocks.Notice("", "I am restarting and could not look at that. Please ask again in a minute."))
+		r = d.h.Notice("shutdown", d.notice(&t.ev, "dispatch.shutdown"))
 	} else {
 		ctx, cancel := context.WithTimeout(d.work, d.o.Timeout)
 		r = d.answer(ctx, t)
@@ -373,7 +379,7 @@ func (d *Dispatcher[R]) answer(ctx context.Context, t *task[R]) R {
 				d.o.Metrics.Panicked()
 				d.log.Error("panic while answering a question", slog.String("entry", string(t.ev.Entry)), slog.String("slack_user", t.ev.User.ID),
 					slog.Any("panic", p), slog.String("stack", string(debug.Stack())))
-				done <- d.h.Notice("panic", blocks.Notice("", "Sorry, something broke while I looked at that. It has been logged for the platform team; please try again in a minute."))
+				done <- d.h.Notice("panic", d.notice(&t.ev, "dispatch.panic"))
 			}
 		}()
 		done <- d.h.Answer(ctx, &t.ev)
@@ -392,7 +398,11 @@ func (d *Dispatcher[R]) answer(ctx context.Context, t *task[R]) R {
 	case <-d.hard.Done():
 	}
 	d.log.Error("question overran its deadline; answering for it", slog.String("entry", string(t.ev.Entry)), slog.String("slack_user", t.ev.User.ID), slog.Duration("timeout", d.o.Timeout))
-	return d.h.Notice("timeout", blocks.Notice("", fmt.Sprintf("I gave up on that question: it took longer than %s. The cluster or Slack may be busy; please try again in a minute.", d.o.Timeout)))
+	took := d.o.Timeout.String() // English: "30s", as before
+	if l := d.lang(&t.ev); l != i18n.English {
+		took = i18n.FormatDuration(l, i18n.Dur(d.o.Timeout))
+	}
+	return d.h.Notice("timeout", d.notice(&t.ev, "dispatch.timeout", i18n.Verbatim(took)))
 }
 
 // deliver delivers r, recovering a panic; failures are logged and counted.
@@ -516,3 +526,49 @@ func (q *fairQueue[R]) pop() *task[R] {
 	}
 	return t
 }
+
+// notice is one of the dispatcher's own notices, in the event's language.
+func (d *Dispatcher[R]) notice(ev *event.Event, id i18n.ID, args ...i18n.Arg) blocks.Message {
+	return blocks.Notice("", i18n.Render(d.lang(ev), i18n.M(id, args...)))
+}
+
+func (d *Dispatcher[R]) lang(ev *event.Event) i18n.Lang {
+	if d.o.Lang == nil {
+		return i18n.English
+	}
+	return d.o.Lang(ev)
+}
+
+// The catalog entries of the dispatcher's notices.
+var _ = i18n.Register(
+	i18n.Entry{ID: "dispatch.perUser", Args: []i18n.Kind{i18n.KindNum},
+		En: "You already have %[1]d questions waiting for me. I will answer those first; ask again once they are answered.",
+		Fr: "Vous avez déjà %[1]d questions en attente. J’y réponds d’abord ; reposez la question une fois qu’elles auront une réponse.",
+		Ja: "すでに %[1]d 件の質問が回答待ちです。先にそれらに回答しますので、回答後にもう一度質問してください。",
+		Zh: "你已有 %[1]d 个问题在等我回答。我会先回答它们；回答完后请再问。"},
+	i18n.Entry{ID: "dispatch.full",
+		En: "I am too busy to look at that right now. Please ask again in a minute.",
+		Fr: "Je suis trop occupé pour examiner cela maintenant. Reposez la question dans une minute.",
+		Ja: "現在混み合っていて確認できません。1分後にもう一度質問してください。",
+		Zh: "我现在太忙，无法查看。请一分钟后再问。"},
+	i18n.Entry{ID: "dispatch.queued",
+		En: "I am busy with other questions; I will answer in a moment.",
+		Fr: "Je suis occupé par d’autres questions ; je réponds dans un instant.",
+		Ja: "ほかの質問に対応中です。まもなく回答します。",
+		Zh: "我正在处理其他问题，稍后就回答你。"},
+	i18n.Entry{ID: "dispatch.shutdown",
+		En: "I am restarting and could not look at that. Please ask again in a minute.",
+		Fr: "Je redémarre et n’ai pas pu examiner cela. Reposez la question dans une minute.",
+		Ja: "再起動中のため確認できませんでした。1分後にもう一度質問してください。",
+		Zh: "我正在重启，未能查看。请一分钟后再问。"},
+	i18n.Entry{ID: "dispatch.panic",
+		En: "Sorry, something broke while I looked at that. It has been logged for the platform team; please try again in a minute.",
+		Fr: "Désolé, quelque chose a cassé pendant que j’examinais cela. L’incident est consigné pour l’équipe plateforme ; réessayez dans une minute.",
+		Ja: "申し訳ありません。確認中に問題が発生しました。プラットフォームチーム向けに記録しました。1分後にもう一度お試しください。",
+		Zh: "抱歉，查看时出了问题。已为平台团队记录日志；请一分钟后重试。"},
+	i18n.Entry{ID: "dispatch.timeout", Args: []i18n.Kind{i18n.KindVerbatim},
+		En: "I gave up on that question: it took longer than %[1]s. The cluster or Slack may be busy; please try again in a minute.",
+		Fr: "J’ai abandonné cette question : elle a pris plus de %[1]s. Le cluster ou Slack est peut-être occupé ; réessayez dans une minute.",
+		Ja: "%[1]sを超えたため、この質問への回答を中断しました。クラスターか Slack が混雑している可能性があります。1分後にもう一度お試しください。",
+		Zh: "这个问题耗时超过 %[1]s，我已放弃。集群或 Slack 可能正忙；请一分钟后重试。"},
+)

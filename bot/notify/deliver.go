@@ -108,7 +108,7 @@ func metadata(s Subscription, e Event) slack.SlackMetadata {
 func (n *Notifier) post(ctx context.Context, s Subscription, e Event) error {
 	pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), n.PostTimeout)
 	defer cancel()
-	m := EventMessage(&s, e, n.Clock.Now())
+	m := EventMessageIn(n.lang(pctx, s.User), &s, e, n.Clock.Now())
 	_, ts, err := n.Slack.PostMessageContext(pctx, s.Channel,
 		slack.MsgOptionText(m.Text, false), slack.MsgOptionBlocks(m.Blocks...),
 		slack.MsgOptionDisableLinkUnfurl(), slack.MsgOptionDisableMediaUnfurl(),

@@ -18,6 +18,7 @@ import (
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/utils/clock"
 
+	"github.com/kueuebot/kueuebot/i18n"
 	"github.com/kueuebot/kueuebot/rbac"
 )
 
@@ -90,6 +91,12 @@ type Notifier struct {
 	PendingGrace time.Duration
 	// PostTimeout bounds one DM post (10 s when zero).
 	PostTimeout time.Duration
+
+	// Lang tells a subscriber's language (their remembered choice, else
+	// their Slack locale, else language.default: bot.Languages.Choose
+	// with no question, whose lookups are cached), for each DM and reply;
+	// nil: English.
+	Lang func(ctx context.Context, user string) i18n.Lang
 
 	// Told, when set, is called after each DM is posted with when the
 	// transition was first seen on the watch (zero if not from the watch),
@@ -559,4 +566,12 @@ func (n *Notifier) reconcile(ctx context.Context, id string) error {
 		}
 	}
 	return nil
+}
+
+// lang is the language of user's messages (Lang).
+func (n *Notifier) lang(ctx context.Context, user string) i18n.Lang {
+	if n.Lang == nil {
+		return i18n.English
+	}
+	return n.Lang(ctx, user)
 }

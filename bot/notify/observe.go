@@ -1,7 +1,6 @@
 package notify
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -9,6 +8,9 @@ import (
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+
+	"github.com/kueuebot/kueuebot/bot/blocks"
+	"github.com/kueuebot/kueuebot/i18n"
 )
 
 // EventType is what happened to a subscribed job, as the DM says it.
@@ -228,26 +230,33 @@ func remember(seen []string, keys ...string) []string {
 
 // Describe is a Workload's present state in a few words, for the answer to
 // a subscription ("pending", "admitted to ClusterQueue gpu", ...).
-func Describe(wl *kueue.Workload) string {
+func Describe(wl *kueue.Workload) string { return DescribeMsg(wl).String() }
+
+// DescribeMsg is Describe as a catalog message; names from the cluster
+// are escaped for mrkdwn.
+func DescribeMsg(wl *kueue.Workload) i18n.Message {
 	if wl == nil {
-		return "no Workload yet (Kueue has not picked the job up)"
+		return i18n.M("notify.state.noWorkload")
 	}
 	evs := Observe(wl, Pods{})
 	if len(evs) == 0 {
-		return "pending"
+		return i18n.M("notify.state.pending")
 	}
 	e := evs[len(evs)-1]
+	cq := i18n.Verbatim(blocks.Line(e.ClusterQueue))
 	switch e.Type {
 	case Admitted:
-		return fmt.Sprintf("admitted to ClusterQueue %s", e.ClusterQueue)
+		return i18n.M("notify.state.admitted", cq)
 	case Reserved:
-		return fmt.Sprintf("quota reserved in ClusterQueue %s, waiting for its admission checks", e.ClusterQueue)
-	case Evicted, Preempted:
-		return fmt.Sprintf("%s (%s), waiting to be admitted again", strings.ToLower(string(e.Type)), e.Reason)
+		return i18n.M("notify.state.reserved", cq)
+	case Evicted:
+		return i18n.M("notify.state.evicted", i18n.Verbatim(blocks.Line(e.Reason)))
+	case Preempted:
+		return i18n.M("notify.state.preempted", i18n.Verbatim(blocks.Line(e.Reason)))
 	case Succeeded:
-		return "finished"
+		return i18n.M("notify.state.finished")
 	case Failed:
-		return "failed"
+		return i18n.M("notify.state.failed")
 	}
-	return string(e.Type)
+	return i18n.M("i18n.join", i18n.List{Items: []i18n.Arg{i18n.Verbatim(blocks.Line(string(e.Type)))}, Sentences: true})
 }

@@ -1,13 +1,13 @@
 package notify
 
 import (
-	"fmt"
 	"strings"
 	"time"
 
 	"github.com/slack-go/slack"
 
 	"github.com/kueuebot/kueuebot/bot/blocks"
+	"github.com/kueuebot/kueuebot/i18n"
 )
 
 // Action IDs of the buttons of notifications (defined in bot/blocks, where
@@ -47,86 +47,120 @@ func job(s *Subscription) string {
 	return blocks.Code(j)
 }
 
-func quoted(reason, message string) string {
+func quoted(l i18n.Lang, reason, message string) string {
 	var parts []string
 	if reason != "" {
-		parts = append(parts, "reason "+blocks.Code(reason))
+		parts = append(parts, tr(l, "notify.reason", i18n.Verbatim(blocks.Code(reason))))
 	}
 	if message != "" {
-		parts = append(parts, "Kueue says: _"+blocks.Line(message)+"_")
+		parts = append(parts, tr(l, "notify.kueueSays", i18n.Verbatim(blocks.Line(message))))
 	}
-	return strings.Join(parts, "; ")
+	sep := "; "
+	if l == i18n.Japanese || l == i18n.Chinese {
+		sep = "；"
+	}
+	return strings.Join(parts, sep)
 }
 
-// EventMessage is the DM that tells s's subscriber about e. now is when it
-// is sent, for "5m ago" when it is late.
+func tr(l i18n.Lang, id i18n.ID, args ...i18n.Arg) string { return i18n.Render(l, i18n.M(id, args...)) }
+
+// stamp is a time in a DM: "Jan 2 15:04 MST" in English, an ISO date in
+// the other languages; layout "15:04 MST" prints the time only.
+func stamp(l i18n.Lang, t time.Time, layout string) string {
+	if l != i18n.English && layout != "15:04 MST" {
+		layout = "2006-01-02 15:04 MST"
+	}
+	return t.UTC().Format(layout)
+}
+
+// ago is how long ago, in English as time.Duration prints it ("5m0s"),
+// in the other languages in their units.
+func ago(l i18n.Lang, d time.Duration) string {
+	if l == i18n.English {
+		return d.String()
+	}
+	return i18n.FormatDuration(l, i18n.Dur(d))
+}
+
+// EventMessage is the DM that tells s's subscriber about e, in English.
+// now is when it is sent, for "5m ago" when it is late.
 func EventMessage(s *Subscription, e Event, now time.Time) blocks.Message {
+	return EventMessageIn(i18n.English, s, e, now)
+}
+
+// EventMessageIn is EventMessage in language l (the subscriber's).
+func EventMessageIn(l i18n.Lang, s *Subscription, e Event, now time.Time) blocks.Message {
 	var head, body string
-	j := job(s)
+	j := i18n.Verbatim(job(s))
+	name := i18n.Verbatim(s.Name)
+	cq := i18n.Verbatim(blocks.Code(e.ClusterQueue))
+	q := i18n.Verbatim(quoted(l, e.Reason, e.Message))
 	switch e.Type {
 	case Reserved:
-		head = "Quota reserved: " + s.Name
-		body = fmt.Sprintf("%s has quota reserved in ClusterQueue %s; it starts once its admission checks pass.", j, blocks.Code(e.ClusterQueue))
+		head, body = tr(l, "notify.head.reserved", name), tr(l, "notify.body.reserved", j, cq)
 	case Admitted:
-		head = "Admitted: " + s.Name
-		body = fmt.Sprintf("%s was admitted to ClusterQueue %s: its Pods are being created.", j, blocks.Code(e.ClusterQueue))
+		head, body = tr(l, "notify.head.admitted", name), tr(l, "notify.body.admitted", j, cq)
 	case Running:
-		head = "Running: " + s.Name
-		body = fmt.Sprintf("%s runs: %d of %d Pods running or done.", j, e.PodsRunning, e.PodsTotal)
+		head, body = tr(l, "notify.head.running", name), tr(l, "notify.body.running", j, i18n.Num(e.PodsRunning), i18n.Num(e.PodsTotal))
 	case Preempted:
-		head = "Preempted: " + s.Name
-		body = fmt.Sprintf("%s was preempted (condition `Preempted`, %s); Kueue puts it back in its queue. I will tell you when it is admitted again.", j, quoted(e.Reason, e.Message))
+		head, body = tr(l, "notify.head.preempted", name), tr(l, "notify.body.preempted", j, q)
 	case Evicted:
-		head = "Evicted: " + s.Name
-		body = fmt.Sprintf("%s was evicted (condition `Evicted`, %s); I will tell you when it is admitted again.", j, quoted(e.Reason, e.Message))
+		head, body = tr(l, "notify.head.evicted", name), tr(l, "notify.body.evicted", j, q)
 	case Succeeded:
-		head = "Finished: " + s.Name
-		body = fmt.Sprintf("%s finished successfully (condition `Finished`, reason `Succeeded`). This was the last message about it.", j)
+		head, body = tr(l, "notify.head.succeeded", name), tr(l, "notify.body.succeeded", j)
 	case Failed:
-		head = "Failed: " + s.Name
-		body = fmt.Sprintf("%s failed (condition `Finished`, %s). This was the last message about it.", j, quoted(e.Reason, e.Message))
+		head, body = tr(l, "notify.head.failed", name), tr(l, "notify.body.failed", j, q)
 	case Expired:
-		head = "No more messages about " + s.Name
-		body = fmt.Sprintf("Your subscription to %s ended: it was %s old (notify.expireAfter). Subscribe again with `/kueue notify %s`.", j, s.Expires.Sub(s.Created).Round(time.Minute), blocks.Line(s.Ref()))
+		age := s.Expires.Sub(s.Created).Round(time.Minute)
+		head = tr(l, "notify.head.over", name)
+		body = tr(l, "notify.body.expired", j, i18n.Verbatim(ago(l, age)), i18n.Verbatim(blocks.Line(s.Ref())))
 	case LostAccess:
-		head = "No more messages about " + s.Name
-		body = fmt.Sprintf("I stopped watching %s: you may no longer read it (or no longer use kueuebot), so I cannot tell you about it. Ask your platform team if that is wrong.", j)
+		head, body = tr(l, "notify.head.over", name), tr(l, "notify.body.lostAccess", j)
 	case Gone:
-		head = "No more messages about " + s.Name
-		body = fmt.Sprintf("%s and its Workload were deleted: there is nothing left to watch.", j)
+		head, body = tr(l, "notify.head.over", name), tr(l, "notify.body.gone", j)
 	default:
-		head, body = string(e.Type)+": "+s.Name, j
+		head, body = string(e.Type)+": "+s.Name, job(s)
 	}
 	if !e.At.IsZero() && now.Sub(e.At) > time.Minute {
-		body += fmt.Sprintf("\n_This happened at %s, %s ago._", e.At.UTC().Format("15:04 MST"), now.Sub(e.At).Round(time.Second))
+		body += "\n" + tr(l, "notify.late", i18n.Verbatim(stamp(l, e.At, "15:04 MST")), i18n.Verbatim(ago(l, now.Sub(e.At).Round(time.Second))))
 	}
 	bl := []slack.Block{
 		slack.NewHeaderBlock(plain(clipHeader(head))),
 		slack.NewSectionBlock(mrkdwn(body), nil, nil),
 	}
 	if !e.Type.Terminal() {
-		bl = append(bl, slack.NewActionBlock(BlockNotification, blocks.NotifyStopButton(s.ID)))
-		bl = append(bl, slack.NewContextBlock("", mrkdwn(fmt.Sprintf("Subscription `%s`, until %s. Reply `stop` to end all of yours.", s.ID, s.Expires.UTC().Format("Jan 2 15:04 MST")))))
+		bl = append(bl, slack.NewActionBlock(BlockNotification, blocks.NotifyStopButton(l, s.ID)))
+		bl = append(bl, slack.NewContextBlock("", mrkdwn(footer(l, s))))
 	}
 	return blocks.Message{Text: blocks.Escape(head), Blocks: blocks.Fit(bl, "")}
 }
 
+func footer(l i18n.Lang, s *Subscription) string {
+	return tr(l, "notify.footer", i18n.Verbatim(s.ID), i18n.Verbatim(stamp(l, s.Expires, "Jan 2 15:04 MST")))
+}
+
+// clipHeader cuts a header to Slack's limit on a rune boundary.
 func clipHeader(s string) string {
 	if len(s) <= blocks.MaxHeaderText {
 		return s
 	}
-	return s[:blocks.MaxHeaderText-1] + "…"
+	r := []rune(s)
+	if len(r) <= blocks.MaxHeaderText {
+		return s
+	}
+	return string(r[:blocks.MaxHeaderText-1]) + "…"
 }
 
-// confirmation is the first DM of a subscription.
-func confirmation(s *Subscription, state string) blocks.Message {
-	head := "Watching " + s.Name
-	body := fmt.Sprintf("I will tell you here when %s is admitted, when its Pods run, and if it is evicted, preempted, fails or finishes. Now: %s.", job(s), blocks.Line(state))
+// confirmation is the first DM of a subscription, in l; state is the job's
+// state now (DescribeMsg).
+func confirmation(l i18n.Lang, s *Subscription, state i18n.Message) blocks.Message {
+	head := tr(l, "notify.head.watching", i18n.Verbatim(s.Name))
+	body := tr(l, "notify.body.watching", i18n.Verbatim(job(s)), state)
 	bl := []slack.Block{
 		slack.NewHeaderBlock(plain(clipHeader(head))),
 		slack.NewSectionBlock(mrkdwn(body), nil, nil),
-		slack.NewActionBlock(BlockNotification, blocks.NotifyStopButton(s.ID)),
-		slack.NewContextBlock("", mrkdwn(fmt.Sprintf("Subscription `%s`, until %s. Reply `stop` to end all of yours.", s.ID, s.Expires.UTC().Format("Jan 2 15:04 MST")))),
+		slack.NewActionBlock(BlockNotification, blocks.NotifyStopButton(l, s.ID)),
+		slack.NewContextBlock("", mrkdwn(footer(l, s))),
 	}
 	return blocks.Message{Text: blocks.Escape(head), Blocks: blocks.Fit(bl, "")}
 }

@@ -15,11 +15,20 @@ import (
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
 	"github.com/kueuebot/kueuebot/bot/blocks"
+	"github.com/kueuebot/kueuebot/i18n"
 	"github.com/kueuebot/kueuebot/rbac"
 )
 
 // answer is a short reply for the user who asked.
 func answer(header, body string) blocks.Message { return blocks.Notice(header, body) }
+
+// listSep joins names: ", ", Japanese and Chinese "、".
+func listSep(l i18n.Lang) string {
+	if l == i18n.Japanese || l == i18n.Chinese {
+		return "、"
+	}
+	return ", "
+}
 
 func ref(r blocks.JobRef) string {
 	return job(&Subscription{Cluster: r.Cluster, Kind: r.Kind, Namespace: r.Namespace, Name: r.Name})
@@ -36,8 +45,9 @@ func ref(r blocks.JobRef) string {
 // notify.maxPerUser reached, already subscribed). err is a failure (the
 // cluster or Slack), for the bot's usual failure notice.
 func (n *Notifier) Subscribe(ctx context.Context, u rbac.SlackUser, r blocks.JobRef) (blocks.Message, error) {
+	l := n.lang(ctx, u.ID)
 	if err := r.Validate(); err != nil {
-		return answer("", "I cannot watch that: "+blocks.Line(err.Error())+"."), nil
+		return answer("", tr(l, "notify.reply.invalid", i18n.Verbatim(blocks.Line(err.Error())))), nil
 	}
 	// The job's cluster: the subscriber is resolved with its identity
 	// mapping and read there.
@@ -64,13 +74,13 @@ func (n *Notifier) Subscribe(ctx context.Context, u rbac.SlackUser, r blocks.Job
 	if r.Kind == kueueWorkloadKind {
 		wl, err = cl.Kueue.KueueV1beta2().Workloads(r.Namespace).Get(ctx, r.Name, metav1.GetOptions{})
 		if apierrors.IsNotFound(err) {
-			return answer("", fmt.Sprintf("There is no %s (or you may not read it).", ref(r))), nil
+			return answer("", tr(l, "notify.reply.noJob", i18n.Verbatim(ref(r)))), nil
 		}
 	} else {
 		obj, k, jerr := readJob(ctx, cl, r.Namespace, r.Kind, r.Name)
 		err = jerr
 		if err == nil && obj == nil {
-			return answer("", fmt.Sprintf("There is no %s (or you may not read it).", ref(r))), nil
+			return answer("", tr(l, "notify.reply.noJob", i18n.Verbatim(ref(r)))), nil
 		}
 		if err == nil {
 			s.JobUID = string(obj.GetUID())
@@ -81,7 +91,7 @@ func (n *Notifier) Subscribe(ctx context.Context, u rbac.SlackUser, r blocks.Job
 		}
 	}
 	if apierrors.IsForbidden(err) {
-		return answer("", fmt.Sprintf("You may not read %s, so I cannot tell you about it.", ref(r))), nil
+		return answer("", tr(l, "notify.reply.forbidden", i18n.Verbatim(ref(r)))), nil
 	}
 	if err != nil {
 		return blocks.Message{}, fmt.Errorf("reading %s as %s: %w", r, ident.User, err)
@@ -89,18 +99,18 @@ func (n *Notifier) Subscribe(ctx context.Context, u rbac.SlackUser, r blocks.Job
 	if ok, err := canWatch(ctx, cl, r.Namespace); err != nil {
 		return blocks.Message{}, err
 	} else if !ok {
-		return answer("", fmt.Sprintf("To tell you when %s starts I watch the Workloads of namespace %s as you, and you may not: ask your platform team for list and watch on workloads.kueue.x-k8s.io there (the kueuebot-reader ClusterRole grants both).", ref(r), blocks.Code(r.Namespace))), nil
+		return answer("", tr(l, "notify.reply.cannotWatch", i18n.Verbatim(ref(r)), i18n.Verbatim(blocks.Code(r.Namespace)))), nil
 	}
 	now := n.Clock.Now()
 	s.Created, s.Expires = now, now.Add(n.ExpireAfter)
 	for _, e := range Observe(wl, Pods{}) {
 		s.Seen = remember(s.Seen, e.Key)
 	}
-	if msg, stop := n.refuse(ctx, u.ID, r); stop {
+	if msg, stop := n.refuse(ctx, l, u.ID, r); stop {
 		return msg, nil
 	}
 	// The confirmation DM: its channel is where the messages go.
-	m := confirmation(&s, Describe(wl))
+	m := confirmation(l, &s, DescribeMsg(wl))
 	ch, _, err := n.Slack.PostMessageContext(ctx, u.ID, slack.MsgOptionText(m.Text, false), slack.MsgOptionBlocks(m.Blocks...),
 		slack.MsgOptionDisableLinkUnfurl(), slack.MsgOptionDisableMediaUnfurl())
 	if err != nil {
@@ -109,7 +119,7 @@ func (n *Notifier) Subscribe(ctx context.Context, u rbac.SlackUser, r blocks.Job
 	s.Channel = ch
 	var limitMsg blocks.Message
 	err = n.update(ctx, u.ID, func(cur []Subscription) ([]Subscription, error) {
-		if msg, stop := n.check(cur, r); stop {
+		if msg, stop := n.check(l, cur, r); stop {
 			limitMsg = msg
 			return nil, errRefused
 		}
@@ -119,15 +129,14 @@ func (n *Notifier) Subscribe(ctx context.Context, u rbac.SlackUser, r blocks.Job
 	case errors.Is(err, errRefused):
 		return limitMsg, nil
 	case errors.Is(err, ErrFull):
-		return answer("", "I am watching too many jobs for everyone right now; try again when some have finished."), nil
+		return answer("", tr(l, "notify.reply.full")), nil
 	case err != nil:
 		return blocks.Message{}, err
 	}
 	n.Log.InfoContext(ctx, "notification subscription", slog.String("subscription", s.ID), slog.String("slackUser", u.ID), slog.String("cluster", s.Cluster),
 		slog.String("impersonated", ident.User), slog.String("job", s.Ref()), slog.Time("expires", s.Expires))
 	n.enqueue(s.ID)
-	return answer("", fmt.Sprintf("I will send you a direct message when %s is admitted, when its Pods run, and if it is evicted, preempted, fails or finishes (until %s). Now: %s.",
-		ref(r), s.Expires.UTC().Format("Jan 2 15:04 MST"), blocks.Line(Describe(wl)))), nil
+	return answer("", tr(l, "notify.reply.subscribed", i18n.Verbatim(ref(r)), i18n.Verbatim(stamp(l, s.Expires, "Jan 2 15:04 MST")), DescribeMsg(wl))), nil
 }
 
 var errRefused = errors.New("notify: refused")
@@ -144,18 +153,18 @@ func (e *NoClusterError) Error() string {
 func (e *NoClusterError) UnreadCluster() string { return e.Cluster }
 
 // refuse reads the user's subscriptions and says why one more is refused.
-func (n *Notifier) refuse(ctx context.Context, user string, r blocks.JobRef) (blocks.Message, bool) {
+func (n *Notifier) refuse(ctx context.Context, l i18n.Lang, user string, r blocks.JobRef) (blocks.Message, bool) {
 	cur, err := n.Store.User(ctx, user)
 	if err != nil {
 		return blocks.Message{}, false // the write checks again
 	}
-	return n.check(cur, r)
+	return n.check(l, cur, r)
 }
 
-func (n *Notifier) check(cur []Subscription, r blocks.JobRef) (blocks.Message, bool) {
+func (n *Notifier) check(l i18n.Lang, cur []Subscription, r blocks.JobRef) (blocks.Message, bool) {
 	for _, c := range cur {
 		if c.Cluster == r.Cluster && c.Namespace == r.Namespace && c.Kind == r.Kind && c.Name == r.Name {
-			return answer("", fmt.Sprintf("I am already watching %s for you (subscription %s, until %s).", ref(r), blocks.Code(c.ID), c.Expires.UTC().Format("Jan 2 15:04 MST"))), true
+			return answer("", tr(l, "notify.reply.already", i18n.Verbatim(ref(r)), i18n.Verbatim(blocks.Code(c.ID)), i18n.Verbatim(stamp(l, c.Expires, "Jan 2 15:04 MST")))), true
 		}
 	}
 	if len(cur) >= n.MaxPerUser {
@@ -163,8 +172,7 @@ func (n *Notifier) check(cur []Subscription, r blocks.JobRef) (blocks.Message, b
 		for _, c := range cur {
 			names = append(names, job(&c))
 		}
-		return answer("", fmt.Sprintf("You already have %d subscriptions, the most one person may hold (notify.maxPerUser): %s. Say `stop` in our DM, or press Stop on one of them, first.",
-			len(cur), strings.Join(names, ", "))), true
+		return answer("", tr(l, "notify.reply.limit", i18n.Num(len(cur)), i18n.Verbatim(strings.Join(names, listSep(l))))), true
 	}
 	return blocks.Message{}, false
 }
@@ -192,6 +200,7 @@ func canWatch(ctx context.Context, cl *rbac.Clients, ns string) (bool, error) {
 // ActionStop); only u's own subscriptions can match. The message is the
 // reply to show u.
 func (n *Notifier) Unsubscribe(ctx context.Context, u rbac.SlackUser, id string) (blocks.Message, error) {
+	l := n.lang(ctx, u.ID)
 	var gone *Subscription
 	err := n.update(ctx, u.ID, func(cur []Subscription) ([]Subscription, error) {
 		i := slices.IndexFunc(cur, func(s Subscription) bool { return s.ID == id })
@@ -202,17 +211,18 @@ func (n *Notifier) Unsubscribe(ctx context.Context, u rbac.SlackUser, id string)
 		return slices.Delete(slices.Clone(cur), i, i+1), nil
 	})
 	if errors.Is(err, errNoSubscription) {
-		return answer("", "That subscription has already ended."), nil
+		return answer("", tr(l, "notify.reply.ended")), nil
 	}
 	if err != nil {
 		return blocks.Message{}, err
 	}
 	n.Log.InfoContext(ctx, "notification subscription stopped", slog.String("subscription", id), slog.String("slackUser", u.ID), slog.String("job", gone.Ref()))
-	return answer("", fmt.Sprintf("Stopped: no more messages about %s.", job(gone))), nil
+	return answer("", tr(l, "notify.reply.stopped", i18n.Verbatim(job(gone)))), nil
 }
 
 // StopAll ends every subscription of the user ("stop" in the DM: IsStop).
 func (n *Notifier) StopAll(ctx context.Context, u rbac.SlackUser) (blocks.Message, error) {
+	l := n.lang(ctx, u.ID)
 	var gone []Subscription
 	err := n.update(ctx, u.ID, func(cur []Subscription) ([]Subscription, error) {
 		if len(cur) == 0 {
@@ -222,7 +232,7 @@ func (n *Notifier) StopAll(ctx context.Context, u rbac.SlackUser) (blocks.Messag
 		return nil, nil
 	})
 	if errors.Is(err, errNoSubscription) {
-		return answer("", "You have no subscriptions: nothing to stop."), nil
+		return answer("", tr(l, "notify.reply.none")), nil
 	}
 	if err != nil {
 		return blocks.Message{}, err
@@ -232,7 +242,7 @@ func (n *Notifier) StopAll(ctx context.Context, u rbac.SlackUser) (blocks.Messag
 		names = append(names, job(&gone[i]))
 	}
 	n.Log.InfoContext(ctx, "notification subscriptions stopped", slog.String("slackUser", u.ID), slog.Int("count", len(gone)))
-	return answer("", "Stopped: no more messages about "+strings.Join(names, ", ")+"."), nil
+	return answer("", tr(l, "notify.reply.stopped", i18n.Verbatim(strings.Join(names, listSep(l))))), nil
 }
 
 // stopWords are what "stop" may be written as in the DM.

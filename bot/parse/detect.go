@@ -85,11 +85,15 @@ func namesJob(s string) bool {
 
 // Triage reads a message posted in a support channel the bot
 // triages: any length up to MaxShortcutLen, since people describe their
-// problem at length. Errors are *Error values.
+// problem at length. Errors are *Error values. Request.Lang is the
+// language the message is written in, as for Text.
 func Triage(text string) (Request, error) {
 	if utf8.RuneCountInString(text) > MaxShortcutLen || !utf8.ValidString(text) {
-		return Request{}, parseErrorf("That message is too long for me. Ask me about the job instead, e.g. %s.", Example)
+		return Request{}, parseError("parse.triage.tooLong", example())
 	}
-	p := parser{toks: tokenize(normalize(StripSlackMarkup(text)))}
-	return p.parse()
+	norm := normalize(StripSlackMarkup(text))
+	toks := tokenize(norm)
+	p := parser{toks: toks}
+	r, err := p.parse()
+	return withLang(r, toks, norm), err
 }

@@ -2,8 +2,8 @@ package parse
 
 import (
 	"cmp"
-	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -126,18 +126,31 @@ func (r Request) String() string {
 // Error is a question the bot could not understand. Its message is
 // meant for the user: it says what was wrong and what to type instead.
 type Error struct {
-	msg string
+	msg i18n.Message
 }
 
-// Error implements error.
-func (e *Error) Error() string { return e.msg }
+// Error implements error (English).
+func (e *Error) Error() string { return e.msg.String() }
 
-// UserMessage is the text to show the user (mrkdwn, already escaped).
-func (e *Error) UserMessage() string { return e.msg }
+// UserMessage is the text to show the user (mrkdwn, already escaped), in
+// English.
+func (e *Error) UserMessage() string { return e.msg.String() }
 
-func parseErrorf(format string, args ...any) *Error {
-	return &Error{msg: fmt.Sprintf(format, args...)}
-}
+// UserMessageIn is UserMessage in language l.
+func (e *Error) UserMessageIn(l i18n.Lang) string { return e.msg.In(l) }
+
+// Message is the error as a catalog message.
+func (e *Error) Message() i18n.Message { return e.msg }
+
+func parseError(id i18n.ID, args ...i18n.Arg) *Error { return &Error{msg: i18n.M(id, args...)} }
+
+func parseErrorMsg(m i18n.Message) *Error { return &Error{msg: m} }
+
+// example is Example as a message, in each language's own words.
+func example() i18n.Message { return i18n.M("parse.example") }
+
+// ExampleIn is Example in language l.
+func ExampleIn(l i18n.Lang) string { return example().In(l) }
 
 // MaxQuestionLen caps the length of a question, in characters.
 const MaxQuestionLen = 500
@@ -218,10 +231,10 @@ const MaxShortcutLen = 4000
 // written kind/name or namespace/name.
 func Shortcut(text string) (Request, error) {
 	if utf8.RuneCountInString(text) > MaxShortcutLen {
-		return Request{}, parseErrorf("That message is too long for me (over %d characters). Ask me about the job instead, e.g. %s.", MaxShortcutLen, Example)
+		return Request{}, parseError("parse.shortcut.tooLong", i18n.Verbatim(strconv.Itoa(MaxShortcutLen)), example())
 	}
 	if !utf8.ValidString(text) {
-		return Request{}, parseErrorf("I could not read that message. Ask me about the job instead, e.g. %s.", Example)
+		return Request{}, parseError("parse.shortcut.unreadable", example())
 	}
 	norm := normalize(StripSlackMarkup(text))
 	toks := tokenize(norm)
@@ -231,7 +244,7 @@ func Shortcut(text string) (Request, error) {
 		return Request{}, err
 	}
 	if r.Intent != IntentDiagnose || !p.namesJob() {
-		return Request{}, parseErrorf("I could not find a job name in that message. Ask me about the job instead, e.g. %s.", Example)
+		return Request{}, parseError("parse.shortcut.noJob", example())
 	}
 	return withLang(r, toks, norm), nil
 }
@@ -239,10 +252,10 @@ func Shortcut(text string) (Request, error) {
 // words0 checks and tokenizes a question.
 func words0(text string) ([]token, string, error) {
 	if utf8.RuneCountInString(text) > MaxQuestionLen {
-		return nil, "", parseErrorf("That question is too long for me (over %d characters). Ask about one job, e.g. %s.", MaxQuestionLen, Example)
+		return nil, "", parseError("parse.question.tooLong", i18n.Verbatim(strconv.Itoa(MaxQuestionLen)), example())
 	}
 	if !utf8.ValidString(text) {
-		return nil, "", parseErrorf("I could not read that text. Ask about one job, e.g. %s.", Example)
+		return nil, "", parseError("parse.question.unreadable", example())
 	}
 	norm := normalize(StripSlackMarkup(text))
 	return tokenize(norm), norm, nil
@@ -260,7 +273,7 @@ func parseCommand(toks []token) (Request, error) {
 			return Request{}, err
 		}
 		if r.Intent != IntentDiagnose {
-			return Request{}, parseErrorf("Which job? Type e.g. `/kueue why train-7` or `/kueue why jobset/train-7 -n team-a`. `/kueue jobs` lists your jobs.")
+			return Request{}, parseError("parse.why.noJob")
 		}
 		return r, nil
 	case "notify", "watch":
@@ -270,7 +283,7 @@ func parseCommand(toks []token) (Request, error) {
 			return Request{}, err
 		}
 		if r.Intent != IntentDiagnose {
-			return Request{}, parseErrorf("Which job? Type e.g. `/kueue notify train-7` or `/kueue notify jobset/train-7 -n team-a`: I send you a DM when it starts.")
+			return Request{}, parseError("parse.notify.noJob")
 		}
 		r.Intent = IntentNotify
 		return r, nil
@@ -344,13 +357,13 @@ func (p *parser) peekName() (token, bool) {
 
 func (p *parser) setNamespace(ns string) error {
 	if ns == "" {
-		return parseErrorf("`-n` needs a namespace after it, e.g. `diagnose train-7 -n team-a`.")
+		return parseError("parse.n.empty")
 	}
 	if err := validateNamespace(ns); err != nil {
 		return err
 	}
 	if p.nsSet && p.req.Namespace != ns {
-		return parseErrorf("You named two namespaces, %s and %s. Name one, e.g. `train-7 -n team-a`.", quote(p.req.Namespace), quote(ns))
+		return parseError("parse.twoNamespaces", i18n.Verbatim(quote(p.req.Namespace)), i18n.Verbatim(quote(ns)))
 	}
 	p.req.Namespace, p.nsSet = ns, true
 	return nil
@@ -358,7 +371,7 @@ func (p *parser) setNamespace(ns string) error {
 
 func (p *parser) setKind(k string) error {
 	if p.kindSet && p.req.Kind != k {
-		return parseErrorf("You named two kinds, %s and %s. Name one, e.g. `jobset/train-7`.", quote(p.req.Kind), quote(k))
+		return parseError("parse.twoKinds", i18n.Verbatim(quote(p.req.Kind)), i18n.Verbatim(quote(k)))
 	}
 	p.req.Kind, p.kindSet = k, true
 	return nil
@@ -394,7 +407,7 @@ func (p *parser) option(tk token) (bool, error) {
 	case strings.HasPrefix(tk.text, "-n") && len(tk.text) > 2 && !strings.HasPrefix(tk.text, "--"):
 		return true, p.setNamespace(tk.text[2:])
 	case strings.HasPrefix(tk.text, "-"):
-		return true, parseErrorf("I do not know the option %s. The only option is `-n NAMESPACE`, e.g. `diagnose train-7 -n team-a`.", quote(tk.text))
+		return true, parseError("parse.option", i18n.Verbatim(quote(tk.text)))
 	}
 	switch classify(tk) {
 	case classNamespace:
@@ -518,7 +531,7 @@ func shapeTier(s string) int {
 func (p *parser) addRef(tk token, tier, pos int) error {
 	parts := strings.Split(tk.text, "/")
 	if slices.Contains(parts, "") && len(parts) > 1 {
-		return parseErrorf("I do not understand %s. Write `kind/name` or `namespace/name`, e.g. `jobset/train-7` or `team-a/train-7`.", quote(tk.text))
+		return parseError("parse.notUnderstood", i18n.Verbatim(quote(tk.text)))
 	}
 	switch len(parts) {
 	case 1:
@@ -570,21 +583,21 @@ func (p *parser) addRef(tk token, tier, pos int) error {
 			return nil
 		}
 	}
-	return parseErrorf("I do not understand %s. Write `kind/name` or `namespace/name`, e.g. `jobset/train-7` or `team-a/train-7`.", quote(tk.text))
+	return parseError("parse.notUnderstood", i18n.Verbatim(quote(tk.text)))
 }
 
 // unsupportedError answers a question about a kind kueuebot does not read.
 func unsupportedError(kind string) *Error {
-	hint := "Ask about one of its Pods, e.g. `pod/NAME`: Kueue queues a " + kind + "'s Pods only as plain Pods."
+	hint := i18n.M("parse.unsupported.pods", i18n.Verbatim(kind))
 	switch kind {
 	case "ReplicaSet":
-		hint = "Ask about the Deployment that owns it, e.g. `deployment/NAME`, or one of its Pods, e.g. `pod/NAME`."
+		hint = i18n.M("parse.unsupported.replicaSet")
 	case "CronJob":
-		hint = "Ask about a Job it created, e.g. `job/NAME-28911230` (`kubectl get jobs` lists them)."
+		hint = i18n.M("parse.unsupported.cronJob")
 	case "SparkApplication":
-		hint = "Ask about its driver Pod, e.g. `pod/NAME-driver`."
+		hint = i18n.M("parse.unsupported.spark")
 	}
-	return parseErrorf("I cannot look at a %s. %s I know these kinds: %s.", kind, hint, kinds.Words())
+	return parseErrorMsg(i18n.Join(i18n.M("parse.unsupported", i18n.Verbatim(kind)), hint, i18n.M("parse.unsupported.kinds", i18n.Verbatim(kinds.Words()))))
 }
 
 // parseArgs reads the arguments of "/kueue jobs" and "/kueue queues": the
@@ -609,7 +622,7 @@ func (p *parser) parseArgs(intent Intent) (Request, error) {
 	}
 	verb := "/kueue " + strings.ToLower(string(intent))
 	if len(bare) > 1 {
-		return Request{}, parseErrorf("%s takes one name at most, e.g. `%s team-a`.", verb, verb)
+		return Request{}, parseError("parse.oneName", i18n.Verbatim(verb))
 	}
 	p.req.Intent = intent
 	if len(bare) == 1 {
@@ -622,7 +635,7 @@ func (p *parser) parseArgs(intent Intent) (Request, error) {
 			if k, n, ok := strings.Cut(bare[0], "/"); ok {
 				kq, queue, _ := kindOf(k)
 				if !queue {
-					return Request{}, parseErrorf("%s takes a queue name, e.g. `/kueue queues team-a` or `/kueue queues clusterqueue/cq-gpu`.", verb)
+					return Request{}, parseError("parse.queueName", i18n.Verbatim(verb))
 				}
 				kind, name = kq, n
 			}
@@ -639,11 +652,11 @@ func (p *parser) finish() (Request, error) {
 	if p.queueName != "" {
 		for _, c := range p.cands {
 			if c.tier >= tierShaped {
-				return Request{}, parseErrorf("Ask about a queue or about a job, not both. E.g. `queue team-a` or %s.", Example)
+				return Request{}, parseError("parse.queueOrJob", example())
 			}
 		}
 		if p.kindSet {
-			return Request{}, parseErrorf("Ask about a queue or about a job, not both. E.g. `queue team-a` or %s.", Example)
+			return Request{}, parseError("parse.queueOrJob", example())
 		}
 		if err := validateQueueName(p.queueName); err != nil {
 			return Request{}, err
@@ -703,32 +716,32 @@ func (p *parser) namesJob() bool {
 
 func validateName(n string) error {
 	if errs := validation.IsDNS1123Subdomain(n); len(errs) > 0 {
-		return parseErrorf("%s is not a valid Kubernetes name: names use lowercase letters, digits, `-` and `.`, and start and end with a letter or digit.%s Try %s.", quote(n), didYouMean(n, validation.IsDNS1123Subdomain), Example)
+		return parseErrorMsg(i18n.Join(i18n.M("parse.invalid.name", i18n.Verbatim(quote(n))), didYouMean(n, validation.IsDNS1123Subdomain), i18n.M("parse.try", example())))
 	}
 	return nil
 }
 
 func validateQueueName(n string) error {
 	if errs := validation.IsDNS1123Subdomain(n); len(errs) > 0 {
-		return parseErrorf("%s is not a valid queue name: names use lowercase letters, digits, `-` and `.`.%s E.g. `queue team-a`.", quote(n), didYouMean(n, validation.IsDNS1123Subdomain))
+		return parseErrorMsg(i18n.Join(i18n.M("parse.invalid.queue", i18n.Verbatim(quote(n))), didYouMean(n, validation.IsDNS1123Subdomain), i18n.M("parse.eg", i18n.Verbatim("`queue team-a`"))))
 	}
 	return nil
 }
 
 func validateNamespace(ns string) error {
 	if errs := validation.IsDNS1123Label(ns); len(errs) > 0 {
-		return parseErrorf("%s is not a valid namespace: namespaces use lowercase letters, digits and `-`, at most 63 characters.%s E.g. `train-7 -n team-a`.", quote(ns), didYouMean(ns, validation.IsDNS1123Label))
+		return parseErrorMsg(i18n.Join(i18n.M("parse.invalid.namespace", i18n.Verbatim(quote(ns))), didYouMean(ns, validation.IsDNS1123Label), i18n.M("parse.eg", i18n.Verbatim("`train-7 -n team-a`"))))
 	}
 	return nil
 }
 
 // didYouMean suggests the lower-case spelling when that one is valid.
-func didYouMean(s string, valid func(string) []string) string {
+func didYouMean(s string, valid func(string) []string) i18n.Message {
 	low := strings.ToLower(s)
 	if low != s && len(valid(low)) == 0 {
-		return " Did you mean " + quote(low) + "?"
+		return i18n.M("parse.didYouMean", i18n.Verbatim(quote(low)))
 	}
-	return ""
+	return i18n.Message{}
 }
 
 // quote shows user input back in inline code, shortened and with characters

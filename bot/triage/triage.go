@@ -6,6 +6,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/cache"
 
 	"github.com/kueuebot/kueuebot/bot/parse"
+	"github.com/kueuebot/kueuebot/i18n"
 )
 
 // Triage detail modes (config triage.detail).
@@ -43,6 +44,10 @@ type Triage struct {
 	// UserGroup is the on-call Slack user group ID mentioned by the
 	// escalation summary; empty: no escalation button.
 	UserGroup string
+	// Lang is the language of what is posted for the whole channel (the
+	// escalation summary; config triage.language); answers to a poster
+	// are in the poster's language.
+	Lang i18n.Lang
 
 	// Now is the memory's clock; New sets time.Now (tests set their own).
 	Now func() time.Time

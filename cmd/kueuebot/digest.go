@@ -16,6 +16,7 @@ import (
 	"github.com/kueuebot/kueuebot/diagnose/fetch"
 	"github.com/kueuebot/kueuebot/diagnose/render"
 	"github.com/kueuebot/kueuebot/explain"
+	"github.com/kueuebot/kueuebot/i18n"
 	"github.com/kueuebot/kueuebot/rbac"
 )
 
@@ -32,6 +33,7 @@ type digestOptions struct {
 	longWait      time.Duration
 	stuckAfter    time.Duration
 	top           int
+	lang          langFlag
 	kube          *kubeFlags
 }
 
@@ -62,7 +64,11 @@ cluster with its kubeconfig; a --name digest reads its own cluster
 -o json groups every pending workload under its verdict code. --post posts
 the digest to Slack (the --name digest's channel, or --channel) with the
 details in a thread, with the bot token of the --config file or
-KUEUEBOT_SLACK_BOTTOKEN.`,
+KUEUEBOT_SLACK_BOTTOKEN.
+
+Text and Markdown are in --lang (else LC_ALL, LC_MESSAGES or LANG; JSON is
+the same in every language). --post posts in --lang when given, else in the
+--name digest's language (digests[].language, else language.default).`,
 		Example: `  kueuebot digest --namespace team-a --namespace team-b
   kueuebot digest --cluster-queue gpu -o json
   kueuebot digest --name team-a --config /etc/kueuebot/config.yaml --post
@@ -83,6 +89,7 @@ KUEUEBOT_SLACK_BOTTOKEN.`,
 	f.StringArrayVar(&o.fromFiles, "from-file", nil, "read a YAML/JSON dump instead of a cluster (repeatable; file or folder)")
 	f.DurationVar(&o.longWait, "long-wait", 0, fmt.Sprintf("a pending workload waiting longer counts as a long wait (default %s, or the --name digest's)", digest.DefaultLongWait))
 	f.DurationVar(&o.stuckAfter, "stuck-after", 0, fmt.Sprintf("an admitted workload whose pods do not run for longer is named as stuck (default %s, or the --name digest's)", digest.DefaultStuckAfter))
+	o.lang.add(f)
 	f.IntVar(&o.top, "top", 0, fmt.Sprintf("how many workloads each short list names (default %d, or the --name digest's)", digest.DefaultTopN))
 
 	// kubectl's flags but -n: --namespace is the digest's scope.
@@ -97,6 +104,9 @@ type digestSpec struct {
 	scope   digest.Scope
 	opts    digest.Options
 	channel string
+	// lang is the language of the posted digest: the --name digest's
+	// language, else language.default.
+	lang i18n.Lang
 	// user and groups are the identity the digest reads as ("" for the
 	// kubeconfig's own, or --as).
 	user   string
@@ -130,7 +140,7 @@ func (o *digestOptions) spec() (*digestSpec, *config.Config, error) {
 			return nil, nil, usagef("no digest named %q in %s (digests: %s)", o.name, orDefaults(o.configPath), digestNames(cfg))
 		}
 		s = &digestSpec{
-			name: d.Name, channel: d.Channel, user: d.User, groups: d.Groups, cluster: d.Cluster,
+			name: d.Name, channel: d.Channel, user: d.User, groups: d.Groups, cluster: d.Cluster, lang: cfg.LangOr(d.Language),
 			scope: digest.Scope{Namespaces: d.Namespaces, LocalQueues: d.LocalQueues, ClusterQueues: d.ClusterQueues},
 			opts:  digest.Options{LongWait: d.LongWaitOrDefault(), StuckAfter: d.StuckAfterOrDefault(), TopN: d.TopNOrDefault()},
 		}
@@ -207,6 +217,10 @@ func (o *digestOptions) run(ctx context.Context, cmd *cobra.Command) error {
 	if err != nil {
 		return usageError{err}
 	}
+	lang, err := o.lang.lang()
+	if err != nil {
+		return err
+	}
 	spec, cfg, err := o.spec()
 	if err != nil {
 		return err
@@ -249,14 +263,20 @@ func (o *digestOptions) run(ctx context.Context, cmd *cobra.Command) error {
 	}
 	d := res.Digest
 	d.Cluster = spec.cluster
-	if err := render.WriteDigest(cmd.OutOrStdout(), format, d); err != nil {
+	if err := render.WriteDigestWith(cmd.OutOrStdout(), format, d, render.Options{Lang: lang}); err != nil {
 		return err
 	}
 	if !o.post {
 		return nil
 	}
 	api := delivery.NewSlackClient(delivery.SlackClientOptions{BotToken: cfg.Slack.BotToken.Reveal(), APIURL: cfg.Slack.APIURL})
-	ts, err := digests.Post(ctx, &digests.SlackPoster{API: api}, spec.channel, d, "", o.cliHint())
+	postLang := spec.lang
+	if o.lang.value != "" {
+		postLang = lang
+	} else if o.name == "" {
+		postLang = cfg.DefaultLang()
+	}
+	ts, err := digests.Post(ctx, &digests.SlackPoster{API: api}, spec.channel, d, postLang, "", o.cliHint())
 	if err != nil {
 		return err
 	}

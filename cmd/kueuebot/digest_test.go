@@ -27,6 +27,11 @@ func TestRunDigestFromFile(t *testing.T) {
 			wantCode: exitOK, wantOut: []string{"### Digest sc-quota-in-use", "| ClusterQueue sc-quota-in-use |"}},
 		{name: "top and long wait", args: []string{"digest", "--top", "1", "--long-wait", "1m", "--from-file", scenarios},
 			wantCode: exitOK, wantOut: []string{"... and", "waiting over 1m"}},
+		{name: "french", args: []string{"digest", "--lang", "fr", "--namespace", "sc-quota-in-use", "--from-file", scenarios},
+			wantCode: exitOK, wantOut: []string{"Synthèse sc-quota-in-use", "En attente, par verdict :", "WaitingForQuota: 1"}},
+		{name: "japanese markdown", args: []string{"digest", "--lang", "ja", "-o", "markdown", "--cluster-queue", "sc-quota-in-use", "--from-file", scenarios},
+			wantCode: exitOK, wantOut: []string{"### ダイジェスト sc-quota-in-use", "| キュー | 状態 |"}},
+		{name: "bad lang", args: []string{"digest", "--lang", "tlh", "--from-file", scenarios}, wantCode: exitUsage, wantErr: `--lang: "tlh"`},
 		{name: "bad format", args: []string{"digest", "-o", "yaml", "--from-file", scenarios}, wantCode: exitUsage, wantErr: `unknown output format "yaml"`},
 		{name: "bad local queue", args: []string{"digest", "--local-queue", "user-queue", "--from-file", scenarios}, wantCode: exitUsage, wantErr: "want NAMESPACE/NAME"},
 		{name: "post without channel", args: []string{"digest", "--post", "--from-file", scenarios}, wantCode: exitUsage, wantErr: "--post needs a channel"},
@@ -38,6 +43,10 @@ func TestRunDigestFromFile(t *testing.T) {
 		{name: "arguments", args: []string{"digest", "team-a"}, wantCode: exitUsage, wantErr: "unknown command"},
 		{name: "missing file", args: []string{"digest", "--from-file", "/does/not/exist"}, wantCode: exitError, wantErr: "cannot read the dump"},
 	}
+	// Without --lang the locale decides: English here.
+	t.Setenv("LC_ALL", "")
+	t.Setenv("LC_MESSAGES", "")
+	t.Setenv("LANG", "C.UTF-8")
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var out, errOut bytes.Buffer

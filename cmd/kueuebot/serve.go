@@ -103,7 +103,8 @@ func (o *serveOptions) run(cmd *cobra.Command) error {
 	if err != nil {
 		return err
 	}
-	asker := &bot.Asker{Resolve: resolver, Explain: ex, Log: log, Lang: newLanguages(cfg, api, log, election)}
+	langs := newLanguages(cfg, api, log, election)
+	asker := &bot.Asker{Resolve: resolver, Explain: ex, Log: log, Lang: langs}
 	asker.Jobs, asker.Queues, asker.Check = ex, ex, ex
 	var fleet *explain.Fleet
 	if !fromFiles {
@@ -120,6 +121,9 @@ func (o *serveOptions) run(cmd *cobra.Command) error {
 		return err
 	}
 	if notifier != nil { // a nil *Notifier in the interface would not be nil
+		// A subscriber's DMs are in their language: their choice, else their
+		// Slack locale (both cached by Languages), else language.default.
+		notifier.Lang = langs.For
 		asker.Notify = notifier
 	}
 	replier := &delivery.SlackReplier{API: api}
@@ -127,6 +131,7 @@ func (o *serveOptions) run(cmd *cobra.Command) error {
 	var tri *triage.Triage
 	if t := cfg.Triage; len(t.Channels) > 0 {
 		tri = triage.New(t.Channels, t.Patterns, t.Detail, t.Window, t.Escalation.UserGroup)
+		tri.Lang = cfg.LangOr(t.Language)
 		handler.Triage = tri
 	}
 
@@ -137,7 +142,7 @@ func (o *serveOptions) run(cmd *cobra.Command) error {
 	}
 	disp := dispatch.New(handler, dispatch.Options{
 		Workers: cfg.Ops.Workers, QueueSize: cfg.Ops.QueueSize, Timeout: cfg.Ops.AnswerTimeout,
-		Metrics: botMetrics, Log: log,
+		Metrics: botMetrics, Log: log, Lang: langs.NoticeLang,
 	})
 	decoder := &transport.Decoder{Invalidate: resolver, Triage: tri}
 

@@ -69,12 +69,13 @@ func newDigestRunner(cfg *config.Config, api *slack.Client, log *slog.Logger, fr
 		}
 	}
 	runner, err := digests.NewRunner(cfg.Digests, digests.Runner{
-		Digester: ex,
-		Clusters: clusters,
-		Poster:   &digests.SlackPoster{API: api},
-		State:    &digests.State{Client: e.Client, Namespace: e.Namespace},
-		Holder:   e.Identity,
-		Log:      log,
+		Digester:    ex,
+		Clusters:    clusters,
+		Poster:      &digests.SlackPoster{API: api},
+		State:       &digests.State{Client: e.Client, Namespace: e.Namespace},
+		Holder:      e.Identity,
+		Log:         log,
+		DefaultLang: cfg.DefaultLang(),
 	})
 	if err != nil {
 		return nil, err

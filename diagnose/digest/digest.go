@@ -15,6 +15,7 @@ import (
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
 	"github.com/kueuebot/kueuebot/diagnose"
+	"github.com/kueuebot/kueuebot/i18n"
 )
 
 // Defaults of Options.
@@ -80,6 +81,9 @@ type Item struct {
 	Cause    diagnose.Cause `json:"cause,omitempty"`
 	// Headline is the verdict's one sentence.
 	Headline string `json:"headline"`
+	// HeadlineMsg is Headline as a catalog message (zero when the
+	// diagnosis gave none), for renderings in another language.
+	HeadlineMsg i18n.Message `json:"-"`
 	// Wait is how long it has waited (Now minus QueuedSince; for a job
 	// without a Workload, since the job's creation; for a workload stuck
 	// after admission, since its admission); WaitSeconds is the same in
@@ -91,6 +95,8 @@ type Item struct {
 	Who []diagnose.Who `json:"who,omitempty"`
 	// Remedy is the first remedy's summary.
 	Remedy string `json:"remedy,omitempty"`
+	// RemedyMsg is Remedy as a catalog message (zero when none).
+	RemedyMsg i18n.Message `json:"-"`
 	// Estimate is when it is likely admitted, or why there is no
 	// estimate (diagnose.Forecast); nil when none was made.
 	Estimate *diagnose.Estimate `json:"estimate,omitempty"`
@@ -115,7 +121,7 @@ func ItemOf(wl *kueue.Workload, created time.Time, r *diagnose.Report, now time.
 	it := Item{
 		Namespace: r.Target.Namespace, Kind: r.Target.Kind, Name: r.Target.Name, Workload: r.Target.Workload,
 		LocalQueue: r.Queue.LocalQueue, ClusterQueue: r.Queue.ClusterQueue,
-		Code: r.Verdict.Code, Cause: r.Verdict.Cause, Headline: r.Verdict.Headline,
+		Code: r.Verdict.Code, Cause: r.Verdict.Cause, Headline: r.Verdict.Headline, HeadlineMsg: r.Verdict.HeadlineMsg,
 		Wait: now.Sub(created),
 	}
 	if wl != nil {
@@ -138,7 +144,7 @@ func ItemOf(wl *kueue.Workload, created time.Time, r *diagnose.Report, now time.
 		}
 	}
 	if len(r.Remedies) > 0 {
-		it.Remedy = r.Remedies[0].Summary
+		it.Remedy, it.RemedyMsg = r.Remedies[0].Summary, r.Remedies[0].SummaryMsg
 	}
 	return it
 }

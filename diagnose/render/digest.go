@@ -13,10 +13,16 @@ import (
 	"github.com/kueuebot/kueuebot/i18n"
 )
 
-// WriteDigest renders a digest in format f to w. JSON is the Digest's own
-// contract: every pending workload appears under its verdict code in
-// groups[].workloads.
+// WriteDigest renders a digest in format f to w, in English. JSON is the
+// Digest's own contract: every pending workload appears under its verdict
+// code in groups[].workloads.
 func WriteDigest(w io.Writer, f Format, d *digest.Digest) error {
+	return WriteDigestWith(w, f, d, Options{})
+}
+
+// WriteDigestWith is WriteDigest with the text and Markdown in o.Lang;
+// JSON is the contract, the same in every language.
+func WriteDigestWith(w io.Writer, f Format, d *digest.Digest, o Options) error {
 	switch f {
 	case JSON:
 		enc := json.NewEncoder(w)
@@ -24,10 +30,10 @@ func WriteDigest(w io.Writer, f Format, d *digest.Digest) error {
 		enc.SetEscapeHTML(false)
 		return enc.Encode(d)
 	case Markdown:
-		_, err := io.WriteString(w, DigestMarkdown(d))
+		_, err := io.WriteString(w, DigestMarkdownWith(d, o))
 		return err
 	default:
-		_, err := io.WriteString(w, DigestText(d))
+		_, err := io.WriteString(w, DigestTextWith(d, o))
 		return err
 	}
 }
@@ -35,9 +41,12 @@ func WriteDigest(w io.Writer, f Format, d *digest.Digest) error {
 // Bar draws a usage percentage as ten cells, "▓▓▓▓▓▓░░░░ 60%"; over 100%
 // (borrowing) the bar is full and the number says by how much. A negative
 // percent (no nominal quota, or not readable) draws none.
-func Bar(percent int) string {
+func Bar(percent int) string { return BarIn(i18n.English, percent) }
+
+// BarIn is Bar in language l.
+func BarIn(l i18n.Lang, percent int) string {
 	if percent < 0 {
-		return "no nominal quota"
+		return tr(l, "render.digest.noNominal")
 	}
 	const width = 10
 	filled := min(percent*width/100, width)
@@ -69,6 +78,16 @@ func Wait(d time.Duration) string {
 	return two(int(d.Hours())/24, "d", int(d.Hours())%24, "h")
 }
 
+// WaitIn is Wait in language l: English keeps Wait's compact units, the
+// other languages write their own ("3 h 20 min", "3時間20分", "3 小时 20
+// 分钟"; i18n.FormatDuration).
+func WaitIn(l i18n.Lang, d time.Duration) string {
+	if l == i18n.English {
+		return Wait(d)
+	}
+	return i18n.FormatDuration(l, i18n.Dur(d))
+}
+
 // Signed prints a change with its sign: "+3", "-2", "0".
 func Signed(n int) string {
 	if n > 0 {
@@ -77,67 +96,115 @@ func Signed(n int) string {
 	return fmt.Sprint(n)
 }
 
+// DigestTime is a digest's time as its renderings print it: "Mon Jan 2
+// 2006 15:04 MST" in English (long) or "Jan 2 15:04 MST" (short), an
+// ISO date in the other languages, always in UTC.
+func DigestTime(l i18n.Lang, t time.Time, long bool) string {
+	t = t.UTC()
+	switch {
+	case l != i18n.English:
+		return t.Format("2006-01-02 15:04 MST")
+	case long:
+		return t.Format("Mon Jan 2 2006 15:04 MST")
+	}
+	return t.Format("Jan 2 15:04 MST")
+}
+
+// Period ends a sentence in l: "." or "。".
+func Period(l i18n.Lang) string {
+	if l == i18n.Japanese || l == i18n.Chinese {
+		return "。"
+	}
+	return "."
+}
+
 // Whos names who acts on an item, for people reading a shared digest: the
 // job's owner or the platform team.
-func Whos(who []diagnose.Who) string {
+func Whos(who []diagnose.Who) string { return WhosIn(i18n.English, who) }
+
+// WhosIn is Whos in language l.
+func WhosIn(l i18n.Lang, who []diagnose.Who) string {
 	var names []string
 	for _, w := range who {
 		switch w {
 		case diagnose.WhoYou:
-			names = append(names, "job owner")
+			names = append(names, tr(l, "render.digest.who.owner"))
+		case diagnose.WhoPlatform:
+			names = append(names, tr(l, "render.digest.who.platform"))
 		default:
 			names = append(names, string(w))
 		}
 	}
 	if len(names) == 0 {
-		return "platform team"
+		return tr(l, "render.digest.who.platform")
 	}
-	return strings.Join(names, ", ")
+	return strings.Join(names, listSep(l))
+}
+
+// listSep joins names: ", " or "、".
+func listSep(l i18n.Lang) string {
+	if l == i18n.Japanese || l == i18n.Chinese {
+		return "、"
+	}
+	return ", "
 }
 
 // TotalsLine is the digest's headline figures in one sentence.
-func TotalsLine(d *digest.Digest) string {
+func TotalsLine(d *digest.Digest) string { return TotalsLineIn(i18n.English, d) }
+
+// TotalsLineIn is TotalsLine in language l.
+func TotalsLineIn(l i18n.Lang, d *digest.Digest) string {
 	t := d.Totals
-	s := fmt.Sprintf("%d pending", t.Pending)
+	s := tr(l, "render.digest.totals.pending", i18n.Num(t.Pending))
 	if t.Reserved > 0 {
-		s += fmt.Sprintf(" (%d waiting for admission checks)", t.Reserved)
+		s += tr(l, "render.digest.totals.reserved", i18n.Num(t.Reserved))
 	}
-	s += fmt.Sprintf(", %d admitted, %d finished since %s, %d waiting over %s, %d needing action",
-		t.Admitted, t.Finished, d.Since.UTC().Format("Jan 2 15:04 MST"), t.LongWaits, Wait(d.LongWait), t.NeedsAction)
+	s += tr(l, "render.digest.totals.rest", i18n.Num(t.Admitted), i18n.Num(t.Finished), i18n.Verbatim(DigestTime(l, d.Since, false)),
+		i18n.Num(t.LongWaits), i18n.Verbatim(WaitIn(l, d.LongWait)), i18n.Num(t.NeedsAction))
 	if t.Stuck > 0 {
-		s += fmt.Sprintf(", %d stuck after admission", t.Stuck)
+		s += tr(l, "render.digest.totals.stuck", i18n.Num(t.Stuck))
 	}
 	return s
 }
 
 // StuckTitle heads the list of workloads stuck after admission.
-func StuckTitle(d *digest.Digest) string {
-	return fmt.Sprintf("Stuck after admission (holding quota; pods not running for over %s)", Wait(d.StuckAfter))
+func StuckTitle(d *digest.Digest) string { return StuckTitleIn(i18n.English, d) }
+
+// StuckTitleIn is StuckTitle in language l.
+func StuckTitleIn(l i18n.Lang, d *digest.Digest) string {
+	return tr(l, "render.digest.stuck.title", i18n.Verbatim(WaitIn(l, d.StuckAfter)))
+}
+
+func itemRef(it *digest.Item) string {
+	return it.Namespace + "/" + strings.ToLower(it.Kind) + "/" + it.Name
 }
 
 // stuckLine is one admitted workload whose pods do not run: reference, how
 // long it has held its quota, verdict and cause.
-func stuckLine(it *digest.Item) string {
-	return fmt.Sprintf("%s/%s/%s  admitted %s ago  %s", it.Namespace, strings.ToLower(it.Kind), it.Name, Wait(it.Wait), it.Verdict())
+func stuckLine(l i18n.Lang, it *digest.Item) string {
+	return tr(l, "render.digest.stuck.line", i18n.Verbatim(itemRef(it)), i18n.Verbatim(WaitIn(l, it.Wait)), i18n.Verbatim(it.Verdict()))
 }
 
 // TrendLine is the change since the previous digest, or "" for the first.
-func TrendLine(d *digest.Digest) string {
-	tr := d.Trend
-	if tr == nil {
+func TrendLine(d *digest.Digest) string { return TrendLineIn(i18n.English, d) }
+
+// TrendLineIn is TrendLine in language l.
+func TrendLineIn(l i18n.Lang, d *digest.Digest) string {
+	t := d.Trend
+	if t == nil {
 		return ""
 	}
-	s := fmt.Sprintf("Since the digest of %s: pending %s, admitted %s, finished %s, long waits %s, needing action %s",
-		tr.Since.UTC().Format("Jan 2 15:04 MST"), Signed(tr.Pending), Signed(tr.Admitted), Signed(tr.Finished), Signed(tr.LongWaits), Signed(tr.NeedsAction))
-	if tr.Stuck != 0 {
-		s += ", stuck after admission " + Signed(tr.Stuck)
+	v := func(n int) i18n.Arg { return i18n.Verbatim(Signed(n)) }
+	s := tr(l, "render.digest.trend", i18n.Verbatim(DigestTime(l, t.Since, false)), v(t.Pending), v(t.Admitted), v(t.Finished), v(t.LongWaits), v(t.NeedsAction))
+	if t.Stuck != 0 {
+		s += tr(l, "render.digest.trend.stuck", v(t.Stuck))
 	}
-	var codes []string
-	for _, c := range tr.ByCode {
-		codes = append(codes, fmt.Sprintf("%s %s", c.Code, Signed(c.Delta)))
+	var codes []i18n.Arg
+	for _, c := range t.ByCode {
+		codes = append(codes, i18n.Verbatim(fmt.Sprintf("%s %s", c.Code, Signed(c.Delta))))
 	}
 	if len(codes) > 0 {
-		s += "; " + strings.Join(codes, ", ")
+		s += tr(l, "render.digest.trend.codes", i18n.Commas(codes...))
 	}
 	return s
 }
@@ -152,7 +219,7 @@ func QueueName(q *diagnose.QueueSummary) string {
 
 // queueUsage is a queue's usage, one "cpu 51/64 ▓▓▓▓▓▓▓▓░░ 80%" per flavor
 // and resource.
-func queueUsage(q *diagnose.QueueSummary, sep string) string {
+func queueUsage(l i18n.Lang, q *diagnose.QueueSummary, sep string) string {
 	var parts []string
 	for _, u := range q.Usage {
 		name := string(u.Resource)
@@ -160,9 +227,9 @@ func queueUsage(q *diagnose.QueueSummary, sep string) string {
 			name = u.Flavor + "/" + name
 		}
 		if q.NominalKnown && u.Percent >= 0 {
-			parts = append(parts, fmt.Sprintf("%s %s/%s %s", name, diagnose.FormatQuantity(u.Used), diagnose.FormatQuantity(u.Nominal), Bar(u.Percent)))
+			parts = append(parts, fmt.Sprintf("%s %s/%s %s", name, diagnose.FormatQuantity(u.Used), diagnose.FormatQuantity(u.Nominal), BarIn(l, u.Percent)))
 		} else {
-			parts = append(parts, fmt.Sprintf("%s %s used", name, diagnose.FormatQuantity(u.Used)))
+			parts = append(parts, tr(l, "render.digest.used", i18n.Name(name), i18n.Qty(diagnose.FormatQuantity(u.Used))))
 		}
 	}
 	if len(parts) == 0 {
@@ -181,19 +248,22 @@ func flavorCount(q *diagnose.QueueSummary) int {
 
 // itemLine is one workload: reference, wait, verdict and cause, and when
 // it is likely admitted.
-func itemLine(it *digest.Item) string {
-	s := fmt.Sprintf("%s/%s/%s  waiting %s  %s", it.Namespace, strings.ToLower(it.Kind), it.Name, Wait(it.Wait), it.Verdict())
+func itemLine(l i18n.Lang, it *digest.Item) string {
+	s := tr(l, "render.digest.item", i18n.Verbatim(itemRef(it)), i18n.Verbatim(WaitIn(l, it.Wait)), i18n.Verbatim(it.Verdict()))
 	if it.Estimate.Known() {
-		s += "  starts " + EstimateShort(it.Estimate)
+		s += tr(l, "render.digest.item.starts", i18n.Verbatim(EstimateShortIn(l, it.Estimate)))
 	}
 	return s
 }
 
 // EstimateShort is an estimate in a table cell: "in 20-45m", "now",
 // "in 3h or later", "no estimate".
-func EstimateShort(e *diagnose.Estimate) string {
+func EstimateShort(e *diagnose.Estimate) string { return EstimateShortIn(i18n.English, e) }
+
+// EstimateShortIn is EstimateShort in language l.
+func EstimateShortIn(l i18n.Lang, e *diagnose.Estimate) string {
 	if !e.Known() {
-		return "no estimate"
+		return tr(l, "render.digest.est.none")
 	}
 	likely := e.Likely.Sub(e.At)
 	lo := likely
@@ -201,50 +271,54 @@ func EstimateShort(e *diagnose.Estimate) string {
 		lo = e.Earliest.Sub(e.At)
 	}
 	if e.Latest == nil {
-		return "in " + Wait(likely) + " or later"
+		return tr(l, "render.digest.est.orLater", i18n.Verbatim(WaitIn(l, likely)))
 	}
 	hi := e.Latest.Sub(e.At)
 	switch {
 	case hi < time.Minute:
-		return "now"
+		return tr(l, "render.digest.est.now")
 	case Wait(lo) == Wait(hi):
-		return "in " + Wait(likely)
+		return tr(l, "render.digest.est.in", i18n.Verbatim(WaitIn(l, likely)))
 	}
-	return "in " + Wait(lo) + "-" + Wait(hi)
+	span := Wait(lo) + "-" + Wait(hi)
+	if l != i18n.English {
+		span = i18n.FormatDurationRange(l, i18n.Dur(lo), i18n.Dur(hi))
+	}
+	return tr(l, "render.digest.est.in", i18n.Verbatim(span))
 }
 
 // DrainCell is when a queue is likely drained: "in 2h", "no estimate for
 // 3", or <none> when nothing of it is pending or estimated.
-func DrainCell(d *digest.Digest, q *digest.Queue) string {
+func DrainCell(d *digest.Digest, q *digest.Queue) string { return DrainCellIn(i18n.English, d, q) }
+
+// DrainCellIn is DrainCell in language l.
+func DrainCellIn(l i18n.Lang, d *digest.Digest, q *digest.Queue) string {
 	dr := q.Drain
 	switch {
 	case dr == nil || q.Pending == 0:
 		return none
 	case dr.NoEstimate > 0:
-		return fmt.Sprintf("no estimate for %d", dr.NoEstimate)
+		return tr(l, "render.digest.drain.noEstimate", i18n.Num(dr.NoEstimate))
 	case dr.Likely == nil:
 		return none
 	}
-	return "in " + Wait(max(0, dr.Likely.Sub(d.Now)))
+	return tr(l, "render.digest.est.in", i18n.Verbatim(WaitIn(l, max(0, dr.Likely.Sub(d.Now)))))
 }
 
 // NotDrainingTitle heads the queues that will not drain today.
 const NotDrainingTitle = "Will not drain today (their pending workloads are not all likely admitted by midnight)"
 
-// notDrainingLine says why one queue will not drain today.
-func notDrainingLine(d *digest.Digest, q *digest.Queue) string {
-	dr := q.Drain
-	if dr.NoEstimate > 0 {
-		return fmt.Sprintf("%s: %d of its %d pending %s no estimate", QueueName(&q.QueueSummary), dr.NoEstimate, q.Pending, hasHave(dr.NoEstimate))
-	}
-	return fmt.Sprintf("%s: the last of its %d pending is likely admitted in %s", QueueName(&q.QueueSummary), dr.Estimated, Wait(max(0, dr.Likely.Sub(d.Now))))
-}
+// NotDrainingTitleIn is NotDrainingTitle in language l.
+func NotDrainingTitleIn(l i18n.Lang) string { return tr(l, "render.digest.notDraining") }
 
-func hasHave(n int) string {
-	if n == 1 {
-		return "has"
+// notDrainingLine says why one queue will not drain today.
+func notDrainingLine(l i18n.Lang, d *digest.Digest, q *digest.Queue) string {
+	dr := q.Drain
+	name := i18n.Verbatim(QueueName(&q.QueueSummary))
+	if dr.NoEstimate > 0 {
+		return tr(l, "render.digest.notDraining.noEstimate", name, i18n.Num(dr.NoEstimate), i18n.Num(q.Pending))
 	}
-	return "have"
+	return tr(l, "render.digest.notDraining.last", name, i18n.Num(dr.Estimated), i18n.Verbatim(WaitIn(l, max(0, dr.Likely.Sub(d.Now)))))
 }
 
 // NotDraining are the digest's queues that will not drain today.
@@ -269,39 +343,52 @@ func causes(g *digest.Group) string {
 	return strings.Join(parts, ", ")
 }
 
-// DigestText renders the digest for a terminal.
-func DigestText(d *digest.Digest) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "Digest %s, %s\n", d.Name, d.Now.UTC().Format("Mon Jan 2 2006 15:04 MST"))
-	if d.Cluster != "" {
-		fmt.Fprintf(&b, "%s %s\n", label(i18n.English, "render.label.cluster"), d.Cluster)
+// RemedyIn is an item's first remedy in language l: its message when the
+// diagnosis gave one, else its English summary.
+func RemedyIn(l i18n.Lang, it *digest.Item) string {
+	if !it.RemedyMsg.IsZero() {
+		return it.RemedyMsg.In(l)
 	}
-	b.WriteString(wrap(TotalsLine(d)+".", 78, "") + "\n")
-	if tl := TrendLine(d); tl != "" {
-		b.WriteString(wrap(tl+".", 78, "") + "\n")
+	return it.Remedy
+}
+
+// DigestText renders the digest for a terminal, in English.
+func DigestText(d *digest.Digest) string { return DigestTextWith(d, Options{}) }
+
+// DigestTextWith renders the digest for a terminal in o.Lang.
+func DigestTextWith(d *digest.Digest, o Options) string {
+	l := o.Lang
+	var b strings.Builder
+	b.WriteString(tr(l, "render.digest.title", i18n.Verbatim(d.Name), i18n.Verbatim(DigestTime(l, d.Now, true))) + "\n")
+	if d.Cluster != "" {
+		fmt.Fprintf(&b, "%s %s\n", label(l, "render.label.cluster"), d.Cluster)
+	}
+	b.WriteString(wrapIn(l, TotalsLineIn(l, d)+Period(l), 78, "") + "\n")
+	if tl := TrendLineIn(l, d); tl != "" {
+		b.WriteString(wrapIn(l, tl+Period(l), 78, "") + "\n")
 	}
 	if len(d.Queues) > 0 {
-		b.WriteString("\nQueues:\n")
+		b.WriteString("\n" + label(l, "render.digest.queues") + "\n")
 		tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "  QUEUE\tSTATE\tPENDING\tADMITTED\tOLDEST WAIT\tLONG WAITS\tLIKELY DRAINED\tUSAGE")
+		fmt.Fprintln(tw, tr(l, "render.digest.table"))
 		for i := range d.Queues {
 			q := &d.Queues[i]
 			oldest := none
 			if q.Pending > 0 {
-				oldest = Wait(q.OldestWait)
+				oldest = WaitIn(l, q.OldestWait)
 			}
-			fmt.Fprintf(tw, "  %s\t%s\t%d\t%d\t%s\t%d\t%s\t%s\n", QueueName(&q.QueueSummary), q.State, q.Pending, q.Admitted, oldest, q.LongWaits, DrainCell(d, q), queueUsage(&q.QueueSummary, "; "))
+			fmt.Fprintf(tw, "  %s\t%s\t%d\t%d\t%s\t%d\t%s\t%s\n", QueueName(&q.QueueSummary), q.State, q.Pending, q.Admitted, oldest, q.LongWaits, DrainCellIn(l, d, q), queueUsage(l, &q.QueueSummary, "; "))
 		}
 		_ = tw.Flush()
 	}
 	if nd := NotDraining(d); len(nd) > 0 {
-		b.WriteString("\n" + NotDrainingTitle + ":\n")
+		b.WriteString("\n" + NotDrainingTitleIn(l) + colon(l) + "\n")
 		for _, q := range nd {
-			fmt.Fprintf(&b, "  %s\n", notDrainingLine(d, q))
+			fmt.Fprintf(&b, "  %s\n", notDrainingLine(l, d, q))
 		}
 	}
 	if len(d.Groups) > 0 {
-		b.WriteString("\nPending by verdict:\n")
+		b.WriteString("\n" + label(l, "render.digest.byVerdict") + "\n")
 		for i := range d.Groups {
 			g := &d.Groups[i]
 			fmt.Fprintf(&b, "  %s: %d", g.Code, g.Count)
@@ -311,72 +398,99 @@ func DigestText(d *digest.Digest) string {
 			b.WriteString("\n")
 			for j, it := range g.Workloads {
 				if j == d.TopN {
-					fmt.Fprintf(&b, "    ... and %d more (-o json lists them all)\n", len(g.Workloads)-j)
+					fmt.Fprintf(&b, "    ... %s\n", tr(l, "render.digest.moreJSON", i18n.Num(len(g.Workloads)-j)))
 					break
 				}
-				fmt.Fprintf(&b, "    %s\n", itemLine(it))
+				fmt.Fprintf(&b, "    %s\n", itemLine(l, it))
 			}
 		}
 	} else {
-		b.WriteString("\nNothing is pending.\n")
+		b.WriteString("\n" + tr(l, "render.digest.nothing") + "\n")
 	}
-	actionList(&b, "Needs action (waiting will not fix these)", d.NeedsAction, d.TopN, itemLine)
-	actionList(&b, StuckTitle(d), d.Stuck, d.TopN, stuckLine)
+	actionList(&b, l, tr(l, "render.digest.needsAction"), d.NeedsAction, d.TopN, itemLine)
+	actionList(&b, l, StuckTitleIn(l, d), d.Stuck, d.TopN, stuckLine)
 	return b.String()
 }
 
 // actionList writes a titled list of the workloads someone has to act on,
 // the first topN with who acts and the first remedy.
-func actionList(b *strings.Builder, title string, items []*digest.Item, topN int, line func(*digest.Item) string) {
+func actionList(b *strings.Builder, l i18n.Lang, title string, items []*digest.Item, topN int, line func(i18n.Lang, *digest.Item) string) {
 	if len(items) == 0 {
 		return
 	}
-	b.WriteString("\n" + title + ":\n")
+	b.WriteString("\n" + title + colon(l) + "\n")
 	for j, it := range items {
 		if j == topN {
-			fmt.Fprintf(b, "  ... and %d more\n", len(items)-j)
+			fmt.Fprintf(b, "  ... %s\n", tr(l, "render.digest.more", i18n.Num(len(items)-j)))
 			break
 		}
-		fmt.Fprintf(b, "  %s  -> %s\n", line(it), Whos(it.Who))
-		if it.Remedy != "" {
-			fmt.Fprintf(b, "    %s\n", wrap(oneLine(it.Remedy), 74, "    "))
+		fmt.Fprintf(b, "  %s  -> %s\n", line(l, it), WhosIn(l, it.Who))
+		if rem := RemedyIn(l, it); rem != "" {
+			fmt.Fprintf(b, "    %s\n", wrapIn(l, clip(l, rem), 74, "    "))
 		}
 	}
 }
 
-// DigestMarkdown renders the digest as GitHub-flavoured Markdown.
-func DigestMarkdown(d *digest.Digest) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "### Digest %s, %s\n\n", mdEscape(d.Name), d.Now.UTC().Format("Mon Jan 2 2006 15:04 MST"))
-	if d.Cluster != "" {
-		fmt.Fprintf(&b, "**%s** `%s`\n\n", tr(i18n.English, "render.label.cluster"), d.Cluster)
+// wrapIn is wrap, except in Japanese and Chinese, whose sentences have no
+// spaces to break at: they stay on one line.
+func wrapIn(l i18n.Lang, s string, width int, indent string) string {
+	if l == i18n.Japanese || l == i18n.Chinese {
+		return s
 	}
-	fmt.Fprintf(&b, "%s.\n\n", mdEscape(TotalsLine(d)))
-	if tl := TrendLine(d); tl != "" {
-		fmt.Fprintf(&b, "%s.\n\n", mdEscape(tl))
+	return wrap(s, width, indent)
+}
+
+// clip is oneLine in language l: English is cut as oneLine cuts it; the
+// other languages on a rune boundary, never inside a character.
+func clip(l i18n.Lang, s string) string {
+	if l == i18n.English {
+		return oneLine(s)
+	}
+	r := []rune(strings.ReplaceAll(s, "\n", " "))
+	if len(r) > 240 {
+		return string(r[:237]) + "..."
+	}
+	return string(r)
+}
+
+// DigestMarkdown renders the digest as GitHub-flavoured Markdown, in
+// English.
+func DigestMarkdown(d *digest.Digest) string { return DigestMarkdownWith(d, Options{}) }
+
+// DigestMarkdownWith renders the digest as Markdown in o.Lang.
+func DigestMarkdownWith(d *digest.Digest, o Options) string {
+	l := o.Lang
+	var b strings.Builder
+	fmt.Fprintf(&b, "### %s\n\n", tr(l, "render.digest.title", i18n.Verbatim(mdEscape(d.Name)), i18n.Verbatim(DigestTime(l, d.Now, true))))
+	if d.Cluster != "" {
+		fmt.Fprintf(&b, "**%s** `%s`\n\n", tr(l, "render.label.cluster"), d.Cluster)
+	}
+	fmt.Fprintf(&b, "%s%s\n\n", mdEscape(TotalsLineIn(l, d)), Period(l))
+	if tl := TrendLineIn(l, d); tl != "" {
+		fmt.Fprintf(&b, "%s%s\n\n", mdEscape(tl), Period(l))
 	}
 	if len(d.Queues) > 0 {
-		b.WriteString("| Queue | State | Pending | Admitted | Oldest wait | Long waits | Likely drained | Usage |\n|---|---|---:|---:|---:|---:|---|---|\n")
+		b.WriteString(tr(l, "render.digest.tableMd") + "\n|---|---|---:|---:|---:|---:|---|---|\n")
 		for i := range d.Queues {
 			q := &d.Queues[i]
 			oldest := none
 			if q.Pending > 0 {
-				oldest = Wait(q.OldestWait)
+				oldest = WaitIn(l, q.OldestWait)
 			}
 			fmt.Fprintf(&b, "| %s | %s | %d | %d | %s | %d | %s | %s |\n", mdEscape(QueueName(&q.QueueSummary)), q.State, q.Pending, q.Admitted,
-				mdEscape(oldest), q.LongWaits, mdEscape(DrainCell(d, q)), mdEscape(queueUsage(&q.QueueSummary, "<br>")))
+				mdEscape(oldest), q.LongWaits, mdEscape(DrainCellIn(l, d, q)), mdEscape(queueUsage(l, &q.QueueSummary, "<br>")))
 		}
 		b.WriteString("\n")
 	}
 	if nd := NotDraining(d); len(nd) > 0 {
-		b.WriteString("**" + mdEscape(NotDrainingTitle) + "**\n\n")
+		b.WriteString("**" + mdEscape(NotDrainingTitleIn(l)) + "**\n\n")
 		for _, q := range nd {
-			fmt.Fprintf(&b, "- %s\n", mdEscape(notDrainingLine(d, q)))
+			fmt.Fprintf(&b, "- %s\n", mdEscape(notDrainingLine(l, d, q)))
 		}
 		b.WriteString("\n")
 	}
 	if len(d.Groups) > 0 {
-		b.WriteString("**Pending by verdict**\n\n")
+		b.WriteString("**" + tr(l, "render.digest.byVerdict") + "**\n\n")
 		for i := range d.Groups {
 			g := &d.Groups[i]
 			fmt.Fprintf(&b, "- `%s`: %d", g.Code, g.Count)
@@ -386,12 +500,12 @@ func DigestMarkdown(d *digest.Digest) string {
 			b.WriteString("\n")
 			for j, it := range g.Workloads {
 				if j == d.TopN {
-					fmt.Fprintf(&b, "  - … and %d more\n", len(g.Workloads)-j)
+					fmt.Fprintf(&b, "  - … %s\n", tr(l, "render.digest.more", i18n.Num(len(g.Workloads)-j)))
 					break
 				}
-				fmt.Fprintf(&b, "  - `%s` waiting %s", it.Namespace+"/"+strings.ToLower(it.Kind)+"/"+it.Name, Wait(it.Wait))
+				b.WriteString("  - " + tr(l, "render.digest.md.item", i18n.Verbatim(itemRef(it)), i18n.Verbatim(WaitIn(l, it.Wait))))
 				if it.Estimate.Known() {
-					b.WriteString(", starts " + mdEscape(EstimateShort(it.Estimate)))
+					b.WriteString(tr(l, "render.digest.md.starts", i18n.Verbatim(mdEscape(EstimateShortIn(l, it.Estimate)))))
 				}
 				b.WriteString("\n")
 			}
@@ -399,24 +513,26 @@ func DigestMarkdown(d *digest.Digest) string {
 		b.WriteString("\n")
 	}
 	if len(d.NeedsAction) > 0 {
-		b.WriteString("**Needs action** (waiting will not fix these)\n\n")
+		b.WriteString(tr(l, "render.digest.md.needsAction") + "\n\n")
 		for j, it := range d.NeedsAction {
 			if j == d.TopN {
-				fmt.Fprintf(&b, "- … and %d more\n", len(d.NeedsAction)-j)
+				fmt.Fprintf(&b, "- … %s\n", tr(l, "render.digest.more", i18n.Num(len(d.NeedsAction)-j)))
 				break
 			}
-			fmt.Fprintf(&b, "- `%s` `%s`, for the %s: %s\n", it.Namespace+"/"+strings.ToLower(it.Kind)+"/"+it.Name, it.Code, Whos(it.Who), mdEscape(oneLine(it.Remedy)))
+			fmt.Fprintf(&b, "- %s\n", tr(l, "render.digest.md.needs", i18n.Verbatim(itemRef(it)), i18n.Verbatim(string(it.Code)),
+				i18n.Verbatim(WhosIn(l, it.Who)), i18n.Verbatim(mdEscape(clip(l, RemedyIn(l, it))))))
 		}
 		b.WriteString("\n")
 	}
 	if len(d.Stuck) > 0 {
-		fmt.Fprintf(&b, "**%s**\n\n", mdEscape(StuckTitle(d)))
+		fmt.Fprintf(&b, "**%s**\n\n", mdEscape(StuckTitleIn(l, d)))
 		for j, it := range d.Stuck {
 			if j == d.TopN {
-				fmt.Fprintf(&b, "- … and %d more\n", len(d.Stuck)-j)
+				fmt.Fprintf(&b, "- … %s\n", tr(l, "render.digest.more", i18n.Num(len(d.Stuck)-j)))
 				break
 			}
-			fmt.Fprintf(&b, "- `%s` admitted %s ago, `%s`, for the %s: %s\n", it.Namespace+"/"+strings.ToLower(it.Kind)+"/"+it.Name, Wait(it.Wait), it.Verdict(), Whos(it.Who), mdEscape(oneLine(it.Remedy)))
+			fmt.Fprintf(&b, "- %s\n", tr(l, "render.digest.md.stuck", i18n.Verbatim(itemRef(it)), i18n.Verbatim(WaitIn(l, it.Wait)), i18n.Verbatim(it.Verdict()),
+				i18n.Verbatim(WhosIn(l, it.Who)), i18n.Verbatim(mdEscape(clip(l, RemedyIn(l, it))))))
 		}
 		b.WriteString("\n")
 	}

@@ -348,7 +348,7 @@ func ProseLiterals(t testing.TB, dir string, allow []Allow) []Prose {
 			case *ast.ImportSpec:
 				skip[v.Path] = true
 			case *ast.CallExpr:
-				if name := callName(v.Fun); skipCalls[name] || strings.HasSuffix(name, "Register") {
+				if name := callName(v.Fun); skipCalls[name] || strings.HasSuffix(name, "Register") || isLogCall(v.Fun) {
 					markLits(v, skip)
 				}
 			case *ast.BinaryExpr:
@@ -398,6 +398,18 @@ func callName(e ast.Expr) string {
 		}
 	}
 	return ""
+}
+
+// logMethods are slog.Logger's methods: their messages are for operators,
+// in English, whatever the receiver (n.Log.Warn, b.log().InfoContext).
+var logMethods = map[string]bool{
+	"Debug": true, "Info": true, "Warn": true, "Error": true,
+	"DebugContext": true, "InfoContext": true, "WarnContext": true, "ErrorContext": true, "Log": true, "LogAttrs": true,
+}
+
+func isLogCall(e ast.Expr) bool {
+	sel, ok := e.(*ast.SelectorExpr)
+	return ok && logMethods[sel.Sel.Name]
 }
 
 func isEntry(e ast.Expr) bool {

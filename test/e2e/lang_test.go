@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/slack-go/slack"
 	authorizationv1 "k8s.io/api/authorization/v1"
@@ -14,12 +15,14 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
+	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/kueuebot/kueuebot/bot"
 	"github.com/kueuebot/kueuebot/bot/blocks"
 	"github.com/kueuebot/kueuebot/bot/prefs"
 	"github.com/kueuebot/kueuebot/config"
 	"github.com/kueuebot/kueuebot/i18n"
+	"github.com/kueuebot/kueuebot/i18n/i18ntest"
 	"github.com/kueuebot/kueuebot/internal/slackfake"
 	"github.com/kueuebot/kueuebot/rbac"
 )
@@ -152,5 +155,46 @@ func TestSlackAnswersInTheAskersLanguage(t *testing.T) {
 		if !strings.Contains(got, m) {
 			t.Errorf("after a restart, the remembered English is lost: no %q:\n%s", m, got)
 		}
+	}
+}
+
+// TestDigestPostedInTheChannelLanguage: a digest whose channel speaks
+// Japanese (digests[].language) is read from the sandbox as its identity
+// and posted, message and thread, in Japanese: no English prose once the
+// codes, names and quantities are set aside.
+func TestDigestPostedInTheChannelLanguage(t *testing.T) {
+	sb := sandbox(t)
+	if _, err := adminClient(t, sb).CoreV1().Namespaces().Get(t.Context(), "sc-quota-in-use", metav1.GetOptions{}); err != nil {
+		t.Skipf("scenario namespace sc-quota-in-use: %v (make sandbox-scenarios SCENARIO=quota-in-use)", err)
+	}
+	const user = "digest-lang"
+	digestRBAC(t, sb, user, []string{"sc-quota-in-use"})
+	ns := botNamespace(t, sb)
+	d := config.Digest{Name: "lang", Channel: "C00LANG001", Schedule: "0 9 * * *", Namespaces: []string{"sc-quota-in-use"}, User: user, Language: "ja"}
+	clock := clocktesting.NewFakeClock(time.Date(2026, 11, 30, 8, 59, 0, 0, time.UTC))
+	fs := slackfake.New(t)
+	startReplica(t, sb, "pod-lang", ns, d, clock, fs)
+	for deadline := time.Now().Add(60 * time.Second); !clock.HasWaiters(); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("timed out waiting for the replica to lead")
+		}
+	}
+	clock.Step(time.Minute)
+	p := slackfake.Receive(t, fs.Posts, "the 09:00 digest")
+	text := textOfPost(t, p)
+	if p.Channel != "C00LANG001" || !strings.Contains(text, "待機キューのダイジェスト：lang") || !strings.Contains(text, "判定別の待機中ワークロード") {
+		t.Fatalf("digest not in Japanese: %+v\n%s", p, text)
+	}
+	i18ntest.AssertTranslated(t, i18n.Japanese, text)
+	for {
+		select {
+		case r := <-fs.Posts:
+			if r.ThreadTS != "" {
+				i18ntest.AssertTranslated(t, i18n.Japanese, textOfPost(t, r))
+			}
+			continue
+		case <-time.After(2 * time.Second):
+		}
+		break
 	}
 }
