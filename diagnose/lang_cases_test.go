@@ -25,11 +25,7 @@ import (
 // listed here whose answer is translated fails the test.
 var untranslatedCases = map[string]bool{
 	"deployment-no-pods":              true,
-	"starting-limitrange":             true,
 	"starting-on-multikueue-worker":   true,
-	"starting-pods-not-created":       true,
-	"starting-podsecurity":            true,
-	"starting-resourcequota-requests": true,
 	"statefulset-not-marked":          true,
 	"workload-missing":                true,
 }
@@ -68,10 +64,11 @@ func TestCasesInEachLanguage(t *testing.T) {
 				}
 				golden(t, filepath.Join("testdata", "golden", l.String(), name+".blocks.json"), append(js, '\n'))
 				answer := answerText(&r, l)
-				leftovers = append(leftovers, i18ntest.Untranslated(answer+"\n"+blocks.Text(msg.Blocks), verbatim...)...)
+				blockText := untruncated(blocks.Text(msg.Blocks))
+				leftovers = append(leftovers, i18ntest.Untranslated(answer+"\n"+blockText, verbatim...)...)
 				if !untranslatedCases[name] {
 					i18ntest.AssertTranslated(t, l, answer, verbatim...)
-					i18ntest.AssertTranslated(t, l, blocks.Text(msg.Blocks), verbatim...)
+					i18ntest.AssertTranslated(t, l, blockText, verbatim...)
 				}
 			}
 			if untranslatedCases[name] && len(leftovers) == 0 {
@@ -86,6 +83,14 @@ func TestCasesInEachLanguage(t *testing.T) {
 			}
 		})
 	}
+}
+
+// untruncated drops the lines Block Kit cut short ("…", the header's
+// 150 characters): a quoted message cut in two is no longer the verbatim
+// text the check sets aside, and the whole line is in answerText.
+func untruncated(s string) string {
+	lines := strings.Split(s, "\n")
+	return strings.Join(slices.DeleteFunc(lines, func(l string) bool { return strings.HasSuffix(l, "…") }), "\n")
 }
 
 // answerText is what a user reads of the diagnosis proper in l: headline,
