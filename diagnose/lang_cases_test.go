@@ -16,17 +16,6 @@ import (
 	"github.com/kueuebot/kueuebot/i18n/i18ntest"
 )
 
-// untranslatedCases are the fixtures whose answer still holds English
-// sentences built outside the catalog (files of package diagnose not yet
-// converted: scheduling.go, noworkload.go, perpod.go, eviction.go,
-// check.go, estimate_text.go, multikueue.go, podShare's arithmetic). Their
-// goldens are written and compared like every other; only the
-// no-English-prose check skips them. The list may only shrink: a case
-// listed here whose answer is translated fails the test.
-var untranslatedCases = map[string]bool{
-	"starting-on-multikueue-worker": true,
-}
-
 // TestCasesInEachLanguage renders every fixture's answer in French,
 // Japanese and Chinese, as text (render) and as Block Kit (bot/blocks),
 // and compares each with its golden file (go test -update rewrites them):
@@ -50,7 +39,6 @@ func TestCasesInEachLanguage(t *testing.T) {
 			}
 			checkMessages(t, &r)
 			verbatim := reportVerbatims(&r)
-			var leftovers []string
 			for _, l := range i18n.All()[1:] {
 				txt := render.TextStringWith(&r, render.Options{Lang: l})
 				golden(t, filepath.Join("testdata", "golden", l.String(), name+".txt"), []byte(txt))
@@ -62,14 +50,8 @@ func TestCasesInEachLanguage(t *testing.T) {
 				golden(t, filepath.Join("testdata", "golden", l.String(), name+".blocks.json"), append(js, '\n'))
 				answer := answerText(&r, l)
 				blockText := untruncated(blocks.Text(msg.Blocks))
-				leftovers = append(leftovers, i18ntest.Untranslated(answer+"\n"+blockText, verbatim...)...)
-				if !untranslatedCases[name] {
-					i18ntest.AssertTranslated(t, l, answer, verbatim...)
-					i18ntest.AssertTranslated(t, l, blockText, verbatim...)
-				}
-			}
-			if untranslatedCases[name] && len(leftovers) == 0 {
-				t.Errorf("%s is translated now: remove it from untranslatedCases", name)
+				i18ntest.AssertTranslated(t, l, answer, verbatim...)
+				i18ntest.AssertTranslated(t, l, blockText, verbatim...)
 			}
 			var after bytes.Buffer
 			if err := render.WriteJSON(&after, &r); err != nil {
