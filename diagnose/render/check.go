@@ -8,7 +8,6 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"text/tabwriter"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -68,7 +67,7 @@ func resources(rl corev1.ResourceList) string {
 // CheckText renders the check report for a terminal.
 func CheckText(r *diagnose.CheckReport) string {
 	var b bytes.Buffer
-	tw := tabwriter.NewWriter(&b, 0, 8, 2, ' ', 0)
+	tw := newTable(&b)
 	fmt.Fprintf(tw, "%s:\t%s/%s (not submitted)\n", orNone(r.Target.Kind), orNone(r.Target.Namespace), orNone(r.Target.Name))
 	for _, q := range r.Queues {
 		fmt.Fprintf(tw, "LocalQueue %s:\t%s\n", q.LocalQueue, fitWords(q.Fit))
@@ -82,7 +81,7 @@ func CheckText(r *diagnose.CheckReport) string {
 	if len(r.PodSets) == 0 {
 		b.WriteString("  " + none + "\n")
 	} else {
-		tw = tabwriter.NewWriter(&b, 0, 8, 2, ' ', 0)
+		tw = newTable(&b)
 		fmt.Fprintln(tw, "  POD SET\tCOUNT\tMIN COUNT\tPER POD\tTOTAL")
 		for _, p := range r.PodSets {
 			minCount := none
@@ -115,7 +114,7 @@ func CheckText(r *diagnose.CheckReport) string {
 		}
 		if len(qc.Quota) > 0 {
 			b.WriteString("\nQuota:\n")
-			tw = tabwriter.NewWriter(&b, 0, 8, 2, ' ', 0)
+			tw = newTable(&b)
 			fmt.Fprintln(tw, "  POD SET\tFLAVOR\tRESOURCE\tREQUESTED\tNOMINAL\tBORROW LIMIT\tRESERVED\tAVAILABLE\tMAX\tFITS NOW\tFITS EVER")
 			for _, row := range qc.Quota {
 				flavor := row.Flavor
