@@ -14,7 +14,7 @@ import (
 // here once it is converted.
 var convertedFiles = []string{
 	"catalog_analyze.go", "catalog_flavors.go", "catalog_queues.go", "catalog_quota.go", "catalog_requeue.go", "catalog_scheduling.go",
-	"analyze.go", "checks_text.go", "eviction.go", "catalog_eviction.go", "podcreate.go", "catalog_podcreate.go", "noworkload.go", "perpod.go", "catalog_noworkload.go", "multikueue.go", "catalog_multikueue.go", "requests.go", "podcount.go", "catalog_requests.go", "flavors.go", "lang.go", "podsets.go", "preemption.go", "quotaeval.go", "quotaverdict.go", "scheduling.go",
+	"analyze.go", "checks_text.go", "eviction.go", "catalog_eviction.go", "podcreate.go", "catalog_podcreate.go", "noworkload.go", "perpod.go", "catalog_noworkload.go", "multikueue.go", "catalog_multikueue.go", "requests.go", "podcount.go", "catalog_requests.go", "check.go", "catalog_check.go", "flavors.go", "lang.go", "podsets.go", "preemption.go", "quotaeval.go", "quotaverdict.go", "scheduling.go",
 }
 
 // allowedProse are literals of converted files that are not sentences a
