@@ -18,6 +18,7 @@ import (
 type checkOptions struct {
 	file   string
 	output string
+	lang   langFlag
 	kube   *kubeFlags
 }
 
@@ -38,6 +39,7 @@ or of each LocalQueue of the namespace you may read.
 Reads the cluster as the kubeconfig user (or --as) and changes nothing.`,
 		Example: `  kueuebot check -f job.yaml
   kueuebot check -f job.yaml -n team-a --as alice -o json
+  kueuebot check -f job.yaml --lang ja
   cat job.yaml | kueuebot check -f -`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 0 {
@@ -55,6 +57,7 @@ Reads the cluster as the kubeconfig user (or --as) and changes nothing.`,
 	f.Lookup("request-timeout").Usage += fmt.Sprintf(" For a check, 0 means the default, %s.", fetch.DefaultTimeout)
 	f.StringVarP(&o.file, "filename", "f", "", "the job's manifest (YAML or JSON, one object); - reads stdin")
 	f.StringVarP(&o.output, "output", "o", "text", "output format: text, markdown or json")
+	o.lang.add(f)
 	return cmd
 }
 
@@ -62,6 +65,10 @@ func (o *checkOptions) run(ctx context.Context, cmd *cobra.Command) error {
 	format, err := render.ParseFormat(o.output)
 	if err != nil {
 		return usageError{err}
+	}
+	lang, err := o.lang.lang()
+	if err != nil {
+		return err
 	}
 	if o.file == "" {
 		return usagef("check needs the manifest: -f FILE, or -f - for stdin")
@@ -97,5 +104,5 @@ func (o *checkOptions) run(ctx context.Context, cmd *cobra.Command) error {
 	if err != nil {
 		return fmt.Errorf("cannot check %s: %w", o.file, err)
 	}
-	return render.WriteCheck(cmd.OutOrStdout(), format, &res.Report)
+	return render.WriteCheckWith(cmd.OutOrStdout(), format, &res.Report, render.Options{Lang: lang})
 }
