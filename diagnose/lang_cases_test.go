@@ -130,9 +130,7 @@ func reportVerbatims(r *diagnose.Report) []string {
 	}
 	for _, q := range r.Quota {
 		add(q.IneligibleMsg)
-		// bot/blocks/report.go shows Ineligible, the English, in the
-		// Block Kit table (it does not read IneligibleMsg yet).
-		out = append(out, q.PodSet, q.Flavor, q.Resource, q.Ineligible)
+		out = append(out, q.PodSet, q.Flavor, q.Resource)
 	}
 	for _, e := range r.Evidence {
 		out = append(out, e.Message, e.Reason, e.Source)

@@ -406,6 +406,9 @@ func quotaRows(rows []diagnose.QuotaRow, cohort string, l i18n.Lang) [][]string 
 func fits(q diagnose.QuotaRow, l i18n.Lang) string {
 	switch {
 	case !q.Eligible:
+		if !q.IneligibleMsg.IsZero() {
+			return tr(l, "blocks.quota.ineligible", i18n.Verbatim(q.IneligibleMsg.In(l)))
+		}
 		if q.Ineligible != "" {
 			return tr(l, "blocks.quota.ineligible", i18n.Verbatim(q.Ineligible))
 		}
