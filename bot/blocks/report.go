@@ -104,7 +104,7 @@ func reportBlocks(r diagnose.Report, opts Options, details bool) []slack.Block {
 		bl = append(bl, slack.NewDividerBlock())
 		bl = append(bl, packSections("*"+tr(l, "blocks.section.remedies")+"*", items)...)
 	}
-	bl = append(bl, workerBlocks(r)...)
+	bl = append(bl, workerBlocks(r, l)...)
 	if !details {
 		return bl
 	}
