@@ -135,8 +135,12 @@ func (a *analysis) perPodVerdict() {
 	ref := a.jobArg()
 	pod := i18n.Ref("pod", a.ns, pp.Pod)
 	count := pp.countMsg(ref)
-	head := msg("diagnose.pp.head.prefixed", count, pod, v.HeadlineMsg)
-	if h, ok := replaceObject(v.HeadlineMsg, ref, pod); ok {
+	headline, detailMsg := v.HeadlineMsg, v.DetailMsg
+	if headline.IsZero() { // a verdict Kueue's own reason gave, in its words
+		headline, detailMsg = msg("diagnose.quotedPlain", i18n.Verbatim(v.Headline)), msg("diagnose.quotedPlain", i18n.Verbatim(v.Detail))
+	}
+	head := msg("diagnose.pp.head.prefixed", count, pod, headline)
+	if h, ok := replaceObject(headline, ref, pod); ok {
 		head = msg("diagnose.pp.head.replaced", count, h)
 	}
 	gate := i18n.Name(kinds.PodAdmissionGate)
@@ -153,7 +157,7 @@ func (a *analysis) perPodVerdict() {
 			why = msg("diagnose.pp.why.allRun")
 		}
 	}
-	detail := msg("diagnose.pp.detail", count, a.wlArg(a.wl.Name), i18n.Name(pp.Pod), why, v.DetailMsg)
+	detail := msg("diagnose.pp.detail", count, a.wlArg(a.wl.Name), i18n.Name(pp.Pod), why, detailMsg)
 	if v.Code == CodeWaitingForQuota && pp.Admitted > 0 && pp.Admitted < pp.Pods {
 		// The pods share the template and so the LocalQueue: the admitted
 		// ones hold part of the quota the rest waits for.
