@@ -47,7 +47,13 @@ func TestTableAlignsWideCharacters(t *testing.T) {
 	fmt.Fprint(tb, "  Pod セット\tフレーバー\tリソース\t要求\n  main\tdefault-flavor\tcpu\t3\n  ワーカー\tgpu\tnvidia.com/gpu\t8\n")
 	_ = tb.Flush()
 	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
-	col := func(line, cell string) int { return displayWidth(line[:strings.Index(line, cell)]) }
+	col := func(line, cell string) int {
+		i := strings.Index(line, cell)
+		if i < 0 {
+			t.Fatalf("%q is not in %q", cell, line)
+		}
+		return displayWidth(line[:i])
+	}
 	if a, c, d := col(lines[0], "フレーバー"), col(lines[1], "default-flavor"), col(lines[2], "gpu"); a != c || c != d {
 		t.Errorf("second column starts at %d, %d, %d:\n%s", a, c, d, b.String())
 	}
