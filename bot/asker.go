@@ -156,7 +156,7 @@ func (a *Asker) Ask(ctx context.Context, user rbac.SlackUser, text string) Messa
 	case o.queues != nil:
 		return queueListMessage(*o.queues, o.lang)
 	case o.fit != nil:
-		return blocks.WillItFit(o.fit)
+		return blocks.WillItFitIn(o.fit, o.lang)
 	default:
 		// The terminal has no buttons: the whole report at once.
 		return blocks.Report(*o.report, opts)

@@ -238,7 +238,7 @@ func (b *Bot) render(o outcome, ev *event.Event, to Destination, detailed bool) 
 	case o.queues != nil:
 		return queueListMessage(*o.queues, o.lang)
 	case o.fit != nil:
-		return blocks.WillItFit(o.fit)
+		return blocks.WillItFitIn(o.fit, o.lang)
 	}
 	opts := answerOptions{Detailed: detailed, Shareable: b.ephemeralIn(ev, to), Render: b.Asker.Render, Notify: b.Asker.Notify != nil}
 	opts.Render.Lang = o.lang

@@ -172,17 +172,6 @@ func (a *analysis) set(code Code, cause Cause, headline, detail string) bool {
 	return true
 }
 
-func (a *analysis) finding(code string, sev Severity, format string, args ...any) {
-	if a.s.Shared.brief() {
-		return
-	}
-	a.r.Findings = append(a.r.Findings, Finding{Code: code, Severity: sev, Message: fmt.Sprintf(format, args...)})
-}
-
-func (a *analysis) remedy(code string, who Who, command, format string, args ...any) {
-	a.r.Remedies = append(a.r.Remedies, Remedy{Code: code, Who: who, Command: command, Summary: fmt.Sprintf(format, args...)})
-}
-
 func (a *analysis) cond(t string) *metav1.Condition {
 	if a.wl == nil {
 		return nil

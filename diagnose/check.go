@@ -1,13 +1,14 @@
 package diagnose
 
 import (
-	"fmt"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+
+	"github.com/kueuebot/kueuebot/i18n"
 )
 
 // Fit is check's answer for a manifest in one LocalQueue.
@@ -90,6 +91,10 @@ type QueueCheck struct {
 	// Headline and Detail say it in words, naming what holds it.
 	Headline string `json:"headline"`
 	Detail   string `json:"detail,omitempty"`
+	// HeadlineMsg and DetailMsg are Headline and Detail as catalog
+	// messages (HeadlineIn, DetailIn render them in a language).
+	HeadlineMsg i18n.Message `json:"-"`
+	DetailMsg   i18n.Message `json:"-"`
 	// Verdict is the diagnosis the Workload would get if it were submitted
 	// now.
 	Verdict  Verdict    `json:"verdict"`
@@ -129,6 +134,13 @@ func SummarizePodSets(podSets []kueue.PodSet) []PlannedPodSet {
 	return out
 }
 
+// HeadlineIn is the headline in l; the English Headline when it has no
+// catalog message.
+func (qc QueueCheck) HeadlineIn(l i18n.Lang) string { return textIn(l, qc.HeadlineMsg, qc.Headline) }
+
+// DetailIn is the detail in l.
+func (qc QueueCheck) DetailIn(l i18n.Lang) string { return textIn(l, qc.DetailMsg, qc.Detail) }
+
 // CheckQueue answers for the planned Workload of s (Snapshot.Planned set,
 // Workload the one PlannedWorkload returns, the queue objects read as the
 // caller): the diagnosis it would get now, turned into Fit.
@@ -139,6 +151,11 @@ func CheckQueue(s *Snapshot, adj PlanAdjustments) QueueCheck {
 		LocalQueue: r.Queue.LocalQueue, ClusterQueue: r.Queue.ClusterQueue, Cohort: r.Queue.Cohort,
 		Verdict: r.Verdict, Quota: r.Quota, Remedies: r.Remedies, Findings: r.Findings, Gaps: r.Gaps,
 		Headline: r.Verdict.Headline, Detail: r.Verdict.Detail,
+		HeadlineMsg: r.Verdict.HeadlineMsg, DetailMsg: r.Verdict.DetailMsg,
+	}
+	setText := func(headline, detail i18n.Message) {
+		qc.HeadlineMsg, qc.Headline = headline, headline.String()
+		qc.DetailMsg, qc.Detail = detail, detail.String()
 	}
 	level := fitIneligible
 	if a.quota != nil {
@@ -147,16 +164,17 @@ func CheckQueue(s *Snapshot, adj PlanAdjustments) QueueCheck {
 	switch v := r.Verdict; {
 	case len(adj.LimitRangeViolations) > 0 && v.Code != CodeMisconfigured:
 		qc.Fit = FitNever
+		head := msg("diagnose.check.invalid.headline", a.jobArg(), nsArg(a.ns))
+		detail := msg("diagnose.sentence", i18n.List{Items: verbatims(adj.LimitRangeViolations), Semicolons: true})
 		qc.Verdict = Verdict{Stage: StageAdmission, Code: CodeMisconfigured, Cause: CauseInvalidResources,
-			Headline: fmt.Sprintf("Kueue would never admit %s: its container resources are invalid (a LimitRange of namespace %s, or a request above its limit).", a.jobRef(), a.ns),
-			Detail:   strings.Join(adj.LimitRangeViolations, "; ") + "."}
-		qc.Headline, qc.Detail = qc.Verdict.Headline, qc.Verdict.Detail
+			Headline: head.String(), Detail: detail.String(), HeadlineMsg: head, DetailMsg: detail}
+		setText(head, detail)
+		fix := msg("diagnose.check.invalid.remedy")
 		qc.Remedies = []Remedy{{Code: "FixResources", Who: WhoYou, Command: "kubectl get limitrange " + a.nsFlag() + " -o yaml",
-			Summary: "Change the container requests and limits: each request at most its limit (the LimitRange's defaults count), within the namespace's LimitRange min and max; then check again."}}
+			Summary: fix.String(), SummaryMsg: fix}}
 	case v.Code == CodePendingEvaluation && v.Cause == CauseNotYetEvaluated && level == fitNow:
 		qc.Fit = FitAdmittedNow
-		qc.Headline = fmt.Sprintf("%s fits: Kueue would admit it now from LocalQueue %s (ClusterQueue %s).", a.jobRef(), qc.LocalQueue, qc.ClusterQueue)
-		qc.Detail = a.fitsNowText()
+		setText(msg("diagnose.check.fits.headline", a.jobArg(), a.lqArg(qc.LocalQueue), cqArg(qc.ClusterQueue)), a.fitsNowMsg())
 		qc.Remedies = []Remedy{}
 	case v.Code == CodePendingEvaluation && level == fitNow:
 		qc.Fit = FitWaits // StrictFIFO: behind the head of the queue
@@ -167,23 +185,24 @@ func CheckQueue(s *Snapshot, adj PlanAdjustments) QueueCheck {
 	default:
 		qc.Fit = FitUnknown
 		if qc.ClusterQueue != "" && s.ClusterQueue == nil {
-			qc.Headline = fmt.Sprintf("I could not read ClusterQueue %s, so I cannot tell whether %s would fit.", qc.ClusterQueue, a.jobRef())
-			qc.Detail = "The quota is in the ClusterQueue (cluster-scoped); see the gaps below for who can read it."
+			setText(msg("diagnose.check.unread.headline", cqArg(qc.ClusterQueue), a.jobArg()), msg("diagnose.check.unread.detail"))
+			ask := msg("diagnose.check.unread.remedy", cqArg(qc.ClusterQueue))
 			qc.Remedies = []Remedy{{Code: "AskPlatform", Who: WhoPlatform, Command: "kueuebot check -f " + s.Planned.File + " " + a.nsFlag(),
-				Summary: fmt.Sprintf("Ask the platform team to run the check for you, or to let you read ClusterQueue %s (Kueue's clusterqueue-viewer-role).", qc.ClusterQueue)}}
+				Summary: ask.String(), SummaryMsg: ask}}
 		}
 	}
 	if qc.Fit == FitWaits && qc.Headline == r.Verdict.Headline {
-		qc.Headline = "If submitted now: " + qc.Headline
+		h := msg("diagnose.check.ifNow", qc.HeadlineMsg)
+		qc.HeadlineMsg, qc.Headline = h, h.String()
 	}
 	return qc
 }
 
-// fitsNowText says, for each pod set, the flavor Kueue would pick and how
+// fitsNowMsg says, for each pod set, the flavor Kueue would pick and how
 // much of what is free now the pod set takes, naming borrowing.
-func (a *analysis) fitsNowText() string {
+func (a *analysis) fitsNowMsg() i18n.Message {
 	t := a.quota.tree
-	var parts []string
+	var parts []i18n.Message
 	for _, p := range a.quota.podSets {
 		for _, f := range p.chosen() {
 			for _, r := range p.req.resources() {
@@ -192,14 +211,15 @@ func (a *analysis) fitsNowText() string {
 				}
 				k := fr{f.flavor, r}
 				req := p.req.total[r]
-				s := fmt.Sprintf("Pod set %s asks for %s %s%s in flavor %s, where %s %s is free now", p.req.name, fmtQ(r, req), r, perPodArithmetic(p.req, r, a.podCountOrigin(p.req.name)), f.flavor, fmtQ(r, f.avail[r]), r)
+				var borrow i18n.Message
 				own := max(0, t.cq.nominal[k]-t.reserved(k))
 				if need := f.prior[r] + req; need > own {
-					s += fmt.Sprintf(" (ClusterQueue %s would borrow %s %s from cohort %s)", a.s.ClusterQueue.Name, fmtQ(r, need-own), r, a.s.ClusterQueue.Spec.CohortName)
+					borrow = msg("diagnose.check.borrow", cqArg(a.s.ClusterQueue.Name), i18n.Qty(fmtQ(r, need-own)), i18n.Name(string(r)), i18n.Obj("Cohort", "", string(a.s.ClusterQueue.Spec.CohortName)))
 				}
-				parts = append(parts, s+".")
+				parts = append(parts, msg("diagnose.check.takes", i18n.Name(p.req.name), i18n.Qty(fmtQ(r, req)), i18n.Name(string(r)),
+					perPodArithmetic(p.req, r, a.podCountOrigin(p.req.name)), i18n.Name(f.flavor), i18n.Qty(fmtQ(r, f.avail[r])), borrow))
 			}
 		}
 	}
-	return strings.Join(parts, " ")
+	return i18n.Join(parts...)
 }

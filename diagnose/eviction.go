@@ -2,12 +2,13 @@ package diagnose
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/duration"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+
+	"github.com/kueuebot/kueuebot/i18n"
 )
 
 // evictedForPodsReadyTimeout reports whether Kueue's last eviction of the
@@ -33,87 +34,86 @@ func (a *analysis) podsReadyTimeout() bool {
 		count = *st.Count
 	}
 	recovery := a.underlyingCause() == kueue.WorkloadWaitForRecovery
-	why := "its pods did not all become ready within Kueue's waitForPodsReady timeout"
-	if recovery {
-		why = "a pod failed after the job had started and the pods did not recover within Kueue's waitForPodsReady recoveryTimeout"
-	}
 	var cfg *WaitForPodsReady
 	if kc := a.s.KueueConfig; kc != nil {
 		cfg = kc.WaitForPodsReady
 	}
-	var detail strings.Builder
+	why := msg("diagnose.evict.why.start")
+	switch {
+	case recovery && cfg != nil && cfg.RecoveryTimeout != nil:
+		why = msg("diagnose.evict.why.recoveryOf", i18n.Verbatim(cfg.RecoveryTimeout.String()))
+	case recovery:
+		why = msg("diagnose.evict.why.recovery")
+	case cfg != nil:
+		why = msg("diagnose.evict.why.startOf", i18n.Verbatim(cfg.Timeout.String()))
+	}
+	var after i18n.Message
+	if d, ok := a.admittedToEvicted(); ok && !recovery && cfg == nil {
+		after = msg("diagnose.evict.admittedAfter", i18n.Verbatim(duration.HumanDuration(d)))
+	}
+	detail := []i18n.Message{msg("diagnose.evict.detail", a.wlArg(a.wl.Name), why, after)}
 	// stuck is how long ago the backoff ended, when Kueue should long have
 	// queued the Workload again.
 	var stuck time.Duration
-	fmt.Fprintf(&detail, "Kueue evicted Workload %s because %s", a.wl.Name, why)
-	switch {
-	case cfg != nil && !recovery:
-		fmt.Fprintf(&detail, " of %s", cfg.Timeout)
-	case cfg != nil && cfg.RecoveryTimeout != nil:
-		fmt.Fprintf(&detail, " of %s", *cfg.RecoveryTimeout)
-	}
-	if d, ok := a.admittedToEvicted(); ok && !recovery && cfg == nil {
-		fmt.Fprintf(&detail, " (it was evicted %s after it was admitted; the timeout itself is set in Kueue's configuration)", duration.HumanDuration(d))
-	}
-	detail.WriteString(", then suspended the job and released its quota.")
-	fmt.Fprintf(&detail, " Evictions for this reason so far: %d (status.requeueState.count)", count)
 	if cfg != nil && cfg.BackoffLimitCount != nil {
-		fmt.Fprintf(&detail, " of at most %d (waitForPodsReady.requeuingStrategy.backoffLimitCount)", *cfg.BackoffLimitCount)
+		detail = append(detail, msg("diagnose.evict.countOf", i18n.Num(count), i18n.Num(*cfg.BackoffLimitCount)))
+	} else {
+		detail = append(detail, msg("diagnose.evict.count", i18n.Num(count)))
 	}
-	detail.WriteString(".")
-	head := fmt.Sprintf("%s was evicted because its pods were not ready in time (PodsReadyTimeout)", a.jobRef())
+	var head i18n.Message
 	switch {
 	case st != nil && st.RequeueAt != nil && st.RequeueAt.After(a.s.Now):
 		wait := st.RequeueAt.Sub(a.s.Now)
-		head += fmt.Sprintf("; Kueue queues it again in about %s.", waitText(wait))
-		fmt.Fprintf(&detail, " Kueue waits until %s before queueing it again; the backoff grows with every eviction.", st.RequeueAt.UTC().Format(time.RFC3339))
+		head = msg("diagnose.evict.head.in", a.jobArg(), i18n.Verbatim(waitText(wait)))
+		detail = append(detail, msg("diagnose.evict.waitsUntil", i18n.Verbatim(st.RequeueAt.UTC().Format(time.RFC3339))))
 	case st != nil && st.RequeueAt != nil:
 		// Kueue's workload controller sets Requeued=True (BackoffFinished)
 		// and queues the Workload again as soon as requeueAt has passed.
 		late := a.s.Now.Sub(st.RequeueAt.Time)
-		head += "; its backoff is over, but Kueue has not queued it again yet."
-		fmt.Fprintf(&detail, " Kueue recorded status.requeueState.requeueAt: its backoff ended at %s (%s ago), and Kueue's workload controller queues it again (Requeued=True) on its next pass.", st.RequeueAt.UTC().Format(time.RFC3339), a.age(st.RequeueAt.Time))
+		head = msg("diagnose.evict.head.over", a.jobArg())
+		detail = append(detail, msg("diagnose.evict.recorded", i18n.Verbatim(st.RequeueAt.UTC().Format(time.RFC3339)), i18n.Verbatim(a.age(st.RequeueAt.Time))))
 		if late > time.Minute {
 			stuck = late
 		}
 	default:
-		head += "; it is not queued again yet."
-		detail.WriteString(" Kueue has not recorded its requeue time (status.requeueState.requeueAt) yet; it queues it again once the backoff has passed.")
+		head = msg("diagnose.evict.head.notYet", a.jobArg())
+		detail = append(detail, msg("diagnose.evict.noRequeueAt"))
 	}
 	switch {
 	case cfg != nil && cfg.BackoffLimitCount != nil && count >= *cfg.BackoffLimitCount:
-		detail.WriteString(" The limit is reached: if its pods time out once more, Kueue deactivates the Workload and stops retrying.")
+		detail = append(detail, msg("diagnose.evict.limitReached"))
 	case cfg != nil && cfg.BackoffLimitCount != nil:
-		fmt.Fprintf(&detail, " After %d more such eviction(s) the next timeout deactivates the Workload and Kueue stops retrying.", *cfg.BackoffLimitCount-count)
+		detail = append(detail, msg("diagnose.evict.more", i18n.Num(*cfg.BackoffLimitCount-count)))
 	case cfg != nil:
-		detail.WriteString(" Kueue's configuration sets no requeue limit: it retries forever.")
+		detail = append(detail, msg("diagnose.evict.noLimit"))
 	default:
-		detail.WriteString(" If Kueue's waitForPodsReady.requeuingStrategy.backoffLimitCount is set, the first timeout after the count has reached it deactivates the Workload; without a limit Kueue retries forever.")
+		detail = append(detail, msg("diagnose.evict.limitUnknown"))
 	}
 	if stuck > 0 {
-		a.remedy("CheckKueue", WhoPlatform, "", "Its backoff ended %s ago and Kueue has not queued it again: ask the platform team to check that kueue-controller-manager is running and reconciling Workloads (its logs for Workload %s).", duration.HumanDuration(stuck), a.wl.Name)
+		a.remedyM("CheckKueue", WhoPlatform, "", msg("diagnose.evict.stuck.remedy", i18n.Verbatim(duration.HumanDuration(stuck)), a.wlArg(a.wl.Name)))
 	}
 	a.podsReadyRemedies(recovery, cfg)
 	if a.quota != nil && a.quota.level == fitNever && len(a.quota.notCovered()) == 0 {
-		detail.WriteString(" Once queued again it will not be admitted either: " + a.shortfallMsg(false).String())
+		detail = append(detail, msg("diagnose.evict.notAfter", a.shortfallMsg(false)))
 		a.sizeRemedies(false)
 	}
-	return a.set(CodeRequeuing, CausePodsReadyTimeout, head, detail.String())
+	return a.setM(CodeRequeuing, CausePodsReadyTimeout, head, i18n.Join(detail...))
 }
 
 func (a *analysis) podsReadyRemedies(recovery bool, cfg *WaitForPodsReady) {
 	cmd := fmt.Sprintf("kubectl get events %s --field-selector involvedObject.kind=Pod --sort-by=.lastTimestamp", a.nsFlag())
 	if recovery {
-		a.remedy("FixStartup", WhoYou, cmd, "Find out why a pod failed and was not replaced in time (crash loops, evicted or failed nodes, image pulls), and fix it: otherwise every retry ends the same way.")
+		a.remedyM("FixStartup", WhoYou, cmd, msg("diagnose.evict.fixRecovery.remedy"))
 	} else {
-		a.remedy("FixStartup", WhoYou, cmd, "Find out why the pods did not become ready in time (image pulls, crash loops, unschedulable pods, slow init containers or readiness probes), and fix it: otherwise every retry ends the same way.")
+		a.remedyM("FixStartup", WhoYou, cmd, msg("diagnose.evict.fixStart.remedy"))
 	}
-	a.remedy("Wait", WhoYou, "", "Then wait: Kueue queues the job again by itself after the backoff, and it gets the same time to start its pods.")
-	timeout := "waitForPodsReady.timeout"
+	a.remedyM("Wait", WhoYou, "", msg("diagnose.evict.wait.remedy"))
+	timeout := i18n.Verbatim("waitForPodsReady.timeout")
 	if cfg != nil {
-		timeout += fmt.Sprintf(" (now %s)", cfg.Timeout)
+		a.remedyM("RaisePodsReadyTimeout", WhoPlatform, "", msg("diagnose.evict.raiseNow.remedy", timeout, i18n.Verbatim(cfg.Timeout.String())))
+		return
 	}
-	a.remedy("RaisePodsReadyTimeout", WhoPlatform, "", "If the pods only need longer to start (large images, slow provisioning), ask the platform team to raise %s in Kueue's configuration.", timeout)
+	a.remedyM("RaisePodsReadyTimeout", WhoPlatform, "", msg("diagnose.evict.raise.remedy", timeout))
 }
 
 // underlyingCause is the cause Kueue recorded for the Workload's

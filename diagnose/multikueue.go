@@ -3,11 +3,14 @@ package diagnose
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+
+	"github.com/kueuebot/kueuebot/i18n"
 )
 
 // MultiKueue, seen from the manager cluster: a Workload whose ClusterQueue
@@ -151,13 +154,13 @@ func (a *analysis) multiKueue() {
 	a.r.MultiKueue = info
 	switch {
 	case info.Cluster != "":
-		a.finding("MultiKueueWorker", SeverityInfo, "MultiKueue admission check %s placed Workload %s on worker cluster %s (status.clusterName)%s; the job's pods run there, not on this cluster.",
-			info.Check, a.wl.Name, info.Cluster, a.workerState(info, info.Cluster))
+		a.findingM("MultiKueueWorker", SeverityInfo, msg("diagnose.mk.worker.finding",
+			acArg(info.Check), a.wlArg(a.wl.Name), i18n.Name(info.Cluster), a.workerState(info, info.Cluster)))
 	case len(info.Nominated) > 0:
-		a.finding("MultiKueueNominated", SeverityInfo, "MultiKueue admission check %s copied Workload %s to worker %s %s (status.nominatedClusterNames) and waits for one of them to admit it%s.",
-			info.Check, a.wl.Name, clustersWord(len(info.Nominated)), strings.Join(info.Nominated, ", "), a.otherWorkers(info))
+		a.findingM("MultiKueueNominated", SeverityInfo, msg("diagnose.mk.nominated.finding",
+			acArg(info.Check), a.wlArg(a.wl.Name), i18n.Num(len(info.Nominated)), nameList(info.Nominated...), a.otherWorkers(info)))
 	case acs.State == kueue.CheckStatePending && a.qr != nil && a.qr.Status == metav1.ConditionTrue:
-		a.finding("MultiKueueNotDispatched", SeverityWarning, "MultiKueue admission check %s has not copied Workload %s to any worker cluster yet%s.", info.Check, a.wl.Name, a.otherWorkers(info))
+		a.findingM("MultiKueueNotDispatched", SeverityWarning, msg("diagnose.mk.notDispatched.finding", acArg(info.Check), a.wlArg(a.wl.Name), a.otherWorkers(info)))
 	}
 }
 
@@ -179,39 +182,43 @@ func (a *analysis) workerCluster(name string) WorkerCluster {
 
 // workerState is ", and MultiKueueCluster w1 is Active=True" when the
 // cluster was read.
-func (a *analysis) workerState(info *MultiKueueInfo, name string) string {
+func (a *analysis) workerState(info *MultiKueueInfo, name string) i18n.Message {
 	for _, w := range info.Workers {
 		if w.Name == name && w.Active != "" {
-			return fmt.Sprintf(", and MultiKueueCluster %s is Active=%s", name, w.Active)
+			return msg("diagnose.mk.workerState", mkcArg(name), i18n.Verbatim(w.Active))
 		}
 	}
-	return ""
+	return i18n.Message{}
 }
+
+// acArg and mkcArg name an AdmissionCheck and a MultiKueueCluster.
+func acArg(name string) i18n.Object  { return i18n.Obj("AdmissionCheck", "", name) }
+func mkcArg(name string) i18n.Object { return i18n.Obj("MultiKueueCluster", "", name) }
 
 // otherWorkers names the worker clusters of the config that hold no copy
 // and why (their Active condition), e.g. "; MultiKueueCluster w2 is
 // Active=False (ClientConnectionFailed: ...)".
-func (a *analysis) otherWorkers(info *MultiKueueInfo) string {
-	var parts []string
+func (a *analysis) otherWorkers(info *MultiKueueInfo) i18n.Message {
+	var parts []i18n.Arg
 	for _, w := range info.Workers {
 		if slices.Contains(info.Nominated, w.Name) || w.Active == string(metav1.ConditionTrue) {
 			continue
 		}
 		switch w.Active {
 		case "":
-			parts = append(parts, "MultiKueueCluster "+w.Name+" does not exist or has no Active condition")
+			parts = append(parts, msg("diagnose.mk.other.missing", mkcArg(w.Name)))
 		default:
-			msg := w.Message
-			if len(msg) > maxWorkerMessage {
-				msg = msg[:maxWorkerMessage] + "..."
+			text := w.Message
+			if len(text) > maxWorkerMessage {
+				text = text[:maxWorkerMessage] + "..."
 			}
-			parts = append(parts, fmt.Sprintf("MultiKueueCluster %s is Active=%s (%s: %s)", w.Name, w.Active, w.Reason, msg))
+			parts = append(parts, msg("diagnose.mk.other.state", mkcArg(w.Name), i18n.Verbatim(w.Active), i18n.Name(w.Reason), i18n.Verbatim(text)))
 		}
 	}
 	if len(parts) == 0 {
-		return ""
+		return i18n.Message{}
 	}
-	return "; " + strings.Join(parts, "; ")
+	return msg("diagnose.mk.others", i18n.List{Items: parts, Semicolons: true})
 }
 
 // maxWorkerMessage bounds a MultiKueueCluster's condition message in a
@@ -232,27 +239,23 @@ func (a *analysis) dispatched() bool {
 	worker := *a.wl.Status.ClusterName
 	active, _ := a.job.statusInt("active")
 	ready, _ := a.job.statusInt("ready")
-	where := fmt.Sprintf("worker cluster %s", worker)
 	look := fmt.Sprintf("kubectl --context %s get pods -l batch.kubernetes.io/job-name=%s %s", worker, a.r.Target.Name, a.nsFlag())
 	if a.r.Target.Kind != "" && a.r.Target.Kind != "Job" {
 		look = fmt.Sprintf("kubectl --context %s describe %s %s", worker, a.jobRef(), a.nsFlag())
 	}
+	w := i18n.Name(worker)
 	if active > 0 && ready >= active {
-		a.remedy("LookOnWorker", WhoYou, look, "Its pods are on worker cluster %s: look there for logs and events (the kubeconfig context for it may have another name).", worker)
-		return a.set(CodeRunning, CauseHealthy,
-			fmt.Sprintf("%s runs on %s: %d of its pods are running and ready there.", a.jobRef(), where, ready),
-			fmt.Sprintf("MultiKueue dispatched Workload %s to %s (MultiKueueCluster %s), which admitted it; the job's status here is the worker's, copied back (active %d, ready %d).", a.wl.Name, where, worker, active, ready))
+		a.remedyM("LookOnWorker", WhoYou, look, msg("diagnose.mk.running.remedy", w))
+		return a.setM(CodeRunning, CauseHealthy,
+			msg("diagnose.mk.running.headline", a.jobArg(), w, i18n.Num(ready)),
+			msg("diagnose.mk.running.detail", a.wlArg(a.wl.Name), w, mkcArg(worker), i18n.Num(active), i18n.Num(ready)))
 	}
-	a.remedy("LookOnWorker", WhoYou, look, "Its pods are created on worker cluster %s, not here: look there for why they are not running yet (the kubeconfig context for it may have another name).", worker)
-	detail := fmt.Sprintf("MultiKueue dispatched Workload %s to %s (MultiKueueCluster %s), which admitted it; this cluster creates no pods for it, and the job's status here is the worker's, copied back", a.wl.Name, where, worker)
+	a.remedyM("LookOnWorker", WhoYou, look, msg("diagnose.mk.starting.remedy", w))
+	detail := msg("diagnose.mk.starting.detailNone", a.wlArg(a.wl.Name), w, mkcArg(worker))
 	if active > 0 {
-		detail += fmt.Sprintf(" (active %d, ready %d)", active, ready)
-	} else {
-		detail += " (no pod active yet)"
+		detail = msg("diagnose.mk.starting.detailActive", a.wlArg(a.wl.Name), w, mkcArg(worker), i18n.Num(active), i18n.Num(ready))
 	}
-	return a.set(CodeStarting, CauseOnWorkerCluster,
-		fmt.Sprintf("%s was admitted and dispatched to %s; its pods are not running there yet.", a.jobRef(), where),
-		detail+".")
+	return a.setM(CodeStarting, CauseOnWorkerCluster, msg("diagnose.mk.starting.headline", a.jobArg(), w), detail)
 }
 
 // multiKueueWaiting handles a Workload that holds quota on the manager and
@@ -280,24 +283,14 @@ func (a *analysis) multiKueueWaiting() bool {
 	if len(nominated) == 0 {
 		return false
 	}
-	head := fmt.Sprintf("%s has quota in ClusterQueue %s and waits for a worker cluster to admit it: MultiKueue admission check %s sent it to %s, and none has admitted it yet.",
-		a.jobRef(), cq, acs.Name, strings.Join(nominated, ", "))
-	detail := fmt.Sprintf("Workload %s holds quota on this (manager) cluster; MultiKueue copied it to worker %s %s (status.nominatedClusterNames). Each worker's Kueue admits its copy when its own ClusterQueue has room; the first to admit it runs it.",
-		a.wl.Name, clustersWord(len(nominated)), strings.Join(nominated, ", "))
+	head := msg("diagnose.mk.waiting.headline", a.jobArg(), cqArg(cq), acArg(string(acs.Name)), nameList(nominated...))
+	detail := msg("diagnose.mk.waiting.detail", a.wlArg(a.wl.Name), i18n.Num(len(nominated)), nameList(nominated...))
 	if acs.Message != "" {
-		detail += " The check says: " + acs.Message
+		detail = i18n.Join(detail, msg("diagnose.mk.checkSays", i18n.Verbatim(acs.Message)))
 	}
-	a.remedy("LookOnWorker", WhoYou, fmt.Sprintf("kubectl --context %s get workloads %s", nominated[0], a.nsFlag()),
-		"Look at the job's Workload on %s (the kubeconfig context may have another name): its QuotaReserved condition says why that worker does not admit it yet.", strings.Join(nominated, ", "))
-	return a.set(CodeWaitingForAdmissionChecks, CauseCheckPending, head, detail)
-}
-
-// clustersWord is "cluster" or "clusters".
-func clustersWord(n int) string {
-	if n == 1 {
-		return "cluster"
-	}
-	return "clusters"
+	a.remedyM("LookOnWorker", WhoYou, fmt.Sprintf("kubectl --context %s get workloads %s", nominated[0], a.nsFlag()),
+		msg("diagnose.mk.waiting.remedy", nameList(nominated...)))
+	return a.setM(CodeWaitingForAdmissionChecks, CauseCheckPending, head, detail)
 }
 
 // multiKueueRejected handles a MultiKueue check in state Rejected: Kueue
@@ -309,8 +302,8 @@ func (a *analysis) multiKueueRejected() bool {
 	if acs == nil || acs.State != kueue.CheckStateRejected {
 		return false
 	}
-	a.remedy("Recreate", WhoYou, "", "Delete and recreate the job: the queue uses MultiKueue now, so Kueue's webhook sets what MultiKueue needs (spec.managedBy) when the job is created; it cannot be changed afterwards.")
-	return a.set(CodeWaitingForAdmissionChecks, CauseCheckRetry,
-		fmt.Sprintf("%s will not be dispatched: MultiKueue admission check %s rejected it (%q).", a.jobRef(), acs.Name, strings.TrimSuffix(acs.Message, ".")),
-		fmt.Sprintf("Workload %s waits with its MultiKueue check Rejected; MultiKueue does not retry a rejected Workload, so it stays pending until the job is recreated.", a.wl.Name))
+	a.remedyM("Recreate", WhoYou, "", msg("diagnose.mk.rejected.remedy"))
+	return a.setM(CodeWaitingForAdmissionChecks, CauseCheckRetry,
+		msg("diagnose.mk.rejected.headline", a.jobArg(), acArg(string(acs.Name)), i18n.Verbatim(strconv.Quote(strings.TrimSuffix(acs.Message, ".")))),
+		msg("diagnose.mk.rejected.detail", a.wlArg(a.wl.Name)))
 }

@@ -13,6 +13,7 @@ import (
 	k8slabels "k8s.io/apimachinery/pkg/labels"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
+	"github.com/kueuebot/kueuebot/i18n"
 	"github.com/kueuebot/kueuebot/kinds"
 )
 
@@ -22,23 +23,25 @@ import (
 // ErrWorkloadCompose event, or a job Kueue's webhook never took.
 func (a *analysis) workloadMissing() bool {
 	lq := a.job.queueName()
-	head := fmt.Sprintf("Kueue has not picked up %s yet.", a.jobRef())
-	detail := fmt.Sprintf("The job names LocalQueue %q, but Kueue has not created a Workload for it.", lq)
+	head := msg("diagnose.nowl.headline", a.jobArg())
+	detail := msg("diagnose.nowl.detail", i18n.Verbatim(strconv.Quote(lq)))
 	if hasGap(a.s, "Workload", "") && !a.s.HasGap("Workload", GapNotFound) {
-		detail = fmt.Sprintf("The job names LocalQueue %q, but I could not read its Workload (see the gaps below).", lq)
+		detail = msg("diagnose.nowl.detailGap", i18n.Verbatim(strconv.Quote(lq)))
 	}
-	kueueRemedy := func(summary string, args ...any) {
-		a.remedy("CheckKueue", WhoPlatform, "kubectl -n kueue-system logs deploy/kueue-controller-manager --since=15m | grep "+a.r.Target.Name, summary, args...)
+	kueueRemedy := func(summary i18n.Message) {
+		a.remedyM("CheckKueue", WhoPlatform, "kubectl -n kueue-system logs deploy/kueue-controller-manager --since=15m | grep "+a.r.Target.Name, summary)
 	}
+	kind := i18n.Name(a.r.Target.Kind)
 
 	if a.notManagedByConfig() {
 		return true
 	}
 	if name := a.job.label(WorkloadPriorityClassLabel); name != "" && a.s.PriorityClass == nil && a.s.HasGap("WorkloadPriorityClass", GapNotFound) {
-		a.remedy("FixPriorityClass", WhoYou, "", "Recreate the job with %s naming a WorkloadPriorityClass that exists (ask the platform team which ones do), or without the label.", WorkloadPriorityClassLabel)
-		a.remedy("CreatePriorityClass", WhoPlatform, "", "Or ask the platform team to create WorkloadPriorityClass %s.", name)
-		return a.set(CodeWorkloadMissing, CauseNone, fmt.Sprintf("Kueue cannot create a Workload for %s: WorkloadPriorityClass %s does not exist.", a.jobRef(), name),
-			fmt.Sprintf("The job's %s label names WorkloadPriorityClass %s, which does not exist, so Kueue cannot set the Workload's priority and creates none. The job stays suspended.", WorkloadPriorityClassLabel, name))
+		wpc := i18n.Obj("WorkloadPriorityClass", "", name)
+		a.remedyM("FixPriorityClass", WhoYou, "", msg("diagnose.nowl.wpc.fix.remedy", i18n.Name(WorkloadPriorityClassLabel)))
+		a.remedyM("CreatePriorityClass", WhoPlatform, "", msg("diagnose.nowl.wpc.create.remedy", wpc))
+		return a.setM(CodeWorkloadMissing, CauseNone, msg("diagnose.nowl.wpc.headline", a.jobArg(), wpc),
+			msg("diagnose.nowl.wpc.detail", i18n.Name(WorkloadPriorityClassLabel), wpc))
 	}
 	if a.podsGatedMissing(kueueRemedy) {
 		return true
@@ -46,20 +49,19 @@ func (a *analysis) workloadMissing() bool {
 	if g := a.job.label(PodGroupNameLabel); g != "" && a.job.kind() == "Pod" {
 		if total, err := strconv.Atoi(a.job.annotation(PodGroupTotalCountAnnotation)); err == nil && total > 0 {
 			if have := len(activePods(a.s.Pods)); have < total && !hasGap(a.s, "Pod", "") {
-				msg := a.eventWith("ErrWorkloadCompose")
-				d := fmt.Sprintf("Pod group %s declares %d pods (%s) but %d exist and are not finished; Kueue creates the group's Workload only once all of them exist.", g, total, PodGroupTotalCountAnnotation, have)
-				if msg != "" {
-					d += " Kueue reports: " + msg
+				d := msg("diagnose.nowl.group.detail", i18n.Name(g), i18n.Num(total), i18n.Name(PodGroupTotalCountAnnotation), i18n.Num(have))
+				if ev := a.eventWith("ErrWorkloadCompose"); ev != "" {
+					d = i18n.Join(d, msg("diagnose.nowl.kueueReports", i18n.Verbatim(ev)))
 				}
-				a.remedy("CompleteGroup", WhoYou, "", "Create the missing %d pod(s) of group %s, or recreate the group with %s=%d.", total-have, g, PodGroupTotalCountAnnotation, have)
-				return a.set(CodeWorkloadMissing, CauseNone, fmt.Sprintf("Pod group %s is incomplete: %d of %d pods, so Kueue has not created its Workload.", g, have, total), d)
+				a.remedyM("CompleteGroup", WhoYou, "", msg("diagnose.nowl.group.remedy", i18n.Num(total-have), i18n.Name(g), i18n.Name(PodGroupTotalCountAnnotation), i18n.Num(have)))
+				return a.setM(CodeWorkloadMissing, CauseNone, msg("diagnose.nowl.group.headline", i18n.Name(g), i18n.Num(have), i18n.Num(total)), d)
 			}
 		}
 	}
-	if msg := a.eventWith("ErrWorkloadCompose"); msg != "" {
-		a.remedy("FixJob", WhoYou, fmt.Sprintf("kubectl describe %s %s", a.jobRef(), a.nsFlag()), "Fix what Kueue reports, then recreate the job.")
-		return a.set(CodeWorkloadMissing, CauseNone, fmt.Sprintf("Kueue cannot create a Workload for %s.", a.jobRef()),
-			"Kueue reports that it could not build the Workload: "+msg)
+	if ev := a.eventWith("ErrWorkloadCompose"); ev != "" {
+		a.remedyM("FixJob", WhoYou, fmt.Sprintf("kubectl describe %s %s", a.jobRef(), a.nsFlag()), msg("diagnose.nowl.compose.remedy"))
+		return a.setM(CodeWorkloadMissing, CauseNone, msg("diagnose.nowl.compose.headline", a.jobArg()),
+			msg("diagnose.nowl.compose.detail", i18n.Verbatim(ev)))
 	}
 	if a.unreadPriorityClass() {
 		return true
@@ -69,34 +71,32 @@ func (a *analysis) workloadMissing() bool {
 		// Kueue's webhook suspends every job that names a LocalQueue when
 		// it is created (jobframework.WorkloadShouldBeSuspended), whatever
 		// its namespace; one that never was did not go through it.
-		kueueRemedy("Ask the platform team whether Kueue's %s integration is enabled and whether Kueue's webhook was up when the job was created; then recreate the job.", a.r.Target.Kind)
-		return a.set(CodeWorkloadMissing, CauseNone, fmt.Sprintf("Kueue does not manage %s: it never suspended it.", a.jobRef()),
-			detail+fmt.Sprintf(" The job is not suspended, which Kueue's webhook does to every job that names a LocalQueue when it is created: the %s integration is not enabled, or the webhook did not see the job. Kubernetes runs it outside any quota.", a.r.Target.Kind))
+		kueueRemedy(msg("diagnose.nowl.notSuspended.remedy", kind))
+		return a.setM(CodeWorkloadMissing, CauseNone, msg("diagnose.nowl.notSuspended.headline", a.jobArg()),
+			i18n.Join(detail, msg("diagnose.nowl.notSuspended.detail", kind)))
 	}
 	if hasSuspend && !susp {
-		detail += " The job is not suspended and still has active pods; Kueue waits for them to stop before it creates the Workload."
-		kueueRemedy("Check that the Kueue controller runs and that the %s integration is enabled for namespace %s.", a.r.Target.Kind, a.ns)
-		return a.set(CodeWorkloadMissing, CauseNone, head, detail)
+		kueueRemedy(msg("diagnose.nowl.checkController.remedy", kind, nsArg(a.ns)))
+		return a.setM(CodeWorkloadMissing, CauseNone, head, i18n.Join(detail, msg("diagnose.nowl.activePods")))
 	}
 	if hasSuspend && a.s.KueueConfig != nil {
 		// Kueue's Configuration enables the kind and manages the namespace
 		// (notManagedByConfig said nothing): the controller is the cause.
-		kueueRemedy("Ask the platform team to check Kueue's controller: it runs, and its logs name the job if it fails on it.")
-		return a.set(CodeWorkloadMissing, CauseNone, fmt.Sprintf("Kueue suspended %s but has not created its Workload.", a.jobRef()),
-			detail+fmt.Sprintf(" Kueue's webhook suspended the job and nothing reports an error on it; Kueue's Configuration enables the %s integration and manages namespace %s, so Kueue's controller is down or fails on the job.", a.r.Target.Kind, a.ns))
+		kueueRemedy(msg("diagnose.nowl.controller.remedy"))
+		return a.setM(CodeWorkloadMissing, CauseNone, msg("diagnose.nowl.suspended.headline", a.jobArg()),
+			i18n.Join(detail, msg("diagnose.nowl.controllerDown.detail", kind, nsArg(a.ns))))
 	}
 	if hasSuspend {
 		// Suspended by Kueue's webhook, and no Workload: Kueue's controller
 		// ignores the namespace (managedJobsNamespaceSelector, enforced by
 		// the controller only: ManagedJobsNamespaceSelectorAlwaysRespected),
 		// or it is down or failing on the job.
-		kueueRemedy("Ask the platform team whether namespace %s is in Kueue's managedJobsNamespaceSelector (if not, nothing will ever unsuspend the job: run it in a namespace Kueue manages) and whether Kueue's controller runs; its logs name the job if it fails on it.", a.ns)
-		return a.set(CodeWorkloadMissing, CauseNone, fmt.Sprintf("Kueue suspended %s but has not created its Workload.", a.jobRef()),
-			detail+fmt.Sprintf(" Kueue's webhook suspended the job, as it does with every job that names a LocalQueue, and nothing reports an error on it. Either namespace %s is outside Kueue's managedJobsNamespaceSelector (the webhook still suspends such a job, Kueue's controller then ignores it, and it stays suspended for good), or Kueue's controller is down or fails on the job.", a.ns))
+		kueueRemedy(msg("diagnose.nowl.nsSelector.remedy", nsArg(a.ns)))
+		return a.setM(CodeWorkloadMissing, CauseNone, msg("diagnose.nowl.suspended.headline", a.jobArg()),
+			i18n.Join(detail, msg("diagnose.nowl.outsideOrDown.detail", nsArg(a.ns))))
 	}
-	kueueRemedy("Check that the Kueue controller runs and that the %s integration is enabled for namespace %s.", a.r.Target.Kind, a.ns)
-	return a.set(CodeWorkloadMissing, CauseNone, head, detail+
-		" Usually Kueue's controller is down, this job kind's integration is not enabled, or the namespace is excluded by managedJobsNamespaceSelector.")
+	kueueRemedy(msg("diagnose.nowl.checkController.remedy", kind, nsArg(a.ns)))
+	return a.setM(CodeWorkloadMissing, CauseNone, head, i18n.Join(detail, msg("diagnose.nowl.usually")))
 }
 
 // hasActivePods reports whether the job's own status counts active pods
@@ -114,20 +114,16 @@ const operatorIdle = 2 * time.Minute
 // after admission: the kind's own operator does not seem to act. It
 // returns false when it is too early to say, or something else explains it.
 func (a *analysis) operatorSilent() bool {
-	k, ok := kinds.ByKind(a.r.Target.Kind)
-	op := ""
-	if ok {
-		op = k.Operator
-	}
+	k, _ := kinds.ByKind(a.r.Target.Kind)
 	c := apimeta.FindStatusCondition(a.wl.Status.Conditions, kueue.WorkloadAdmitted)
-	if op == "" || c == nil || a.s.Now.Sub(c.LastTransitionTime.Time) < operatorIdle || a.eventWith("FailedCreate") != "" || hasGap(a.s, "Pod", "") {
+	if k.Operator.IsZero() || c == nil || a.s.Now.Sub(c.LastTransitionTime.Time) < operatorIdle || a.eventWith("FailedCreate") != "" || hasGap(a.s, "Pod", "") {
 		return false
 	}
 	since := a.s.Now.Sub(c.LastTransitionTime.Time).Round(time.Minute)
-	a.remedy("AskOperator", WhoPlatform, fmt.Sprintf("kubectl describe %s %s", a.jobRef(), a.nsFlag()),
-		"Ask the platform team whether %s runs and watches namespace %s; Kueue's part is done.", op, a.ns)
-	return a.set(CodeStarting, CausePodsNotCreated, fmt.Sprintf("%s was admitted %s ago, but %s does not seem to act on it.", a.jobRef(), since, op),
-		fmt.Sprintf("Kueue admitted the Workload and unsuspended the %s %s ago; no pods exist and nothing reports a failure to create them. Creating them is the job of %s, not Kueue's.", strings.ToLower(a.r.Target.Kind), since, op))
+	a.remedyM("AskOperator", WhoPlatform, fmt.Sprintf("kubectl describe %s %s", a.jobRef(), a.nsFlag()),
+		msg("diagnose.nowl.operator.remedy", operatorMsg(k.Operator), nsArg(a.ns)))
+	return a.setM(CodeStarting, CausePodsNotCreated, msg("diagnose.nowl.operator.headline", a.jobArg(), i18n.Verbatim(since.String()), operatorMsg(k.Operator)),
+		msg("diagnose.nowl.operator.detail", i18n.Name(strings.ToLower(a.r.Target.Kind)), i18n.Verbatim(since.String()), operatorMsg(k.Operator)))
 }
 
 // notManagedByConfig uses Kueue's own Configuration, when it was read, to
@@ -141,9 +137,9 @@ func (a *analysis) notManagedByConfig() bool {
 	kind := a.r.Target.Kind
 	if k, ok := kinds.ByKind(kind); ok && k.Framework != "" && !slices.Contains(kc.Frameworks, k.Framework) {
 		fw := k.Framework
-		a.remedy("EnableIntegration", WhoPlatform, "", "Ask the platform team to enable the %s integration in Kueue's Configuration (integrations.frameworks), or run the work as a kind that is enabled (%s).", fw, strings.Join(kc.Frameworks, ", "))
-		return a.set(CodeWorkloadMissing, CauseNone, fmt.Sprintf("Kueue does not manage %s: its %s integration is not enabled.", a.jobRef(), fw),
-			fmt.Sprintf("Kueue's Configuration enables the integrations %s, not %s, so Kueue ignores the job and its queue-name label.", strings.Join(kc.Frameworks, ", "), fw))
+		a.remedyM("EnableIntegration", WhoPlatform, "", msg("diagnose.nowl.integration.remedy", i18n.Name(fw), nameList(kc.Frameworks...)))
+		return a.setM(CodeWorkloadMissing, CauseNone, msg("diagnose.nowl.integration.headline", a.jobArg(), i18n.Name(fw)),
+			msg("diagnose.nowl.integration.detail", nameList(kc.Frameworks...), i18n.Name(fw)))
 	}
 	if sel := kc.ManagedJobsNamespaceSelector; sel != nil {
 		labels := map[string]string{corev1.LabelMetadataName: a.ns}
@@ -156,9 +152,9 @@ func (a *analysis) notManagedByConfig() bool {
 		if err != nil || s.Matches(k8slabels.Set(labels)) {
 			return false
 		}
-		a.remedy("ManageNamespace", WhoPlatform, "", "Ask the platform team to let Kueue manage namespace %s (managedJobsNamespaceSelector in Kueue's Configuration: %s), or run the job in a namespace it manages.", a.ns, s)
-		return a.set(CodeWorkloadMissing, CauseNone, fmt.Sprintf("Kueue does not manage jobs in namespace %s.", a.ns),
-			fmt.Sprintf("Kueue's managedJobsNamespaceSelector (%s) does not select namespace %s, so Kueue ignores %s and its queue-name label.", s, a.ns, a.jobRef()))
+		a.remedyM("ManageNamespace", WhoPlatform, "", msg("diagnose.nowl.manageNs.remedy", nsArg(a.ns), i18n.Verbatim(s.String())))
+		return a.setM(CodeWorkloadMissing, CauseNone, msg("diagnose.nowl.manageNs.headline", nsArg(a.ns)),
+			msg("diagnose.nowl.manageNs.detail", i18n.Verbatim(s.String()), nsArg(a.ns), a.jobArg()))
 	}
 	return false
 }
@@ -198,10 +194,19 @@ func (a *analysis) unreadPriorityClass() bool {
 	if susp, ok := a.job.suspended(); !ok || !susp {
 		return false
 	}
-	a.remedy("CheckPriorityClass", WhoPlatform, "kubectl get workloadpriorityclass "+name,
-		"Ask the platform team whether WorkloadPriorityClass %s exists; if it does not, they can create it, or tell you which class to use.", name)
-	a.remedy("FixPriorityClass", WhoYou, "", "If it does not exist, recreate the job with %s naming a class that does, or without the label.", WorkloadPriorityClassLabel)
-	return a.set(CodeWorkloadMissing, CauseNone,
-		fmt.Sprintf("Kueue has not created a Workload for %s, probably because WorkloadPriorityClass %s does not exist.", a.jobRef(), name),
-		fmt.Sprintf("The job's %s label names WorkloadPriorityClass %s, which I could not read (see the gaps below). Kueue's webhook suspended the job and nothing reports another error; when the class a job names does not exist, Kueue cannot set the Workload's priority and creates none, without an event on the job. The job stays suspended.", WorkloadPriorityClassLabel, name))
+	wpc := i18n.Obj("WorkloadPriorityClass", "", name)
+	a.remedyM("CheckPriorityClass", WhoPlatform, "kubectl get workloadpriorityclass "+name, msg("diagnose.nowl.wpcUnread.remedy", wpc))
+	a.remedyM("FixPriorityClass", WhoYou, "", msg("diagnose.nowl.wpcUnread.fix.remedy", i18n.Name(WorkloadPriorityClassLabel)))
+	return a.setM(CodeWorkloadMissing, CauseNone, msg("diagnose.nowl.wpcUnread.headline", a.jobArg(), wpc),
+		msg("diagnose.nowl.wpcUnread.detail", i18n.Name(WorkloadPriorityClassLabel), wpc))
+}
+
+// operatorMsg names the controller of a kind: "the KubeRay operator",
+// "the JobSet controller (jobset-controller-manager)".
+func operatorMsg(o kinds.Operator) i18n.Message {
+	id := "diagnose.operator." + string(o.Noun)
+	if o.Runs != "" {
+		return msg(i18n.ID(id+"Runs"), i18n.Name(o.Name), i18n.Name(o.Runs))
+	}
+	return msg(i18n.ID(id), i18n.Name(o.Name))
 }

@@ -2,11 +2,14 @@ package diagnose
 
 import (
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/kueuebot/kueuebot/i18n"
 	"github.com/kueuebot/kueuebot/kinds"
 )
 
@@ -36,48 +39,48 @@ func (a *analysis) templateMarked() (string, bool) {
 
 // podsGatedMissing explains a StatefulSet or Deployment that names a
 // LocalQueue and has no Workload. It returns false for other kinds.
-func (a *analysis) podsGatedMissing(kueueRemedy func(string, ...any)) bool {
+func (a *analysis) podsGatedMissing(kueueRemedy func(i18n.Message)) bool {
 	k, ok := a.podsGatedKind()
 	if !ok {
 		return false
 	}
-	lq := a.job.queueName()
+	lq := i18n.Verbatim(strconv.Quote(a.job.queueName()))
+	lower, kind, fw := i18n.Name(strings.ToLower(k.Kind)), i18n.Name(k.Kind), i18n.Name(k.Framework)
 	if _, marked := a.templateMarked(); !marked {
-		a.remedy("EnableIntegration", WhoPlatform, "", "Ask the platform team whether Kueue's %s integration is enabled (integrations.frameworks) and its webhook serves %s; then re-apply %s so that the webhook sees it.", k.Framework, k.Resource.Resource, a.jobRef())
-		return a.set(CodeWorkloadMissing, CauseNone, fmt.Sprintf("Kueue does not manage %s: its webhook never marked the pod template.", a.jobRef()),
-			fmt.Sprintf("The %s names LocalQueue %q, but its pod template has no %s annotation, which Kueue's %s webhook adds to every %s that names a LocalQueue when it is created or updated, so that Kueue gates its pods. Without it the pods are not Kueue's: the %s integration is not enabled, or the webhook did not see the %s. Kubernetes runs them outside any quota.",
-				strings.ToLower(k.Kind), lq, kinds.SuspendingParentAnnotation, k.Framework, k.Kind, k.Framework, strings.ToLower(k.Kind)))
+		a.remedyM("EnableIntegration", WhoPlatform, "", msg("diagnose.pg.enable.remedy", fw, i18n.Name(k.Resource.Resource), a.jobArg()))
+		return a.setM(CodeWorkloadMissing, CauseNone, msg("diagnose.pg.unmarked.headline", a.jobArg()),
+			msg("diagnose.pg.unmarked.detail", lower, lq, i18n.Name(kinds.SuspendingParentAnnotation), fw, kind))
 	}
 	pp := a.s.PerPod
 	if !k.WorkloadPerPod || pp == nil {
-		kueueRemedy("Ask the platform team to check Kueue's controller: it creates the Workload of %s as soon as it sees it, and its logs name it if it fails.", a.jobRef())
-		return a.set(CodeWorkloadMissing, CauseNone, fmt.Sprintf("Kueue has not created the Workload of %s yet.", a.jobRef()),
-			fmt.Sprintf("The %s names LocalQueue %q and Kueue's webhook marked its pod template, so its pods wait behind Kueue's scheduling gate %s; Kueue's %s integration creates the pod group's one Workload from the %s itself (pod set main, %d pods), and there is none.",
-				strings.ToLower(k.Kind), lq, kinds.PodAdmissionGate, k.Framework, k.Kind, replicas(a.s.Job)))
+		kueueRemedy(msg("diagnose.pg.controller.remedy", a.jobArg()))
+		return a.setM(CodeWorkloadMissing, CauseNone, msg("diagnose.pg.noWorkload.headline", a.jobArg()),
+			msg("diagnose.pg.noWorkload.detail", lower, lq, i18n.Name(kinds.PodAdmissionGate), fw, kind, i18n.Num(replicas(a.s.Job))))
 	}
+	describe := fmt.Sprintf("kubectl describe %s %s", a.jobRef(), a.nsFlag())
 	if pp.Pods == 0 {
 		if pp.Replicas == 0 {
-			a.remedy("Scale", WhoYou, "", "Scale %s up (spec.replicas): Kueue queues each of its pods once it exists.", a.jobRef())
-			return a.set(CodeWorkloadMissing, CauseNone, fmt.Sprintf("%s is scaled to 0 replicas: it has no pods for Kueue to admit.", a.jobRef()),
-				fmt.Sprintf("Kueue's %s integration makes a Workload of each pod of a Deployment, and spec.replicas is 0.", k.Framework))
+			a.remedyM("Scale", WhoYou, "", msg("diagnose.pg.scale.remedy", a.jobArg()))
+			return a.setM(CodeWorkloadMissing, CauseNone, msg("diagnose.pg.zero.headline", a.jobArg()), msg("diagnose.pg.zero.detail", fw))
 		}
-		detail := fmt.Sprintf("Kueue's %s integration makes a Workload of each pod of a Deployment, once its ReplicaSet has created the pod; no pod of it exists. Creating them is the job of %s, not Kueue's.", k.Framework, k.Operator)
-		if msg := replicaFailure(a.s.Job); msg != "" {
-			if r := parseCreateRefusal(msg, a.ns); r != nil {
-				a.remedy("FixCreate", r.who, fmt.Sprintf("kubectl describe %s %s", a.jobRef(), a.nsFlag()), "%s", r.remedy)
-				return a.set(CodeWorkloadMissing, CauseNone, fmt.Sprintf("%s has no pods yet (spec.replicas %d): %s, so Kueue has nothing to admit.", a.jobRef(), pp.Replicas, r.what),
-					detail+" The Deployment's ReplicaFailure condition says: "+msg)
+		detail := msg("diagnose.pg.noPods.detail", fw, operatorMsg(k.Operator))
+		if failure := replicaFailure(a.s.Job); failure != "" {
+			says := msg("diagnose.pg.replicaFailure", i18n.Verbatim(failure))
+			if r := parseCreateRefusal(failure, a.ns); r != nil {
+				a.remedyM("FixCreate", r.who, describe, r.remedy)
+				return a.setM(CodeWorkloadMissing, CauseNone, msg("diagnose.pg.refused.headline", a.jobArg(), i18n.Num(pp.Replicas), r.what),
+					i18n.Join(detail, says))
 			}
-			a.remedy("CheckReplicaSet", WhoYou, fmt.Sprintf("kubectl describe %s %s", a.jobRef(), a.nsFlag()), "Fix what refuses its pods (the Deployment's ReplicaFailure condition): %s", msg)
-			return a.set(CodeWorkloadMissing, CauseNone, fmt.Sprintf("%s has no pods yet (spec.replicas %d): its ReplicaSet cannot create them, so Kueue has nothing to admit.", a.jobRef(), pp.Replicas),
-				detail+" The Deployment's ReplicaFailure condition says: "+msg)
+			a.remedyM("CheckReplicaSet", WhoYou, describe, msg("diagnose.pg.checkRS.remedy", i18n.Verbatim(failure)))
+			return a.setM(CodeWorkloadMissing, CauseNone, msg("diagnose.pg.rsCannot.headline", a.jobArg(), i18n.Num(pp.Replicas)),
+				i18n.Join(detail, says))
 		}
-		a.remedy("CheckReplicaSet", WhoYou, fmt.Sprintf("kubectl describe %s %s", a.jobRef(), a.nsFlag()), "Look at the events of the Deployment and of its newest ReplicaSet: a FailedCreate there says what refuses its pods.")
-		return a.set(CodeWorkloadMissing, CauseNone, fmt.Sprintf("%s has no pods yet (spec.replicas %d), so Kueue has nothing to admit.", a.jobRef(), pp.Replicas), detail)
+		a.remedyM("CheckReplicaSet", WhoYou, describe, msg("diagnose.pg.events.remedy"))
+		return a.setM(CodeWorkloadMissing, CauseNone, msg("diagnose.pg.noPods.headline", a.jobArg(), i18n.Num(pp.Replicas)), detail)
 	}
-	kueueRemedy("Ask the platform team to check Kueue's controller: it creates a pod's Workload as soon as it sees the pod, and its logs name the pod if it fails.")
-	return a.set(CodeWorkloadMissing, CauseNone, fmt.Sprintf("Kueue has not created the Workload of pod %s of %s yet.", pp.Pod, a.jobRef()),
-		fmt.Sprintf("%s. Kueue's %s integration makes a Workload of each pod; pod %s has none.", pp.countSentence(a.jobRef()), k.Framework, pp.Pod))
+	kueueRemedy(msg("diagnose.pg.pod.remedy"))
+	return a.setM(CodeWorkloadMissing, CauseNone, msg("diagnose.pg.pod.headline", i18n.Name(pp.Pod), a.jobArg()),
+		msg("diagnose.pg.pod.detail", pp.countMsg(a.jobArg()), fw, i18n.Name(pp.Pod)))
 }
 
 // replicaFailure is the message of a Deployment's ReplicaFailure=True
@@ -104,19 +107,19 @@ func replicas(obj *unstructured.Unstructured) int64 {
 	return n
 }
 
-// countSentence says how many of the pods Kueue admitted.
-func (pp *PerPodCount) countSentence(ref string) string {
-	s := fmt.Sprintf("%d of %d pods of %s are admitted", pp.Admitted, pp.Pods, ref)
+// countMsg says how many of the pods Kueue admitted.
+func (pp *PerPodCount) countMsg(ref i18n.Object) i18n.Message {
+	m := msg("diagnose.pp.count.some", i18n.Num(pp.Admitted), i18n.Num(pp.Pods), ref)
 	if pp.Admitted == pp.Pods {
-		s = fmt.Sprintf("All %d pods of %s are admitted", pp.Pods, ref)
+		m = msg("diagnose.pp.count.all", i18n.Num(pp.Pods), ref)
 		if pp.Pods == 1 {
-			s = fmt.Sprintf("The one pod of %s is admitted", ref)
+			m = msg("diagnose.pp.count.one", ref)
 		}
 	}
 	if int64(pp.Pods) < pp.Replicas {
-		s += fmt.Sprintf(" (%d of its %d replicas exist)", pp.Pods, pp.Replicas)
+		m = msg("diagnose.pp.count.replicas", m, i18n.Num(pp.Pods), i18n.Num(pp.Replicas))
 	}
-	return s
+	return m
 }
 
 // perPodVerdict rewrites the verdict of a Deployment, which the analyzers
@@ -129,34 +132,75 @@ func (a *analysis) perPodVerdict() {
 		return
 	}
 	v := &a.r.Verdict
-	ref := a.jobRef()
-	pod := "pod/" + pp.Pod
-	count := pp.countSentence(ref)
-	if strings.Contains(v.Headline, ref) {
-		v.Headline = count + "; " + strings.Replace(v.Headline, ref, pod, 1)
-	} else {
-		v.Headline = count + ". " + pod + ": " + v.Headline
+	ref := a.jobArg()
+	pod := i18n.Ref("pod", a.ns, pp.Pod)
+	count := pp.countMsg(ref)
+	headline, detailMsg := v.HeadlineMsg, v.DetailMsg
+	if headline.IsZero() { // a verdict Kueue's own reason gave, in its words
+		headline, detailMsg = msg("diagnose.quotedPlain", i18n.Verbatim(v.Headline)), msg("diagnose.quotedPlain", i18n.Verbatim(v.Detail))
 	}
-	why := "the oldest one Kueue still holds at its scheduling gate " + kinds.PodAdmissionGate + " (Kueue admits them in order, so the others wait behind it"
+	head := msg("diagnose.pp.head.prefixed", count, pod, headline)
+	if h, ok := replaceObject(headline, ref, pod); ok {
+		head = msg("diagnose.pp.head.replaced", count, h)
+	}
+	gate := i18n.Name(kinds.PodAdmissionGate)
+	why := msg("diagnose.pp.why.gate", gate)
 	if len(pp.Waiting) > 0 {
-		others := strings.Join(pp.Waiting, ", ")
+		why = msg("diagnose.pp.why.gateOthers", gate, nameList(pp.Waiting...))
 		if n := pp.Pods - pp.Admitted - 1 - len(pp.Waiting); n > 0 {
-			others += fmt.Sprintf(" and %d more", n)
+			why = msg("diagnose.pp.why.gateMore", gate, nameList(pp.Waiting...), i18n.Num(n))
 		}
-		why += ": " + others
 	}
-	why += ")"
 	if pp.Pods == pp.Admitted {
-		why = "the first one that is not running"
+		why = msg("diagnose.pp.why.notRunning")
 		if len(a.s.Pods) == 1 && a.s.Pods[0].Status.Phase == corev1.PodRunning {
-			why = "the first of them (all run)"
+			why = msg("diagnose.pp.why.allRun")
 		}
 	}
-	detail := fmt.Sprintf("Kueue makes a Workload of each pod of a Deployment. %s; this answer is about Workload %s of pod %s, %s. ", count, a.wl.Name, pp.Pod, why) + v.Detail
+	detail := msg("diagnose.pp.detail", count, a.wlArg(a.wl.Name), i18n.Name(pp.Pod), why, detailMsg)
 	if v.Code == CodeWaitingForQuota && pp.Admitted > 0 && pp.Admitted < pp.Pods {
 		// The pods share the template and so the LocalQueue: the admitted
 		// ones hold part of the quota the rest waits for.
-		detail += fmt.Sprintf(" Among the workloads that hold the quota are the %d admitted pods of %s itself.", pp.Admitted, ref)
+		detail = i18n.Join(detail, msg("diagnose.pp.among", i18n.Num(pp.Admitted), ref))
 	}
-	a.r.Verdict.Detail = detail
+	v.HeadlineMsg, v.Headline = head, head.String()
+	v.DetailMsg, v.Detail = detail, detail.String()
+}
+
+// replaceObject is m with its first argument naming object from (nested
+// messages and lists included) naming to instead; false when m names no
+// such object.
+func replaceObject(m i18n.Message, from, to i18n.Object) (i18n.Message, bool) {
+	var repl func(a i18n.Arg) (i18n.Arg, bool)
+	repl = func(a i18n.Arg) (i18n.Arg, bool) {
+		switch v := a.(type) {
+		case i18n.Object:
+			if v == from {
+				return to, true
+			}
+		case i18n.Message:
+			for i, x := range v.Args {
+				if y, ok := repl(x); ok {
+					args := slices.Clone(v.Args)
+					args[i] = y
+					return i18n.Message{ID: v.ID, Args: args}, true
+				}
+			}
+		case i18n.List:
+			for i, x := range v.Items {
+				if y, ok := repl(x); ok {
+					items := slices.Clone(v.Items)
+					items[i] = y
+					v.Items = items
+					return v, true
+				}
+			}
+		}
+		return a, false
+	}
+	r, ok := repl(m)
+	if !ok {
+		return m, false
+	}
+	return r.(i18n.Message), true
 }

@@ -8,6 +8,16 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+
+	"github.com/kueuebot/kueuebot/i18n"
+)
+
+// Headlines for TestPerPodVerdict.
+var _ = i18n.Register(
+	e("diagnose.test.waits", k(kO, kO), "%[1]s waits for quota in ClusterQueue %[2]s.", "%[1]s attend du quota dans la ClusterQueue %[2]s.", "%[1]s は ClusterQueue %[2]s のクォータを待っています。", "%[1]s 正在等待 ClusterQueue %[2]s 的配额。"),
+	e("diagnose.test.noFlavor", nil, "No ResourceFlavor can take the job's pods: they do not tolerate the flavors' taints.", "Aucun ResourceFlavor ne peut prendre les Pods du job : ils ne tolèrent pas leurs taints.", "ジョブの Pod を受け入れられる ResourceFlavor がありません：Pod がフレーバーの taint を許容しません。", "没有 ResourceFlavor 能接收作业的 Pod：它们不容忍规格的污点。"),
+	e("diagnose.test.unschedulable", k(kO), "%[1]s is admitted but its pods cannot be scheduled.", "%[1]s est admis mais ses Pods ne peuvent pas être placés.", "%[1]s はアドミットされましたが、Pod をスケジュールできません。", "%[1]s 已被准入，但其 Pod 无法调度。"),
+	e("diagnose.test.running", k(kO), "%[1]s is running.", "%[1]s tourne.", "%[1]s は実行中です。", "%[1]s 正在运行。"),
 )
 
 // TestPerPodVerdict: a Deployment's verdict, reached on one of its pods'
@@ -22,14 +32,14 @@ func TestPerPodVerdict(t *testing.T) {
 		name       string
 		pp         PerPodCount
 		phase      corev1.PodPhase
-		headline   string
+		headline   func(job i18n.Object) i18n.Message
 		wantHead   string
 		wantDetail []string
 	}{
 		{
 			name:     "the job's name in the headline becomes the pod's",
 			pp:       PerPodCount{Replicas: 5, Pods: 5, Admitted: 2, Pod: "web-7c9-c", Waiting: []string{"web-7c9-d", "web-7c9-e"}},
-			headline: "deployment/web waits for quota in ClusterQueue cq.",
+			headline: func(job i18n.Object) i18n.Message { return msg("diagnose.test.waits", job, cqArg("cq")) },
 			wantHead: "2 of 5 pods of deployment/web are admitted; pod/web-7c9-c waits for quota in ClusterQueue cq.",
 			wantDetail: []string{"Workload pod-web-7c9-c-1a2b3 of pod web-7c9-c, the oldest one Kueue still holds",
 				"others wait behind it: web-7c9-d, web-7c9-e)", "deployment/web waits"},
@@ -37,7 +47,7 @@ func TestPerPodVerdict(t *testing.T) {
 		{
 			name:     "more waiting than named, fewer pods than replicas",
 			pp:       PerPodCount{Replicas: 9, Pods: 7, Admitted: 1, Pod: "a", Waiting: []string{"b", "c", "d"}},
-			headline: "No ResourceFlavor can take the job's pods: they do not tolerate the flavors' taints.",
+			headline: func(i18n.Object) i18n.Message { return msg("diagnose.test.noFlavor") },
 			wantHead: "1 of 7 pods of deployment/web are admitted (7 of its 9 replicas exist). pod/a: No ResourceFlavor can take",
 			wantDetail: []string{
 				": b, c, d and 2 more)"},
@@ -46,7 +56,7 @@ func TestPerPodVerdict(t *testing.T) {
 			name:       "all admitted, one not running",
 			pp:         PerPodCount{Replicas: 3, Pods: 3, Admitted: 3, Pod: "x"},
 			phase:      corev1.PodPending,
-			headline:   "deployment/web is admitted but its pods cannot be scheduled.",
+			headline:   func(job i18n.Object) i18n.Message { return msg("diagnose.test.unschedulable", job) },
 			wantHead:   "All 3 pods of deployment/web are admitted; pod/x is admitted but",
 			wantDetail: []string{"pod x, the first one that is not running."},
 		},
@@ -54,7 +64,7 @@ func TestPerPodVerdict(t *testing.T) {
 			name:       "all running",
 			pp:         PerPodCount{Replicas: 1, Pods: 1, Admitted: 1, Pod: "x"},
 			phase:      corev1.PodRunning,
-			headline:   "deployment/web is running.",
+			headline:   func(job i18n.Object) i18n.Message { return msg("diagnose.test.running", job) },
 			wantHead:   "The one pod of deployment/web is admitted; pod/x is running.",
 			wantDetail: []string{"the first of them (all run)"},
 		},
@@ -67,7 +77,7 @@ func TestPerPodVerdict(t *testing.T) {
 			r := &Report{}
 			a := &analysis{s: s, r: r, wl: wl, job: jobView{dep}, ns: "ns"}
 			a.fillTarget()
-			a.set(CodeWaitingForQuota, CauseQuotaInUse, tc.headline, tc.headline)
+			a.setM(CodeWaitingForQuota, CauseQuotaInUse, tc.headline(a.jobArg()), tc.headline(a.jobArg()))
 			a.perPodVerdict()
 			if !strings.HasPrefix(r.Verdict.Headline, tc.wantHead) {
 				t.Errorf("headline %q\nwant prefix %q", r.Verdict.Headline, tc.wantHead)

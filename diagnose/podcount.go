@@ -1,10 +1,11 @@
 package diagnose
 
 import (
-	"fmt"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kueuebot/kueuebot/i18n"
 )
 
 // podCountOrigin says how a pod set's count comes from the job's manifest
@@ -12,10 +13,10 @@ import (
 // worker group gpu" for a Ray worker group on multi-host slices, or
 // "spec.mpiReplicaSpecs.Worker.replicas" for a Kubeflow job; "" when the
 // manifest does not say more than the count itself.
-func (a *analysis) podCountOrigin(podSet string) string {
+func (a *analysis) podCountOrigin(podSet string) i18n.Message {
 	u := a.job.u
 	if u == nil {
-		return ""
+		return i18n.Message{}
 	}
 	switch a.r.Target.Kind {
 	case "RayCluster":
@@ -31,16 +32,16 @@ func (a *analysis) podCountOrigin(podSet string) string {
 		replicas, _ := v.(map[string]any)
 		for typ := range replicas {
 			if strings.EqualFold(typ, podSet) {
-				return fmt.Sprintf("spec.%s.%s.replicas", field, typ)
+				return msg("diagnose.quotedPlain", i18n.Verbatim("spec."+field+"."+typ+".replicas"))
 			}
 		}
 	}
-	return ""
+	return i18n.Message{}
 }
 
 // rayGroupOrigin explains a Ray worker group's pod count when numOfHosts
 // multiplies it: Kueue counts replicas × numOfHosts pods.
-func rayGroupOrigin(u *unstructured.Unstructured, podSet string, path ...string) string {
+func rayGroupOrigin(u *unstructured.Unstructured, podSet string, path ...string) i18n.Message {
 	groups, _, _ := unstructured.NestedSlice(u.Object, path...)
 	for _, g := range groups {
 		m, _ := g.(map[string]any)
@@ -50,10 +51,10 @@ func rayGroupOrigin(u *unstructured.Unstructured, podSet string, path ...string)
 		}
 		hosts, ok, _ := unstructured.NestedInt64(m, "numOfHosts")
 		if !ok || hosts <= 1 {
-			return ""
+			return i18n.Message{}
 		}
 		replicas, _, _ := unstructured.NestedInt64(m, "replicas")
-		return fmt.Sprintf("replicas %d × numOfHosts %d of worker group %s", replicas, hosts, name)
+		return msg("diagnose.origin.ray", i18n.Num(replicas), i18n.Num(hosts), i18n.Name(name))
 	}
-	return ""
+	return i18n.Message{}
 }

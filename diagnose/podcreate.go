@@ -1,12 +1,13 @@
 package diagnose
 
 import (
-	"fmt"
 	"regexp"
 	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kueuebot/kueuebot/i18n"
 )
 
 // createRefusal is what refused a job controller's pods (its FailedCreate
@@ -16,17 +17,21 @@ type createRefusal struct {
 	// what is the headline's clause, e.g. "the namespace's ResourceQuota
 	// compute-quota refuses its pods: requests.cpu 1500m of 2 used, each
 	// pod asks 1".
-	what string
+	what i18n.Message
 	// remedy and who say who can fix it.
-	remedy string
+	remedy i18n.Message
 	who    Who
 	// quota names the ResourceQuota; limitRange is true for a LimitRange
 	// refusal (named from the Snapshot by withObjects).
 	quota      string
 	limitRange bool
+	// ns and rules are the namespace and the LimitRange rules the refusal
+	// quotes, for withObjects to name the LimitRange.
+	ns    string
+	rules []i18n.Arg
 	// status is what the ResourceQuota's status says now, for the detail;
-	// "" when not read.
-	status string
+	// zero when not read.
+	status i18n.Message
 }
 
 // withObjects names, from the namespace's objects in the Snapshot, what the
@@ -42,12 +47,13 @@ func (r *createRefusal) withObjects(s *Snapshot) *createRefusal {
 		for _, lr := range s.LimitRanges {
 			names = append(names, lr.Name)
 		}
-		which := "LimitRange " + names[0]
+		rules := i18n.List{Items: r.rules, Semicolons: true}
 		if len(names) > 1 {
-			which = "one of the LimitRanges " + strings.Join(names, ", ")
+			r.what = msg("diagnose.refusal.lr.whatOneOf", nameList(names...), nsArg(ns), rules)
+		} else {
+			r.what = msg("diagnose.refusal.lr.whatNamed", i18n.Obj("LimitRange", ns, names[0]), nsArg(ns), rules)
 		}
-		r.what = strings.Replace(r.what, "a LimitRange of namespace "+ns, which+" of namespace "+ns, 1)
-		r.remedy = strings.Replace(r.remedy, "kubectl describe limitrange -n "+ns, "kubectl describe limitrange "+strings.Join(names, " ")+" -n "+ns, 1)
+		r.remedy = msg("diagnose.refusal.lr.remedy", i18n.Verbatim("kubectl describe limitrange "+strings.Join(names, " ")+" -n "+ns))
 	}
 	if r.quota != "" {
 		for _, q := range s.ResourceQuotas {
@@ -59,13 +65,13 @@ func (r *createRefusal) withObjects(s *Snapshot) *createRefusal {
 				keys = append(keys, string(k))
 			}
 			slices.Sort(keys)
-			var parts []string
+			var parts []i18n.Arg
 			for _, k := range keys {
 				used := q.Status.Used[corev1.ResourceName(k)]
 				hard := q.Status.Hard[corev1.ResourceName(k)]
-				parts = append(parts, fmt.Sprintf("%s %s of %s", k, used.String(), hard.String()))
+				parts = append(parts, msg("diagnose.refusal.rq.statusPart", i18n.Name(k), i18n.Qty(used.String()), i18n.Qty(hard.String())))
 			}
-			r.status = fmt.Sprintf("ResourceQuota %s now has %s used.", q.Name, strings.Join(parts, ", "))
+			r.status = msg("diagnose.refusal.rq.status", i18n.Obj("ResourceQuota", ns, q.Name), i18n.Commas(parts...))
 		}
 	}
 	return r
@@ -86,53 +92,56 @@ var (
 
 // parseCreateRefusal reads a FailedCreate message; nil when it names
 // nothing it knows.
-func parseCreateRefusal(msg, ns string) *createRefusal {
-	msg = strings.TrimSpace(msg)
-	if m := reQuotaExceeded.FindStringSubmatch(msg); m != nil {
+func parseCreateRefusal(text, ns string) *createRefusal {
+	text = strings.TrimSpace(text)
+	if m := reQuotaExceeded.FindStringSubmatch(text); m != nil {
 		name := strings.TrimSpace(m[1])
 		requested, used, limited := keyValues(m[2]), keyValues(m[3]), keyValues(m[4])
-		var parts []string
+		var parts []i18n.Arg
 		for _, kv := range limited {
 			u := lookup(used, kv[0])
 			if u == "" {
 				u = "0"
 			}
-			s := fmt.Sprintf("%s %s of %s used", kv[0], u, kv[1])
+			part := msg("diagnose.refusal.rq.part", i18n.Name(kv[0]), i18n.Qty(u), i18n.Qty(kv[1]))
 			if r := lookup(requested, kv[0]); r != "" {
-				s += ", each pod asks " + r
+				part = msg("diagnose.refusal.rq.partAsks", i18n.Name(kv[0]), i18n.Qty(u), i18n.Qty(kv[1]), i18n.Qty(r))
 			}
-			parts = append(parts, s)
+			parts = append(parts, part)
 		}
+		quota := i18n.Obj("ResourceQuota", ns, name)
 		return &createRefusal{
-			what:   fmt.Sprintf("the namespace's ResourceQuota %s refuses its pods: %s", name, strings.Join(parts, "; ")),
-			remedy: fmt.Sprintf("Free room in ResourceQuota %s (delete finished pods or other jobs of namespace %s), or ask whoever manages the namespace's quota to raise it; the job controller retries by itself.", name, ns),
+			what:   msg("diagnose.refusal.rq.what", quota, i18n.List{Items: parts, Semicolons: true}),
+			remedy: msg("diagnose.refusal.rq.remedy", quota, nsArg(ns)),
 			who:    WhoYou,
 			quota:  name,
 		}
 	}
-	if m := rePodSecurity.FindStringSubmatch(msg); m != nil {
+	if m := rePodSecurity.FindStringSubmatch(text); m != nil {
 		return &createRefusal{
-			what:   fmt.Sprintf("namespace %s enforces PodSecurity level %s, which refuses its pods: %s", ns, m[1], strings.TrimSuffix(m[2], ".")),
-			remedy: fmt.Sprintf("Change the pod template to meet PodSecurity %s as the message says and recreate the job, or ask the platform team whether namespace %s should enforce another level (label pod-security.kubernetes.io/enforce).", m[1], ns),
+			what:   msg("diagnose.refusal.ps.what", nsArg(ns), i18n.Name(m[1]), i18n.Verbatim(strings.TrimSuffix(m[2], "."))),
+			remedy: msg("diagnose.refusal.ps.remedy", i18n.Name(m[1]), nsArg(ns)),
 			who:    WhoYou,
 		}
 	}
-	if ms := reLimitRange.FindAllStringSubmatch(msg, -1); ms != nil {
-		var rules []string
+	if ms := reLimitRange.FindAllStringSubmatch(text, -1); ms != nil {
+		var rules []i18n.Arg
 		for _, m := range ms {
-			rules = append(rules, m[1])
+			rules = append(rules, i18n.Verbatim(m[1]))
 		}
 		return &createRefusal{
-			what:       fmt.Sprintf("a LimitRange of namespace %s refuses its pods: %s", ns, strings.Join(rules, "; ")),
-			remedy:     fmt.Sprintf("Change the pod template's requests and limits to fit the LimitRange (kubectl describe limitrange -n %s) and recreate the job, or ask whoever manages the namespace to change it.", ns),
+			what:       msg("diagnose.refusal.lr.what", nsArg(ns), i18n.List{Items: rules, Semicolons: true}),
+			remedy:     msg("diagnose.refusal.lr.remedy", i18n.Verbatim("kubectl describe limitrange -n "+ns)),
 			who:        WhoYou,
 			limitRange: true,
+			ns:         ns,
+			rules:      rules,
 		}
 	}
-	if m := reNoServiceAccount.FindStringSubmatch(msg); m != nil {
+	if m := reNoServiceAccount.FindStringSubmatch(text); m != nil {
 		return &createRefusal{
-			what:   fmt.Sprintf("its pods use ServiceAccount %s, which does not exist in namespace %s", m[1], ns),
-			remedy: fmt.Sprintf("Create ServiceAccount %s in namespace %s, or fix serviceAccountName in the pod template; the job controller retries by itself.", m[1], ns),
+			what:   msg("diagnose.refusal.sa.what", i18n.Obj("ServiceAccount", ns, m[1]), nsArg(ns)),
+			remedy: msg("diagnose.refusal.sa.remedy", i18n.Obj("ServiceAccount", ns, m[1]), nsArg(ns)),
 			who:    WhoYou,
 		}
 	}

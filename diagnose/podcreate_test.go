@@ -28,8 +28,8 @@ func TestParseCreateRefusal(t *testing.T) {
 		r := parseCreateRefusal(tt.msg, "team-a")
 		switch {
 		case tt.want == "" && r != nil:
-			t.Errorf("%q: got %q, want nothing", tt.msg, r.what)
-		case tt.want != "" && (r == nil || !strings.Contains(r.what, tt.want)):
+			t.Errorf("%q: got %q, want nothing", tt.msg, r.what.String())
+		case tt.want != "" && (r == nil || !strings.Contains(r.what.String(), tt.want)):
 			t.Errorf("%q: got %+v, want it to say %q", tt.msg, r, tt.want)
 		}
 	}
@@ -48,17 +48,17 @@ func TestCreateRefusalWithObjects(t *testing.T) {
 		}}},
 	}
 	lr := parseCreateRefusal(`Error creating: pods "j-x" is forbidden: maximum cpu usage per Container is 1, but limit is 2`, "team-a").withObjects(s)
-	if want := "LimitRange container-max of namespace team-a refuses its pods"; !strings.Contains(lr.what, want) {
-		t.Errorf("what = %q, want it to say %q", lr.what, want)
+	if want := "LimitRange container-max of namespace team-a refuses its pods"; !strings.Contains(lr.what.String(), want) {
+		t.Errorf("what = %q, want it to say %q", lr.what.String(), want)
 	}
-	if want := "kubectl describe limitrange container-max -n team-a"; !strings.Contains(lr.remedy, want) {
-		t.Errorf("remedy = %q, want %q", lr.remedy, want)
+	if want := "kubectl describe limitrange container-max -n team-a"; !strings.Contains(lr.remedy.String(), want) {
+		t.Errorf("remedy = %q, want %q", lr.remedy.String(), want)
 	}
 	rq := parseCreateRefusal(`Error creating: pods "j-x" is forbidden: exceeded quota: compute-quota, requested: requests.cpu=1, used: requests.cpu=1500m, limited: requests.cpu=2`, "team-a").withObjects(s)
-	if want := "ResourceQuota compute-quota now has requests.cpu 1500m of 2 used."; rq.status != want {
-		t.Errorf("status = %q, want %q", rq.status, want)
+	if want := "ResourceQuota compute-quota now has requests.cpu 1500m of 2 used."; rq.status.String() != want {
+		t.Errorf("status = %q, want %q", rq.status.String(), want)
 	}
-	if none := parseCreateRefusal(`Error creating: pods "j-x" is forbidden: exceeded quota: other, requested: requests.cpu=1, used: requests.cpu=0, limited: requests.cpu=1`, "team-a").withObjects(s); none.status != "" {
-		t.Errorf("status of an unread quota = %q, want none", none.status)
+	if none := parseCreateRefusal(`Error creating: pods "j-x" is forbidden: exceeded quota: other, requested: requests.cpu=1, used: requests.cpu=0, limited: requests.cpu=1`, "team-a").withObjects(s); !none.status.IsZero() {
+		t.Errorf("status of an unread quota = %q, want none", none.status.String())
 	}
 }

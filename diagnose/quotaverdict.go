@@ -601,7 +601,7 @@ func (a *analysis) shortfallMsg(now bool) i18n.Message {
 				t := a.quota.tree
 				req := p.req.total[r]
 				rn := i18n.Name(string(r))
-				arith := i18n.Verbatim(perPodArithmetic(p.req, r, a.podCountOrigin(p.req.name)))
+				arith := perPodArithmetic(p.req, r, a.podCountOrigin(p.req.name))
 				var prior i18n.Message
 				if n := f.prior[r]; n > 0 {
 					id := i18n.ID("diagnose.short.prior.never")

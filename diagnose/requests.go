@@ -1,15 +1,15 @@
 package diagnose
 
 import (
-	"fmt"
 	"sort"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	nodev1 "k8s.io/api/node/v1"
 	resourcehelpers "k8s.io/component-helpers/resource"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	"sigs.k8s.io/kueue/pkg/resources"
+
+	"github.com/kueuebot/kueuebot/i18n"
 )
 
 // podSetRequest is one pod set's request in Kueue units.
@@ -28,8 +28,12 @@ type podSetRequest struct {
 	// asks for, the LimitRange default that makes up what Kueue counts,
 	// e.g. "defaultRequest of LimitRange limits"; set by
 	// withLimitRangeDefaults.
-	defaulted map[corev1.ResourceName]string
+	defaulted map[corev1.ResourceName]limitDefault
 }
+
+// limitDefault is the field of a LimitRange ("defaultRequest", "default")
+// that makes up a resource no container asks for.
+type limitDefault struct{ field, limitRange string }
 
 func (p podSetRequest) resources() []corev1.ResourceName {
 	out := make([]corev1.ResourceName, 0, len(p.total))
@@ -197,9 +201,9 @@ func limitsAsMissingRequests(rr *corev1.ResourceRequirements) {
 // 500m overhead of RuntimeClass kata)"; why says that an init container
 // sets it, e.g. "init container setup asks 6 cpu, more than the main
 // containers (2 cpu)".
-func podShare(spec *corev1.PodSpec, r corev1.ResourceName, per int64) (perPod, why string) {
+func podShare(spec *corev1.PodSpec, r corev1.ResourceName, per int64) (perPod, why i18n.Message) {
 	if spec == nil || spec.Resources != nil || per <= 0 {
-		return "", ""
+		return i18n.Message{}, i18n.Message{}
 	}
 	noOverhead := *spec
 	noOverhead.Overhead = nil
@@ -217,8 +221,9 @@ func podShare(spec *corev1.PodSpec, r corev1.ResourceName, per int64) (perPod, w
 		overhead = value(r, q)
 	}
 	if withInit+overhead != per || (withInit == main && overhead == 0) {
-		return "", ""
+		return i18n.Message{}, i18n.Message{}
 	}
+	rn := i18n.Name(string(r))
 	if withInit > main {
 		init, asks := "", int64(0)
 		for _, c := range spec.InitContainers {
@@ -231,61 +236,57 @@ func podShare(spec *corev1.PodSpec, r corev1.ResourceName, per int64) (perPod, w
 			}
 		}
 		if init != "" {
-			why = fmt.Sprintf("init container %s asks %s %s, more than the main containers (%s %s)", init, fmtQ(r, asks), r, fmtQ(r, main), r)
+			why = msg("diagnose.arith.init", i18n.Name(init), i18n.Qty(fmtQ(r, asks)), rn, i18n.Qty(fmtQ(r, main)))
 		}
 	}
 	if overhead > 0 {
-		of := "pod overhead"
+		perPod = msg("diagnose.arith.overhead", i18n.Qty(fmtQ(r, withInit)), rn, i18n.Qty(fmtQ(r, overhead)))
 		if spec.RuntimeClassName != nil && *spec.RuntimeClassName != "" {
-			of = "overhead of RuntimeClass " + *spec.RuntimeClassName
+			perPod = msg("diagnose.arith.overheadRC", i18n.Qty(fmtQ(r, withInit)), rn, i18n.Qty(fmtQ(r, overhead)), i18n.Obj("RuntimeClass", "", *spec.RuntimeClassName))
 		}
-		perPod = fmt.Sprintf("(%s %s + %s %s)", fmtQ(r, withInit), r, fmtQ(r, overhead), of)
 	}
 	return perPod, why
 }
 
 // perPodArithmetic is " (N pods × X r)" with what makes up X (podShare)
 // when the pod set's template says, and where N comes from (origin, e.g.
-// "replicas 3 × numOfHosts 2 of worker group w") when not ""; "" for a
+// "replicas 3 × numOfHosts 2 of worker group w") when not zero; zero for a
 // single pod without either.
-func perPodArithmetic(p podSetRequest, r corev1.ResourceName, origin string) string {
-	s := perPodShare(p, r)
-	if origin == "" || p.count <= 1 || !strings.HasSuffix(s, ")") {
-		return s
-	}
-	return fmt.Sprintf("%s; %d pods = %s)", strings.TrimSuffix(s, ")"), p.count, origin)
-}
-
-func perPodShare(p podSetRequest, r corev1.ResourceName) string {
+func perPodArithmetic(p podSetRequest, r corev1.ResourceName, origin i18n.Message) i18n.Message {
 	per := p.perPod[r]
 	if per <= 0 {
-		return ""
+		return i18n.Message{}
 	}
 	var spec *corev1.PodSpec
 	if p.spec != nil {
 		spec = &p.spec.Template.Spec
 	}
 	sum, why := podShare(spec, r, per)
-	if d := p.defaulted[r]; d != "" && why == "" {
-		why = fmt.Sprintf("the %s, as the pod template asks for no %s", d, r)
+	if d, ok := p.defaulted[r]; ok && why.IsZero() {
+		why = msg("diagnose.arith.defaulted", i18n.Name(d.field), i18n.Obj("LimitRange", "", d.limitRange), i18n.Name(string(r)))
 	}
-	each := fmt.Sprintf("%s %s", fmtQ(r, per), r)
-	if sum != "" {
+	each := msg("diagnose.qtyRes", i18n.Qty(fmtQ(r, per)), i18n.Name(string(r)))
+	if !sum.IsZero() {
 		each = sum
 	}
+	n := i18n.Num(p.count)
 	switch {
-	case p.count > 1 && why != "":
-		return fmt.Sprintf(" (%d pods × %s: %s)", p.count, each, why)
+	case p.count > 1 && !why.IsZero() && !origin.IsZero():
+		return msg("diagnose.arith.podsWhyOrigin", n, each, why, origin)
+	case p.count > 1 && !origin.IsZero():
+		return msg("diagnose.arith.podsOrigin", n, each, origin)
+	case p.count > 1 && !why.IsZero():
+		return msg("diagnose.arith.podsWhy", n, each, why)
 	case p.count > 1:
-		return fmt.Sprintf(" (%d pods × %s)", p.count, each)
-	case sum != "" && why != "":
-		return fmt.Sprintf(" (%s: %s)", sum, why)
-	case sum != "":
-		return " " + sum
-	case why != "":
-		return fmt.Sprintf(" (%s)", why)
+		return msg("diagnose.arith.pods", n, each)
+	case !sum.IsZero() && !why.IsZero():
+		return msg("diagnose.arith.sumWhy", sum, why)
+	case !sum.IsZero():
+		return msg("diagnose.arith.sum", sum)
+	case !why.IsZero():
+		return msg("diagnose.arith.why", why)
 	}
-	return ""
+	return i18n.Message{}
 }
 
 // withRuntimeOverhead gives each pod set whose template names a
@@ -349,11 +350,11 @@ func withLimitRangeDefaults(reqs []podSetRequest, lrs []corev1.LimitRange) []pod
 					} else if _, ok := item.Default[r]; ok {
 						field = "default"
 					}
-					if field != "" && reqs[i].defaulted[r] == "" {
+					if _, done := reqs[i].defaulted[r]; field != "" && !done {
 						if reqs[i].defaulted == nil {
-							reqs[i].defaulted = map[corev1.ResourceName]string{}
+							reqs[i].defaulted = map[corev1.ResourceName]limitDefault{}
 						}
-						reqs[i].defaulted[r] = field + " of LimitRange " + lr.Name
+						reqs[i].defaulted[r] = limitDefault{field, lr.Name}
 					}
 				}
 			}

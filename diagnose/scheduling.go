@@ -50,11 +50,9 @@ func (a *analysis) admitted() bool {
 		case ev != "":
 			detail = append(detail, msg("diagnose.sched.controllerReports", i18n.Verbatim(ev)))
 			if r := parseCreateRefusal(ev, a.ns).withObjects(a.s); r != nil {
-				head = msg("diagnose.sched.refused.headline", a.jobArg(), i18n.Verbatim(r.what))
-				if r.status != "" {
-					detail = append(detail, msg("diagnose.quoted", i18n.Verbatim(r.status)))
-				}
-				a.remedy("FixCreate", r.who, fmt.Sprintf("kubectl describe %s %s", a.jobRef(), a.nsFlag()), "%s", r.remedy)
+				head = msg("diagnose.sched.refused.headline", a.jobArg(), r.what)
+				detail = append(detail, r.status)
+				a.remedyM("FixCreate", r.who, fmt.Sprintf("kubectl describe %s %s", a.jobRef(), a.nsFlag()), r.remedy)
 			} else {
 				a.remedyM("FixCreate", WhoYou, fmt.Sprintf("kubectl describe %s %s", a.jobRef(), a.nsFlag()), msg("diagnose.sched.fixCreate.remedy"))
 			}

@@ -79,10 +79,10 @@ type Kind struct {
 	// Names are the lower-case words a user may type for the kind:
 	// singular first, then plural and short names.
 	Names []string
-	// Operator names the controller that turns an admitted job of the
-	// kind into Pods, for people ("the KubeRay operator"); "" when Kueue
-	// or Kubernetes itself does (Job, Pod, Workload).
-	Operator string
+	// Operator is the controller that turns an admitted job of the kind
+	// into Pods (the KubeRay operator); zero when Kueue or Kubernetes
+	// itself does (Job, Pod, Workload).
+	Operator Operator
 	// Framework is Kueue's integration name for the kind
 	// (integrations.frameworks in Kueue's Configuration); "" for the
 	// Workload, which is Kueue's own.
@@ -181,7 +181,7 @@ var all = []Kind{
 		Kind:        "JobSet",
 		Resource:    schema.GroupVersionResource{Group: "jobset.x-k8s.io", Version: "v1alpha2", Resource: "jobsets"},
 		Names:       []string{"jobset", "jobsets"},
-		Operator:    "the JobSet controller (jobset-controller-manager)",
+		Operator:    Operator{Name: "JobSet", Noun: Controller, Runs: "jobset-controller-manager"},
 		Framework:   "jobset.x-k8s.io/jobset",
 		SuspendPath: []string{"spec", "suspend"},
 		PodSelector: labelSelector("jobset.sigs.k8s.io/jobset-name"),
@@ -190,7 +190,7 @@ var all = []Kind{
 		Kind:        "RayJob",
 		Resource:    schema.GroupVersionResource{Group: "ray.io", Version: "v1", Resource: "rayjobs"},
 		Names:       []string{"rayjob", "rayjobs"},
-		Operator:    "the KubeRay operator",
+		Operator:    Operator{Name: "KubeRay", Noun: OperatorNoun},
 		Framework:   "ray.io/rayjob",
 		SuspendPath: []string{"spec", "suspend"},
 		PodSelector: rayJobSelector,
@@ -199,7 +199,7 @@ var all = []Kind{
 		Kind:        "RayCluster",
 		Resource:    schema.GroupVersionResource{Group: "ray.io", Version: "v1", Resource: "rayclusters"},
 		Names:       []string{"raycluster", "rayclusters"},
-		Operator:    "the KubeRay operator",
+		Operator:    Operator{Name: "KubeRay", Noun: OperatorNoun},
 		Framework:   "ray.io/raycluster",
 		SuspendPath: []string{"spec", "suspend"},
 		PodSelector: labelSelector("ray.io/cluster"),
@@ -213,7 +213,7 @@ var all = []Kind{
 		Kind:        "MPIJob",
 		Resource:    schema.GroupVersionResource{Group: "kubeflow.org", Version: "v2beta1", Resource: "mpijobs"},
 		Names:       []string{"mpijob", "mpijobs"},
-		Operator:    "the MPI operator",
+		Operator:    Operator{Name: "MPI", Noun: OperatorNoun},
 		Framework:   "kubeflow.org/mpijob",
 		SuspendPath: []string{"spec", "runPolicy", "suspend"},
 		PodSelector: kubeflowSelector("mpi-operator"),
@@ -222,7 +222,7 @@ var all = []Kind{
 		Kind:        "TrainJob",
 		Resource:    schema.GroupVersionResource{Group: "trainer.kubeflow.org", Version: "v1alpha1", Resource: "trainjobs"},
 		Names:       []string{"trainjob", "trainjobs"},
-		Operator:    "the Kubeflow Trainer controller",
+		Operator:    Operator{Name: "Kubeflow Trainer", Noun: Controller},
 		Framework:   "trainer.kubeflow.org/trainjob",
 		SuspendPath: []string{"spec", "suspend"},
 		PodSelector: labelSelector("jobset.sigs.k8s.io/jobset-name"),
@@ -231,7 +231,7 @@ var all = []Kind{
 		Kind:               "LeaderWorkerSet",
 		Resource:           schema.GroupVersionResource{Group: "leaderworkerset.x-k8s.io", Version: "v1", Resource: "leaderworkersets"},
 		Names:              []string{"leaderworkerset", "leaderworkersets", "lws"},
-		Operator:           "the LeaderWorkerSet controller (lws-controller-manager)",
+		Operator:           Operator{Name: "LeaderWorkerSet", Noun: Controller, Runs: "lws-controller-manager"},
 		Framework:          "leaderworkerset.x-k8s.io/leaderworkerset",
 		PodSelector:        labelSelector("leaderworkerset.sigs.k8s.io/name"),
 		WorkloadNameSuffix: "-0",
@@ -240,7 +240,7 @@ var all = []Kind{
 		Kind:        "AppWrapper",
 		Resource:    schema.GroupVersionResource{Group: "workload.codeflare.dev", Version: "v1beta2", Resource: "appwrappers"},
 		Names:       []string{"appwrapper", "appwrappers", "aw"},
-		Operator:    "the AppWrapper controller",
+		Operator:    Operator{Name: "AppWrapper", Noun: Controller},
 		Framework:   "workload.codeflare.dev/appwrapper",
 		SuspendPath: []string{"spec", "suspend"},
 		PodSelector: labelSelector("workload.codeflare.dev/appwrapper"),
@@ -249,7 +249,7 @@ var all = []Kind{
 		Kind:        StatefulSet,
 		Resource:    appsv1.SchemeGroupVersion.WithResource("statefulsets"),
 		Names:       []string{"statefulset", "statefulsets", "sts"},
-		Operator:    "the StatefulSet controller (kube-controller-manager)",
+		Operator:    Operator{Name: "StatefulSet", Noun: Controller, Runs: "kube-controller-manager"},
 		Framework:   "statefulset",
 		PodsGated:   true,
 		PodSelector: specSelector,
@@ -258,7 +258,7 @@ var all = []Kind{
 		Kind:           Deployment,
 		Resource:       appsv1.SchemeGroupVersion.WithResource("deployments"),
 		Names:          []string{"deployment", "deployments", "deploy"},
-		Operator:       "the Deployment controller (kube-controller-manager)",
+		Operator:       Operator{Name: "Deployment", Noun: Controller, Runs: "kube-controller-manager"},
 		Framework:      "deployment",
 		PodsGated:      true,
 		WorkloadPerPod: true,
@@ -290,7 +290,7 @@ func kubeflowV1(kind, resource string) Kind {
 		Kind:        kind,
 		Resource:    schema.GroupVersionResource{Group: "kubeflow.org", Version: "v1", Resource: resource},
 		Names:       []string{lower, resource},
-		Operator:    "the Kubeflow training operator",
+		Operator:    Operator{Name: "Kubeflow training", Noun: OperatorNoun},
 		Framework:   "kubeflow.org/" + lower,
 		SuspendPath: []string{"spec", "runPolicy", "suspend"},
 		PodSelector: kubeflowSelector(lower + "-controller"),
@@ -451,4 +451,42 @@ func labelOf(obj *unstructured.Unstructured, key string) string {
 	labels, _ := md["labels"].(map[string]any)
 	v, _ := labels[key].(string)
 	return v
+}
+
+// Operator is a controller people know by name: the KubeRay operator, the
+// JobSet controller (jobset-controller-manager).
+type Operator struct {
+	// Name is its proper name: "KubeRay", "JobSet".
+	Name string
+	// Noun is what it is called: Controller or OperatorNoun.
+	Noun Noun
+	// Runs is the Deployment it runs as, when people know it by that
+	// ("jobset-controller-manager"); empty otherwise.
+	Runs string
+}
+
+// Noun is what a project calls its controller.
+type Noun string
+
+// The nouns of Operator.Noun.
+const (
+	// Controller: "the JobSet controller".
+	Controller Noun = "controller"
+	// OperatorNoun: "the KubeRay operator".
+	OperatorNoun Noun = "operator"
+)
+
+// IsZero reports whether o names no operator.
+func (o Operator) IsZero() bool { return o.Name == "" }
+
+// String is o in English: "the JobSet controller (jobset-controller-manager)".
+func (o Operator) String() string {
+	if o.IsZero() {
+		return ""
+	}
+	s := "the " + o.Name + " " + string(o.Noun)
+	if o.Runs != "" {
+		s += " (" + o.Runs + ")"
+	}
+	return s
 }

@@ -49,7 +49,7 @@ func TestEveryKindIsComplete(t *testing.T) {
 			// creates names it.
 			switch k.Kind {
 			case Workload:
-				if k.Framework != "" || k.Operator != "" || k.PodSelector != nil || k.SuspendPath != nil {
+				if k.Framework != "" || !k.Operator.IsZero() || k.PodSelector != nil || k.SuspendPath != nil {
 					t.Errorf("the Workload has no framework, operator, Pods or suspension: %+v", k)
 				}
 				if i != len(all)-1 {
@@ -65,8 +65,8 @@ func TestEveryKindIsComplete(t *testing.T) {
 					t.Error("a Pod is held by Kueue's scheduling gate")
 				}
 			default:
-				if k.Operator == "" || !strings.HasPrefix(k.Operator, "the ") {
-					t.Errorf("Operator %q: want who runs it, e.g. \"the KubeRay operator\"", k.Operator)
+				if k.Operator.Name == "" || k.Operator.Noun != Controller && k.Operator.Noun != OperatorNoun {
+					t.Errorf("Operator %+v: want who runs it, e.g. the KubeRay operator", k.Operator)
 				}
 			}
 			// Kueue names an integration group/kind, except the core

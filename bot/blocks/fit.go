@@ -21,48 +21,52 @@ var fitEmoji = map[diagnose.Fit]string{
 }
 
 // fitWords says a Fit for people.
-func fitWords(f diagnose.Fit) string {
+func fitWords(l i18n.Lang, f diagnose.Fit) string {
 	switch f {
 	case diagnose.FitAdmittedNow:
-		return "admitted now"
+		return tr(l, "blocks.fit.now")
 	case diagnose.FitWaits:
-		return "would wait"
+		return tr(l, "blocks.fit.waits")
 	case diagnose.FitNever:
-		return "never, as it is"
+		return tr(l, "blocks.fit.never")
 	}
-	return "cannot tell"
+	return tr(l, "blocks.fit.unknown")
 }
 
-// WillItFit renders the answer to the "Will this fit?" shortcut (and
-// `kueuebot check` in Slack): a header, the pod sets Kueue would count,
-// then one section per LocalQueue checked with its answer, what holds it,
-// the estimate for a wait ("no estimate" until the estimator fills it) and
-// what to do. Everything from the manifest or the cluster is escaped; the
-// result is Fit.
-func WillItFit(r *diagnose.CheckReport) Message {
+// WillItFit renders the answer to the "Will this fit?" shortcut in
+// English (WillItFitIn).
+func WillItFit(r *diagnose.CheckReport) Message { return WillItFitIn(r, i18n.English) }
+
+// WillItFitIn renders the answer to the "Will this fit?" shortcut (and
+// `kueuebot check` in Slack) in l: a header, the pod sets Kueue would
+// count, then one section per LocalQueue checked with its answer, what
+// holds it, the estimate for a wait ("no estimate" until the estimator
+// fills it) and what to do. Everything from the manifest or the cluster is
+// escaped; the result is Fit.
+func WillItFitIn(r *diagnose.CheckReport, l i18n.Lang) Message {
 	t := r.Target
-	header := fmt.Sprintf("Will %s/%s fit?", strings.ToLower(t.Kind), t.Name)
+	header := tr(l, "blocks.fit.header", i18n.Ref(strings.ToLower(t.Kind), t.Namespace, t.Name))
 	bl := []slack.Block{slack.NewHeaderBlock(plain(truncate(header, MaxHeaderText)))}
 	var summary []string
 	for _, q := range r.Queues {
-		summary = append(summary, fmt.Sprintf("%s %sLocalQueue %s: *%s*", fitEmoji[q.Fit], fitCluster(r, q), Code(q.LocalQueue), fitWords(q.Fit)))
+		summary = append(summary, fmt.Sprintf("%s %sLocalQueue %s%s *%s*", fitEmoji[q.Fit], fitCluster(r, q), Code(q.LocalQueue), colon(l), fitWords(l, q.Fit)))
 	}
 	if len(summary) > 0 {
 		bl = append(bl, slack.NewSectionBlock(mrkdwn(strings.Join(summary, "\n")), nil, nil))
 	}
-	bl = append(bl, clusterBlocks(diagnose.Report{Cluster: r.Cluster, Clusters: r.Clusters}, i18n.English)...)
+	bl = append(bl, clusterBlocks(diagnose.Report{Cluster: r.Cluster, Clusters: r.Clusters}, l)...)
 	for _, n := range r.Notes {
 		bl = append(bl, slack.NewContextBlock("", mrkdwn(Paragraph(n))))
 	}
 	var pods []string
 	for _, p := range r.PodSets {
-		pods = append(pods, fmt.Sprintf("• pod set %s: %d × %s", Code(p.Name), p.Count, Line(resourceText(p))))
+		pods = append(pods, "• "+tr(l, "blocks.fit.podSet", i18n.Verbatim(Code(p.Name)), i18n.Verbatim(fmt.Sprint(p.Count)), i18n.Verbatim(Line(resourceText(l, p)))))
 	}
 	if len(pods) > 0 {
-		text := "*Pod sets, as Kueue would count them* (in namespace " + Code(t.Namespace) + ")\n" + strings.Join(pods, "\n")
+		text := tr(l, "blocks.fit.podSets", i18n.Verbatim(Code(t.Namespace))) + "\n" + strings.Join(pods, "\n")
 		adj := append(append(slices.Clone(r.Adjustments.LimitRangeDefaults), r.Adjustments.Overhead...), r.Adjustments.LimitRangeViolations...)
 		for _, rc := range r.Adjustments.UnknownRuntimeClasses {
-			adj = append(adj, "RuntimeClass "+rc+" could not be read: its pod overhead is not counted")
+			adj = append(adj, tr(l, "blocks.fit.unknownRC", i18n.Obj("RuntimeClass", "", rc)))
 		}
 		for _, a := range adj {
 			text += "\n_" + Line(a) + "_"
@@ -71,55 +75,81 @@ func WillItFit(r *diagnose.CheckReport) Message {
 	}
 	for _, q := range r.Queues {
 		bl = append(bl, slack.NewDividerBlock())
-		text := fmt.Sprintf("%s %s*%s*", fitEmoji[q.Fit], fitCluster(r, q), Line(q.Headline))
-		if q.Detail != "" {
-			text += "\n" + Paragraph(q.Detail)
+		text := fmt.Sprintf("%s %s*%s*", fitEmoji[q.Fit], fitCluster(r, q), Line(q.HeadlineIn(l)))
+		if d := q.DetailIn(l); d != "" {
+			text += "\n" + Paragraph(d)
 		}
 		if q.Fit == diagnose.FitWaits {
-			est := "no estimate"
+			est := tr(l, "blocks.fit.noEstimate")
 			if q.Estimate != nil {
-				est = q.Estimate.Phrase()
+				est = q.Estimate.PhraseIn(l)
 			}
-			text += "\n*Estimated start:* " + Line(est)
+			text += "\n" + tr(l, "blocks.fit.estimate", i18n.Verbatim(Line(est)))
 		}
 		bl = append(bl, slack.NewSectionBlock(mrkdwn(text), nil, nil))
 		var todo []string
 		for _, m := range q.Remedies {
-			s := fmt.Sprintf("• _%s_ %s", m.Who, Paragraph(m.Summary))
+			s := fmt.Sprintf("• _%s_ %s", fitWho(l, m.Who), Paragraph(m.SummaryIn(l)))
 			if m.Command != "" {
 				s += "\n" + CodeBlock(m.Command)
 			}
 			todo = append(todo, s)
 		}
 		if len(todo) > 0 {
-			bl = append(bl, slack.NewSectionBlock(mrkdwn("*What to do*\n"+strings.Join(todo, "\n")), nil, nil))
+			bl = append(bl, slack.NewSectionBlock(mrkdwn("*"+tr(l, "blocks.fit.whatToDo")+"*\n"+strings.Join(todo, "\n")), nil, nil))
 		}
 		var gaps []string
 		for _, g := range append(slices.Clone(q.Gaps), r.Gaps...) {
-			gaps = append(gaps, fmt.Sprintf("%s %s: %s", g.Kind, g.Name, g.Reason))
+			gaps = append(gaps, fmt.Sprintf("%s %s%s %s", g.Kind, g.Name, colon(l), g.Reason))
 		}
 		if len(gaps) > 0 {
-			bl = append(bl, slack.NewContextBlock("", mrkdwn("⚠️ I could not read: "+Line(strings.Join(gaps, "; ")))))
+			sep := "; "
+			if l == i18n.Japanese || l == i18n.Chinese {
+				sep = "；"
+			}
+			bl = append(bl, slack.NewContextBlock("", mrkdwn("⚠️ "+tr(l, "blocks.fit.couldNotRead", i18n.Verbatim(Line(strings.Join(gaps, sep)))))))
 		}
 	}
-	return Message{Text: truncate(Line(header+" "+strings.Join(fitTexts(r), ", ")), MaxFallbackText), Blocks: Fit(bl, "The full answer: `kueuebot check -f FILE`.")}
+	return Message{Text: truncate(Line(header+" "+strings.Join(fitTexts(l, r), ", ")), MaxFallbackText), Blocks: Fit(bl, tr(l, "blocks.fit.more"))}
 }
 
-func fitTexts(r *diagnose.CheckReport) []string {
+// fitWho is who can act, in l (in English the Who value itself).
+func fitWho(l i18n.Lang, w diagnose.Who) string {
+	switch w {
+	case diagnose.WhoYou:
+		return tr(l, "blocks.fit.who.you")
+	case diagnose.WhoPlatform:
+		return tr(l, "blocks.fit.who.platform")
+	}
+	return string(w)
+}
+
+// colon ends a label: ":", French " :", Japanese and Chinese "：".
+func colon(l i18n.Lang) string {
+	switch l {
+	case i18n.French:
+		return " :"
+	case i18n.Japanese, i18n.Chinese:
+		return "："
+	}
+	return ":"
+}
+
+func fitTexts(l i18n.Lang, r *diagnose.CheckReport) []string {
 	out := make([]string, 0, len(r.Queues))
 	for _, q := range r.Queues {
-		out = append(out, q.LocalQueue+": "+fitWords(q.Fit))
+		out = append(out, q.LocalQueue+colon(l)+" "+fitWords(l, q.Fit))
 	}
 	return out
 }
 
-func resourceText(p diagnose.PlannedPodSet) string {
+func resourceText(l i18n.Lang, p diagnose.PlannedPodSet) string {
 	var parts []string
 	for _, r := range slices.Sorted(maps.Keys(p.PerPod)) {
 		parts = append(parts, diagnose.FormatQuantity(p.PerPod[r])+" "+string(r))
 	}
 	if len(parts) == 0 {
-		return "no requests"
+		return tr(l, "blocks.fit.noRequests")
 	}
 	return strings.Join(parts, ", ")
 }

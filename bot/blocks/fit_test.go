@@ -8,6 +8,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/kueuebot/kueuebot/diagnose"
+	"github.com/kueuebot/kueuebot/i18n"
+	"github.com/kueuebot/kueuebot/i18n/i18ntest"
 )
 
 func TestWillItFit(t *testing.T) {
@@ -34,5 +36,40 @@ func TestWillItFit(t *testing.T) {
 	}
 	if strings.Contains(m.Text, "<x>") {
 		t.Errorf("fallback text not escaped: %s", m.Text)
+	}
+}
+
+// TestWillItFitIn: the "Will this fit?" answer's chrome (header, fit
+// words, pod sets, estimate, who acts, what to do) in French, Japanese and
+// Chinese holds no English once the answers' own sentences (English here,
+// as the report has no catalog messages), names and commands are set
+// aside; the English is WillItFit's.
+func TestWillItFitIn(t *testing.T) {
+	r := &diagnose.CheckReport{
+		Target:  diagnose.TargetInfo{Kind: "Job", Namespace: "team-a", Name: "train"},
+		PodSets: []diagnose.PlannedPodSet{{Name: "main", Count: 3, PerPod: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1")}}},
+		Queues: []diagnose.QueueCheck{
+			{LocalQueue: "small", Fit: diagnose.FitNever, Headline: "job/train asks for more than ClusterQueue small can ever hold.",
+				Remedies: []diagnose.Remedy{{Who: diagnose.WhoYou, Summary: "Run it smaller.", Command: "kubectl patch job/train"}}},
+			{LocalQueue: "big", Fit: diagnose.FitWaits, Headline: "If submitted now: job/train waits for quota.",
+				Gaps: []diagnose.Gap{{Kind: "ClusterQueue", Name: "big", Reason: diagnose.GapForbidden}}},
+			{LocalQueue: "gpu", Fit: diagnose.FitAdmittedNow, Headline: "job/train fits."},
+		},
+	}
+	if en, want := Text(WillItFitIn(r, i18n.English).Blocks), Text(WillItFit(r).Blocks); en != want {
+		t.Errorf("WillItFitIn(English) differs from WillItFit:\n%s\n%s", en, want)
+	}
+	verbatim := []string{"job/train asks for more than ClusterQueue small can ever hold.", "If submitted now: job/train waits for quota.", "job/train fits.", "Run it smaller.", "kubectl patch job/train", "Forbidden"}
+	for _, l := range i18n.All()[1:] {
+		m := WillItFitIn(r, l)
+		if v := Check(m.Blocks); len(v) > 0 {
+			t.Fatalf("%s: breaks Slack's limits: %v", l, v)
+		}
+		text := Text(m.Blocks)
+		i18ntest.AssertTranslated(t, l, text, verbatim...)
+		i18ntest.AssertTranslated(t, l, m.Text, verbatim...)
+		if !strings.Contains(text, "job/train") || !strings.Contains(text, "3 × 1 cpu") {
+			t.Errorf("%s answer lacks the job or the pod set:\n%s", l, text)
+		}
 	}
 }

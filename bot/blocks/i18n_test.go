@@ -1,6 +1,7 @@
 package blocks
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/kueuebot/kueuebot/diagnose"
@@ -56,5 +57,32 @@ func BenchmarkAnswer(b *testing.B) {
 				_ = Answer(r, AnswerOptions{Options: Options{Lang: l}, Shareable: true, Detailed: true})
 			}
 		})
+	}
+}
+
+// TestWorkersInEachLanguage: a MultiKueue worker's own diagnosis, shown
+// under the manager's answer, is in the answer's language, headings
+// included.
+func TestWorkersInEachLanguage(t *testing.T) {
+	r := translatedReport()
+	w := translatedReport()
+	r.Workers = []diagnose.WorkerReport{{Cluster: "worker1", Report: &w}}
+	var verbatim []string
+	verbatim = append(verbatim, w.Verdict.HeadlineMsg.Verbatims()...)
+	verbatim = append(verbatim, w.Verdict.DetailMsg.Verbatims()...)
+	for _, m := range w.Remedies {
+		verbatim = append(verbatim, m.Command)
+		verbatim = append(verbatim, m.SummaryMsg.Verbatims()...)
+	}
+	en := Text(Report(r, Options{}).Blocks)
+	if !strings.Contains(en, "On worker cluster `worker1`") || !strings.Contains(en, "What to do on `worker1`") {
+		t.Fatalf("English answer lacks the worker's sections:\n%s", en)
+	}
+	for _, l := range i18n.All()[1:] {
+		text := Text(Report(r, Options{Lang: l}).Blocks)
+		if !strings.Contains(text, w.Verdict.HeadlineMsg.In(l)) {
+			t.Errorf("%s: the worker's headline is not in %s:\n%s", l, l, text)
+		}
+		i18ntest.AssertTranslated(t, l, text, verbatim...)
 	}
 }

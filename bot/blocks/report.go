@@ -104,7 +104,7 @@ func reportBlocks(r diagnose.Report, opts Options, details bool) []slack.Block {
 		bl = append(bl, slack.NewDividerBlock())
 		bl = append(bl, packSections("*"+tr(l, "blocks.section.remedies")+"*", items)...)
 	}
-	bl = append(bl, workerBlocks(r)...)
+	bl = append(bl, workerBlocks(r, l)...)
 	if !details {
 		return bl
 	}
@@ -402,6 +402,9 @@ func quotaRows(rows []diagnose.QuotaRow, cohort string, l i18n.Lang) [][]string 
 func fits(q diagnose.QuotaRow, l i18n.Lang) string {
 	switch {
 	case !q.Eligible:
+		if !q.IneligibleMsg.IsZero() {
+			return tr(l, "blocks.quota.ineligible", i18n.Verbatim(q.IneligibleMsg.In(l)))
+		}
 		if q.Ineligible != "" {
 			return tr(l, "blocks.quota.ineligible", i18n.Verbatim(q.Ineligible))
 		}

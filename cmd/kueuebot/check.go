@@ -13,6 +13,7 @@ import (
 	"github.com/kueuebot/kueuebot/diagnose/fetch"
 	"github.com/kueuebot/kueuebot/diagnose/render"
 	"github.com/kueuebot/kueuebot/explain"
+	"github.com/kueuebot/kueuebot/i18n"
 	"github.com/kueuebot/kueuebot/rbac"
 )
 
@@ -20,6 +21,7 @@ type checkOptions struct {
 	file       string
 	output     string
 	configPath string
+	lang       langFlag
 	kube       *kubeFlags
 }
 
@@ -43,6 +45,7 @@ else every one where the manifest's LocalQueue exists, and names the
 cluster of each answer.`,
 		Example: `  kueuebot check -f job.yaml
   kueuebot check -f job.yaml -n team-a --as alice -o json
+  kueuebot check -f job.yaml --lang ja
   cat job.yaml | kueuebot check -f -
   kueuebot check -f job.yaml --config config.yaml --cluster gpu-west`,
 		Args: func(_ *cobra.Command, args []string) error {
@@ -62,6 +65,7 @@ cluster of each answer.`,
 	f.StringVarP(&o.file, "filename", "f", "", "the job's manifest (YAML or JSON, one object); - reads stdin")
 	f.StringVarP(&o.output, "output", "o", "text", "output format: text, markdown or json")
 	f.StringVar(&o.configPath, "config", "", "kueuebot config whose clusters to check in (each cluster's kubeconfig; --cluster then names one of them, else every one where the manifest's LocalQueue exists is checked)")
+	o.lang.add(f)
 	return cmd
 }
 
@@ -69,6 +73,10 @@ func (o *checkOptions) run(ctx context.Context, cmd *cobra.Command) error {
 	format, err := render.ParseFormat(o.output)
 	if err != nil {
 		return usageError{err}
+	}
+	lang, err := o.lang.lang()
+	if err != nil {
+		return err
 	}
 	if o.file == "" {
 		return usagef("check needs the manifest: -f FILE, or -f - for stdin")
@@ -90,7 +98,7 @@ func (o *checkOptions) run(ctx context.Context, cmd *cobra.Command) error {
 		return usagef("%s: %w", o.file, err) // a bad manifest is the caller's input
 	}
 	if o.configPath != "" {
-		return o.runClusters(ctx, cmd, format, data)
+		return o.runClusters(ctx, cmd, format, lang, data)
 	}
 	cfg, err := o.kube.RESTConfig()
 	if err != nil {
@@ -107,12 +115,12 @@ func (o *checkOptions) run(ctx context.Context, cmd *cobra.Command) error {
 	if err != nil {
 		return fmt.Errorf("cannot check %s: %w", o.file, err)
 	}
-	return render.WriteCheck(cmd.OutOrStdout(), format, &res.Report)
+	return render.WriteCheckWith(cmd.OutOrStdout(), format, &res.Report, render.Options{Lang: lang})
 }
 
 // runClusters checks the manifest in the clusters of the config: the one
 // --cluster names, else every one where its LocalQueue exists.
-func (o *checkOptions) runClusters(ctx context.Context, cmd *cobra.Command, format render.Format, data []byte) error {
+func (o *checkOptions) runClusters(ctx context.Context, cmd *cobra.Command, format render.Format, lang i18n.Lang, data []byte) error {
 	cfg, err := config.Load(o.configPath)
 	if err != nil {
 		return err
@@ -132,5 +140,5 @@ func (o *checkOptions) runClusters(ctx context.Context, cmd *cobra.Command, form
 	if err != nil {
 		return fmt.Errorf("cannot check %s: %w", o.file, err)
 	}
-	return render.WriteCheck(cmd.OutOrStdout(), format, &res.Report)
+	return render.WriteCheckWith(cmd.OutOrStdout(), format, &res.Report, render.Options{Lang: lang})
 }

@@ -21,6 +21,7 @@ func TestRunCheckRefuses(t *testing.T) {
 		{name: "not YAML on stdin", args: []string{"check", "-f", "-"}, stdin: "kind: [", wantCode: exitUsage, wantErr: "-: This is not YAML"},
 		{name: "several documents", args: []string{"check", "-f", "-"}, stdin: job + "---\n" + job, wantCode: exitUsage, wantErr: "holds 2 YAML documents"},
 		{name: "not a job kind", args: []string{"check", "-f", "-"}, stdin: "apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: web}\n", wantCode: exitUsage, wantErr: "Kind DaemonSet (apps/v1) is not a job kind"},
+		{name: "unknown --lang", args: []string{"check", "-f", "-", "--lang", "de"}, stdin: job, wantCode: exitUsage, wantErr: `--lang: "de" is not a language kueuebot answers in`},
 		{name: "bad format", args: []string{"check", "-f", "-", "-o", "yaml"}, stdin: job, wantCode: exitUsage, wantErr: `unknown output format "yaml"`},
 		{name: "unreachable cluster", args: []string{"check", "-f", "-", "-n", "team-a", "--kubeconfig", "testdata/unreachable.kubeconfig", "--request-timeout", "2s"}, stdin: job, wantCode: exitError, wantErr: "cannot check -"},
 	}

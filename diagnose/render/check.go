@@ -8,7 +8,6 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"text/tabwriter"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -16,8 +15,14 @@ import (
 	"github.com/kueuebot/kueuebot/i18n"
 )
 
-// WriteCheck renders a check report in format f to w.
+// WriteCheck renders a check report in format f to w, in English.
 func WriteCheck(w io.Writer, f Format, r *diagnose.CheckReport) error {
+	return WriteCheckWith(w, f, r, Options{})
+}
+
+// WriteCheckWith renders a check report in format f to w with o: text and
+// Markdown in o.Lang; JSON is the contract and stays English.
+func WriteCheckWith(w io.Writer, f Format, r *diagnose.CheckReport, o Options) error {
 	switch f {
 	case JSON:
 		enc := json.NewEncoder(w)
@@ -25,33 +30,33 @@ func WriteCheck(w io.Writer, f Format, r *diagnose.CheckReport) error {
 		enc.SetEscapeHTML(false)
 		return enc.Encode(r)
 	case Markdown:
-		_, err := io.WriteString(w, CheckMarkdown(r))
+		_, err := io.WriteString(w, CheckMarkdownWith(r, o))
 		return err
 	default:
-		_, err := io.WriteString(w, CheckText(r))
+		_, err := io.WriteString(w, CheckTextWith(r, o))
 		return err
 	}
 }
 
 // fitWords says a Fit for people.
-func fitWords(f diagnose.Fit) string {
+func fitWords(l i18n.Lang, f diagnose.Fit) string {
 	switch f {
 	case diagnose.FitAdmittedNow:
-		return "admitted now"
+		return tr(l, "render.check.fit.now")
 	case diagnose.FitWaits:
-		return "waits"
+		return tr(l, "render.check.fit.waits")
 	case diagnose.FitNever:
-		return "never, as it is"
+		return tr(l, "render.check.fit.never")
 	}
-	return "unknown"
+	return tr(l, "render.check.fit.unknown")
 }
 
 // estimateText is the estimate, or "no estimate".
-func estimateText(e *diagnose.Estimate) string {
+func estimateText(l i18n.Lang, e *diagnose.Estimate) string {
 	if e == nil {
-		return "no estimate"
+		return tr(l, "render.check.noEstimate")
 	}
-	return e.Phrase()
+	return e.PhraseIn(l)
 }
 
 func resources(rl corev1.ResourceList) string {
@@ -65,33 +70,37 @@ func resources(rl corev1.ResourceList) string {
 	return strings.Join(parts, ", ")
 }
 
-// CheckText renders the check report for a terminal.
-func CheckText(r *diagnose.CheckReport) string {
+// CheckText renders the check report for a terminal, in English.
+func CheckText(r *diagnose.CheckReport) string { return CheckTextWith(r, Options{}) }
+
+// CheckTextWith is CheckText in o.Lang.
+func CheckTextWith(r *diagnose.CheckReport, o Options) string {
+	l := o.Lang
 	var b bytes.Buffer
-	tw := tabwriter.NewWriter(&b, 0, 8, 2, ' ', 0)
+	tw := newTable(&b)
 	if r.Cluster != "" {
-		fmt.Fprintf(tw, "%s\t%s\n", label(i18n.English, "render.label.cluster"), r.Cluster)
+		fmt.Fprintf(tw, "%s\t%s\n", label(l, "render.label.cluster"), r.Cluster)
 	}
-	fmt.Fprintf(tw, "%s:\t%s/%s (not submitted)\n", orNone(r.Target.Kind), orNone(r.Target.Namespace), orNone(r.Target.Name))
+	fmt.Fprintf(tw, "%s%s\t%s\n", orNone(r.Target.Kind), colon(l), tr(l, "render.check.notSubmitted", i18n.Verbatim(orNone(r.Target.Namespace)+"/"+orNone(r.Target.Name))))
 	for _, q := range r.Queues {
-		fmt.Fprintf(tw, "%sLocalQueue %s:\t%s\n", checkCluster(r, q), q.LocalQueue, fitWords(q.Fit))
+		fmt.Fprintf(tw, "%sLocalQueue %s%s\t%s\n", checkCluster(r, q), q.LocalQueue, colon(l), fitWords(l, q.Fit))
 	}
 	_ = tw.Flush()
 	for _, c := range r.Clusters {
 		if c.Error != "" {
-			fmt.Fprintf(&b, "%s\n", tr(i18n.English, "render.cluster.noAnswer", i18n.Verbatim(c.Cluster), i18n.Verbatim(c.Error)))
+			fmt.Fprintf(&b, "%s\n", tr(l, "render.cluster.noAnswer", i18n.Verbatim(c.Cluster), i18n.Verbatim(c.Error)))
 		}
 	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(&b, "\n%s\n", wrap(n, 100, ""))
 	}
 
-	b.WriteString("\nPod sets (as Kueue would count them):\n")
+	b.WriteString("\n" + label(l, "render.check.podSets") + "\n")
 	if len(r.PodSets) == 0 {
 		b.WriteString("  " + none + "\n")
 	} else {
-		tw = tabwriter.NewWriter(&b, 0, 8, 2, ' ', 0)
-		fmt.Fprintln(tw, "  POD SET\tCOUNT\tMIN COUNT\tPER POD\tTOTAL")
+		tw = newTable(&b)
+		fmt.Fprintln(tw, tr(l, "render.check.podSets.header"))
 		for _, p := range r.PodSets {
 			minCount := none
 			if p.MinCount != nil {
@@ -103,116 +112,125 @@ func CheckText(r *diagnose.CheckReport) string {
 	}
 	adj := r.Adjustments
 	for _, s := range adj.LimitRangeDefaults {
-		fmt.Fprintf(&b, "  LimitRange default: %s\n", wrap(s, 96, "    "))
+		fmt.Fprintf(&b, "  %s %s\n", label(l, "render.check.lrDefault"), wrap(s, 96, "    "))
 	}
 	for _, s := range adj.Overhead {
-		fmt.Fprintf(&b, "  Overhead: %s\n", s)
+		fmt.Fprintf(&b, "  %s %s\n", label(l, "render.check.overhead"), s)
 	}
 	for _, s := range adj.UnknownRuntimeClasses {
-		fmt.Fprintf(&b, "  RuntimeClass %s could not be read: its pod overhead is not counted.\n", s)
+		fmt.Fprintf(&b, "  %s\n", tr(l, "render.check.unknownRC", i18n.Obj("RuntimeClass", "", s)))
 	}
 
 	for _, qc := range r.Queues {
-		fmt.Fprintf(&b, "\n== %sLocalQueue %s (ClusterQueue %s): %s ==\n", checkCluster(r, qc), qc.LocalQueue, orNone(qc.ClusterQueue), fitWords(qc.Fit))
-		fmt.Fprintf(&b, "%s\n", wrap(qc.Headline, 100, ""))
-		if qc.Detail != "" {
-			fmt.Fprintf(&b, "%s\n", wrap(qc.Detail, 100, ""))
+		fmt.Fprintf(&b, "\n== %sLocalQueue %s (ClusterQueue %s)%s %s ==\n", checkCluster(r, qc), qc.LocalQueue, orNone(qc.ClusterQueue), colon(l), fitWords(l, qc.Fit))
+		fmt.Fprintf(&b, "%s\n", wrap(qc.HeadlineIn(l), 100, ""))
+		if d := qc.DetailIn(l); d != "" {
+			fmt.Fprintf(&b, "%s\n", wrap(d, 100, ""))
 		}
 		if qc.Fit == diagnose.FitWaits {
-			fmt.Fprintf(&b, "Estimated start: %s\n", estimateText(qc.Estimate))
+			fmt.Fprintf(&b, "%s %s\n", label(l, "render.label.estimate"), estimateText(l, qc.Estimate))
 		}
 		if len(qc.Quota) > 0 {
-			b.WriteString("\nQuota:\n")
-			tw = tabwriter.NewWriter(&b, 0, 8, 2, ' ', 0)
-			fmt.Fprintln(tw, "  POD SET\tFLAVOR\tRESOURCE\tREQUESTED\tNOMINAL\tBORROW LIMIT\tRESERVED\tAVAILABLE\tMAX\tFITS NOW\tFITS EVER")
+			b.WriteString("\n" + label(l, "render.section.quota") + "\n")
+			tw = newTable(&b)
+			fmt.Fprintln(tw, tr(l, "render.check.quota.header"))
 			for _, row := range qc.Quota {
 				flavor := row.Flavor
 				if !row.Eligible {
-					flavor += " (ineligible)"
+					flavor += tr(l, "render.ineligible")
 				}
 				fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", row.PodSet, flavor, row.Resource, q(row.Requested), q(row.Nominal),
-					qp(row.BorrowingLimit), q(row.Reserved), q(row.Available), q(row.MaxCapacity), yesNo(i18n.English, row.FitsNow), yesNo(i18n.English, row.FitsEver))
+					qp(row.BorrowingLimit), q(row.Reserved), q(row.Available), q(row.MaxCapacity), yesNo(l, row.FitsNow), yesNo(l, row.FitsEver))
 			}
 			_ = tw.Flush()
-			b.WriteString(ineligibleNotes(qc.Quota, i18n.English))
+			b.WriteString(ineligibleNotes(qc.Quota, l))
 		}
 		if len(qc.Remedies) > 0 {
-			b.WriteString("\nRemedies:\n")
+			b.WriteString("\n" + label(l, "render.section.remedies") + "\n")
 			for i, m := range qc.Remedies {
-				fmt.Fprintf(&b, "  %d. [%s] %s\n", i+1, m.Who, wrap(m.Summary, 96, "     "))
+				fmt.Fprintf(&b, "  %d. [%s] %s\n", i+1, whoIn(l, m.Who), wrap(m.SummaryIn(l), 96, "     "))
 				if m.Command != "" {
 					fmt.Fprintf(&b, "     $ %s\n", m.Command)
 				}
 			}
 		}
 		for _, f := range qc.Findings {
-			fmt.Fprintf(&b, "  %s: %s\n", f.Severity, wrap(f.Message, 96, "    "))
+			fmt.Fprintf(&b, "  %s%s %s\n", severityIn(l, f.Severity), colon(l), wrap(f.MessageIn(l), 96, "    "))
 		}
 		for _, g := range qc.Gaps {
-			fmt.Fprintf(&b, "  Could not read %s %s: %s (%s)\n", g.Kind, orNone(g.Name), g.Reason, gapHint(i18n.English, g.Reason))
+			fmt.Fprintf(&b, "  %s\n", tr(l, "render.check.couldNotRead", i18n.Name(g.Kind), i18n.Name(orNone(g.Name)), i18n.Name(string(g.Reason)), i18n.Verbatim(gapHint(l, g.Reason))))
 		}
 	}
 	if len(r.Gaps) > 0 {
-		b.WriteString("\nGaps:\n")
+		b.WriteString("\n" + label(l, "render.section.gaps") + "\n")
 		for _, g := range r.Gaps {
-			fmt.Fprintf(&b, "  %s %s: %s (%s)\n", g.Kind, orNone(g.Name), g.Reason, gapHint(i18n.English, g.Reason))
+			fmt.Fprintf(&b, "  %s %s%s %s (%s)\n", g.Kind, orNone(g.Name), colon(l), g.Reason, gapHint(l, g.Reason))
 		}
 	}
 	return b.String()
 }
 
-// CheckMarkdown renders the check report as GitHub-flavoured Markdown.
-func CheckMarkdown(r *diagnose.CheckReport) string {
+// CheckMarkdown renders the check report as GitHub-flavoured Markdown, in
+// English.
+func CheckMarkdown(r *diagnose.CheckReport) string { return CheckMarkdownWith(r, Options{}) }
+
+// CheckMarkdownWith is CheckMarkdown in o.Lang.
+func CheckMarkdownWith(r *diagnose.CheckReport, o Options) string {
+	l := o.Lang
 	var b strings.Builder
-	fmt.Fprintf(&b, "### Will %s `%s/%s` fit?\n\n", mdEscape(r.Target.Kind), r.Target.Namespace, r.Target.Name)
+	fmt.Fprintf(&b, "### %s\n\n", tr(l, "render.check.md.title", i18n.Name(mdEscape(r.Target.Kind)), i18n.Verbatim("`"+r.Target.Namespace+"/"+r.Target.Name+"`")))
 	if r.Cluster != "" {
-		fmt.Fprintf(&b, "**%s** `%s`\n\n", tr(i18n.English, "render.label.cluster"), r.Cluster)
+		fmt.Fprintf(&b, "**%s** `%s`\n\n", tr(l, "render.label.cluster"), r.Cluster)
 	}
 	for _, c := range r.Clusters {
 		if c.Error != "" {
-			fmt.Fprintf(&b, "%s\n\n", tr(i18n.English, "render.cluster.noAnswer", i18n.Verbatim("**"+mdEscape(c.Cluster)+"**"), i18n.Verbatim(mdEscape(c.Error))))
+			fmt.Fprintf(&b, "%s\n\n", tr(l, "render.cluster.noAnswer", i18n.Verbatim("**"+mdEscape(c.Cluster)+"**"), i18n.Verbatim(mdEscape(c.Error))))
 		}
 	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(&b, "%s\n\n", mdEscape(n))
 	}
-	b.WriteString("| Pod set | Count | Per pod | Total |\n|---|---:|---|---|\n")
+	b.WriteString(tr(l, "render.check.md.podSets") + "\n|---|---:|---|---|\n")
 	for _, p := range r.PodSets {
 		fmt.Fprintf(&b, "| %s | %d | %s | %s |\n", mdEscape(p.Name), p.Count, mdEscape(resources(p.PerPod)), mdEscape(resources(p.Total)))
 	}
 	b.WriteString("\n")
-	for _, s := range append(append(slices.Clone(r.Adjustments.LimitRangeDefaults), r.Adjustments.Overhead...), unknownRC(r.Adjustments.UnknownRuntimeClasses)...) {
+	for _, s := range append(append(slices.Clone(r.Adjustments.LimitRangeDefaults), r.Adjustments.Overhead...), unknownRC(l, r.Adjustments.UnknownRuntimeClasses)...) {
 		fmt.Fprintf(&b, "- %s\n", mdEscape(s))
 	}
 	for _, qc := range r.Queues {
-		fmt.Fprintf(&b, "\n#### %sLocalQueue `%s` (ClusterQueue `%s`): **%s**\n\n", checkCluster(r, qc), qc.LocalQueue, orNone(qc.ClusterQueue), fitWords(qc.Fit))
-		fmt.Fprintf(&b, "%s\n\n", mdEscape(qc.Headline))
-		if qc.Detail != "" {
-			fmt.Fprintf(&b, "%s\n\n", mdEscape(qc.Detail))
+		fmt.Fprintf(&b, "\n#### %sLocalQueue `%s` (ClusterQueue `%s`)%s **%s**\n\n", checkCluster(r, qc), qc.LocalQueue, orNone(qc.ClusterQueue), colon(l), fitWords(l, qc.Fit))
+		fmt.Fprintf(&b, "%s\n\n", mdEscape(qc.HeadlineIn(l)))
+		if d := qc.DetailIn(l); d != "" {
+			fmt.Fprintf(&b, "%s\n\n", mdEscape(d))
 		}
 		if qc.Fit == diagnose.FitWaits {
-			fmt.Fprintf(&b, "**Estimated start:** %s\n\n", mdEscape(estimateText(qc.Estimate)))
+			fmt.Fprintf(&b, "**%s** %s\n\n", label(l, "render.label.estimate"), mdEscape(estimateText(l, qc.Estimate)))
 		}
 		for i, m := range qc.Remedies {
-			fmt.Fprintf(&b, "%d. *(%s)* %s\n", i+1, m.Who, mdEscape(m.Summary))
+			fmt.Fprintf(&b, "%d. *(%s)* %s\n", i+1, whoIn(l, m.Who), mdEscape(m.SummaryIn(l)))
 			if m.Command != "" {
 				fmt.Fprintf(&b, "   ```\n   %s\n   ```\n", m.Command)
 			}
 		}
 		for _, g := range qc.Gaps {
-			fmt.Fprintf(&b, "- Could not check %s `%s`: %s (%s)\n", g.Kind, orNone(g.Name), g.Reason, gapHint(i18n.English, g.Reason))
+			b.WriteString(mdGap(l, g))
 		}
 	}
 	for _, g := range r.Gaps {
-		fmt.Fprintf(&b, "- Could not check %s `%s`: %s (%s)\n", g.Kind, orNone(g.Name), g.Reason, gapHint(i18n.English, g.Reason))
+		b.WriteString(mdGap(l, g))
 	}
 	return b.String()
 }
 
-func unknownRC(names []string) []string {
+func mdGap(l i18n.Lang, g diagnose.Gap) string {
+	return tr(l, "render.check.md.couldNotCheck", i18n.Name(g.Kind), i18n.Verbatim("`"+orNone(g.Name)+"`"), i18n.Name(string(g.Reason)), i18n.Verbatim(gapHint(l, g.Reason))) + "\n"
+}
+
+func unknownRC(l i18n.Lang, names []string) []string {
 	out := make([]string, 0, len(names))
 	for _, n := range names {
-		out = append(out, "RuntimeClass "+n+" could not be read: its pod overhead is not counted.")
+		out = append(out, tr(l, "render.check.unknownRC", i18n.Obj("RuntimeClass", "", n)))
 	}
 	return out
 }

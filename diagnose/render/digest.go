@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/kueuebot/kueuebot/diagnose"
@@ -369,7 +368,7 @@ func DigestTextWith(d *digest.Digest, o Options) string {
 	}
 	if len(d.Queues) > 0 {
 		b.WriteString("\n" + label(l, "render.digest.queues") + "\n")
-		tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+		tw := newTable(&b)
 		fmt.Fprintln(tw, tr(l, "render.digest.table"))
 		for i := range d.Queues {
 			q := &d.Queues[i]

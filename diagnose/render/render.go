@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 
 	"k8s.io/apimachinery/pkg/api/resource"
 
@@ -127,7 +126,7 @@ func TextString(r *diagnose.Report) string { return TextStringWith(r, Options{})
 func TextStringWith(r *diagnose.Report, o Options) string {
 	l := o.Lang
 	var b bytes.Buffer
-	tw := tabwriter.NewWriter(&b, 0, 8, 2, ' ', 0)
+	tw := newTable(&b)
 	if r.Cluster != "" {
 		fmt.Fprintf(tw, "%s\t%s\n", label(l, "render.label.cluster"), r.Cluster)
 	}
@@ -166,7 +165,7 @@ func TextStringWith(r *diagnose.Report, o Options) string {
 	if len(r.Quota) == 0 {
 		b.WriteString("  " + none + "\n")
 	} else {
-		tw = tabwriter.NewWriter(&b, 0, 8, 2, ' ', 0)
+		tw = newTable(&b)
 		fmt.Fprintln(tw, tr(l, "render.quota.header"))
 		for _, row := range r.Quota {
 			flavor := row.Flavor
@@ -219,7 +218,7 @@ func TextStringWith(r *diagnose.Report, o Options) string {
 	if len(r.Evidence) == 0 {
 		b.WriteString("  " + none + "\n")
 	} else {
-		tw = tabwriter.NewWriter(&b, 0, 8, 2, ' ', 0)
+		tw = newTable(&b)
 		fmt.Fprintln(tw, tr(l, "render.evidence.header"))
 		for _, e := range r.Evidence {
 			age := orNone(e.Age)

@@ -1,0 +1,113 @@
+package render
+
+import (
+	"bytes"
+	"io"
+	"strings"
+	"unicode/utf8"
+
+	"golang.org/x/text/width"
+)
+
+// table aligns tab-separated cells in columns as text/tabwriter does
+// (tabwriter.NewWriter(w, 0, 8, 2, ' ', 0): a column is as wide as its
+// widest cell plus two spaces, the last cell of a line is not padded, a
+// column block is a run of consecutive lines that have a cell in that
+// column), but measures a cell in terminal columns rather than runes:
+// Japanese and Chinese characters (East Asian Wide and Fullwidth, per
+// golang.org/x/text/width) take two. tabwriter counts them as one, so a
+// Japanese or Chinese table comes out misaligned. Use it as a tabwriter:
+// Write the lines, then Flush.
+type table struct {
+	w   io.Writer
+	buf bytes.Buffer
+}
+
+// newTable is a table writing to w.
+func newTable(w io.Writer) *table { return &table{w: w} }
+
+// Write buffers p until Flush.
+func (t *table) Write(p []byte) (int, error) { return t.buf.Write(p) }
+
+// tablePadding is the space between columns.
+const tablePadding = 2
+
+// Flush writes the buffered lines, aligned, and empties the buffer.
+func (t *table) Flush() error {
+	text := t.buf.String()
+	t.buf.Reset()
+	if text == "" {
+		return nil
+	}
+	trailing := strings.HasSuffix(text, "\n")
+	text = strings.TrimSuffix(text, "\n")
+	var lines [][]string
+	for _, l := range strings.Split(text, "\n") {
+		lines = append(lines, strings.Split(l, "\t"))
+	}
+	var out strings.Builder
+	formatColumns(&out, lines, nil)
+	s := out.String()
+	if !trailing {
+		s = strings.TrimSuffix(s, "\n")
+	}
+	_, err := io.WriteString(t.w, s)
+	return err
+}
+
+// formatColumns writes lines, whose first len(widths) columns have the
+// given widths, finding the width of the next column block by block
+// (text/tabwriter's format).
+func formatColumns(out *strings.Builder, lines [][]string, widths []int) {
+	column := len(widths)
+	start := 0
+	for i := 0; i < len(lines); i++ {
+		if column >= len(lines[i])-1 {
+			continue
+		}
+		writeLines(out, lines[start:i], widths)
+		start = i
+		w := 0
+		for ; i < len(lines) && column < len(lines[i])-1; i++ {
+			w = max(w, displayWidth(lines[i][column])+tablePadding)
+		}
+		formatColumns(out, lines[start:i], append(widths, w))
+		start = i
+		i--
+	}
+	writeLines(out, lines[start:], widths)
+}
+
+func writeLines(out *strings.Builder, lines [][]string, widths []int) {
+	for _, cells := range lines {
+		for j, c := range cells {
+			out.WriteString(c)
+			if j < len(widths) {
+				out.WriteString(strings.Repeat(" ", max(0, widths[j]-displayWidth(c))))
+			}
+		}
+		out.WriteByte('\n')
+	}
+}
+
+// displayWidth is how many terminal columns s takes: two for each East
+// Asian Wide or Fullwidth rune (CJK ideographs, kana, fullwidth
+// punctuation such as "（" and "："), one for any other.
+func displayWidth(s string) int {
+	n := 0
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+		if r < utf8.RuneSelf {
+			n++
+			continue
+		}
+		switch width.LookupRune(r).Kind() {
+		case width.EastAsianWide, width.EastAsianFullwidth:
+			n += 2
+		default:
+			n++
+		}
+	}
+	return n
+}
