@@ -41,6 +41,8 @@ export KUEUEBOT_FRESH_DUMPS="$fresh"
 # per package); CI's own limit is 90 min for the whole run.
 timeout=-timeout=30m
 $GO test -race -count=1 $timeout ./...
+# The estimate's accuracy figures (go test shows a passing test's log only with -v).
+if [ -f "$fresh/estimate-trace.txt" ]; then cat "$fresh/estimate-trace.txt"; fi
 (cd deploy/sandbox && $GO test -count=1 $timeout ./...)
 echo "check: tests done after $(( $(date +%s) - start ))s"
 # What deploy/ ships, in modules of their own: the Helm chart and the
