@@ -115,6 +115,14 @@ const (
 	maxSamples      = 500
 )
 
+// staleStatus is how long after a Workload's finish a ClusterQueue's
+// status may still count its quota (Kueue writes the status after the
+// Workloads, batched; on a busy API server seconds later): quota the
+// status holds beyond the admitted Workloads read is taken for theirs,
+// not for Workloads the reads did not see, up to what those that
+// finished within it held.
+const staleStatus = time.Minute
+
 // NewForecast returns the forecast of in. It derives nothing until asked.
 func NewForecast(in ForecastInput) *Forecast {
 	f := &Forecast{in: in, lqs: map[string]*kueue.LocalQueue{}, cqs: map[string]*kueue.ClusterQueue{}, inferred: map[string]string{}, trees: map[string]*replay{}}
@@ -370,7 +378,9 @@ func (f *Forecast) newReplay(cqName string) *replay {
 	cqRuns := map[string][]finishedRun{}
 	var treeRuns []finishedRun
 	var admissions []admission
-	known := map[*qnode]map[fr]int64{}
+	// known is what the admitted Workloads read hold; finishedLately
+	// what those that finished within staleStatus held.
+	known, finishedLately := map[*qnode]map[fr]int64{}, map[*qnode]map[fr]int64{}
 	names := make([]string, 0, len(rp.cqs))
 	for name := range rp.cqs {
 		names = append(names, name)
@@ -395,6 +405,14 @@ func (f *Forecast) newReplay(cqName string) *replay {
 				lqRuns[lqKey] = append(lqRuns[lqKey], fin)
 				cqRuns[cqName] = append(cqRuns[cqName], fin)
 				treeRuns = append(treeRuns, fin)
+			}
+			if at := FinishedAt(wl); !at.After(in.Now) && in.Now.Sub(at) <= staleStatus {
+				for k, v := range ownUsage(c.cq, wl) {
+					if finishedLately[c.node] == nil {
+						finishedLately[c.node] = map[fr]int64{}
+					}
+					finishedLately[c.node][k] += v
+				}
 			}
 		case PhaseAdmitted, PhaseReserved:
 			u := ownUsage(c.cq, wl)
@@ -448,7 +466,10 @@ func (f *Forecast) newReplay(cqName string) *replay {
 	}
 	rp.handover = handoverOf(admissions, treeRuns)
 	// What a ClusterQueue's status reserves beyond the Workloads read is
-	// held throughout; a status older than the Workloads read counts them.
+	// held throughout, but for what the Workloads read that finished
+	// lately held: Kueue writes the status after the Workloads, so a
+	// status older than the Workloads read counts them (and fewer of
+	// the admitted ones: those are counted as read).
 	for _, c := range rp.cqs {
 		for k, v := range known[c.node] {
 			if c.node.use[k] < v {
@@ -456,7 +477,12 @@ func (f *Forecast) newReplay(cqName string) *replay {
 			}
 		}
 		for k, v := range c.node.use {
-			if rest := v - known[c.node][k]; rest > 0 {
+			rest := v - known[c.node][k]
+			if stale := min(rest, finishedLately[c.node][k]); stale > 0 {
+				c.node.use[k] -= stale
+				rest -= stale
+			}
+			if rest > 0 {
 				if rp.unread[c.node] == nil {
 					rp.unread[c.node] = map[fr]int64{}
 				}

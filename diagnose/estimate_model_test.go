@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
@@ -167,5 +169,38 @@ func TestEstimateVisibilityOrder(t *testing.T) {
 		if got := build(c.queued); got.likely != c.likely {
 			t.Errorf("%s: likely %v, want %v", c.name, got.likely, c.likely)
 		}
+	}
+}
+
+// TestEstimateStaleStatus: quota a ClusterQueue's status still reserves
+// for Workloads the reads show finished (Kueue writes the status after
+// them) is free, up to what those that finished within a minute held;
+// beyond it, it stays held for workloads not read.
+func TestEstimateStaleStatus(t *testing.T) {
+	build := func(ago time.Duration, reserved string) span {
+		w := newWorld()
+		w.cq("a", "", "4").running("big", "a", "2", 10*s, maxExec(40))
+		// Finished ago, 1 cpu; the status still counts it.
+		w.done("gone", "a", -2*m, -ago-30*s, -ago, func(wl *kueue.Workload) {
+			wl.Status.Admission.PodSetAssignments = []kueue.PodSetAssignment{{Name: "main", Flavors: map[corev1.ResourceName]kueue.ResourceFlavorReference{corev1.ResourceCPU: "default"},
+				ResourceUsage: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1")}, Count: ptr.To[int32](1)}}
+		})
+		w.clusterQueue("a").Status.FlavorsReservation[0].Resources[0].Total = resource.MustParse(reserved)
+		return estimateOf(t, w, w.pending("me", "a", "4", m), "a")
+	}
+	// Finished 2s ago: the status's third cpu is the finished one's; me
+	// (4 cpu) fits once big ends (20s left by the one run seen, 30s).
+	if got := build(2*s, "3"); got.likely != 20*s || got.none != "" {
+		t.Errorf("stale status: %+v, want likely 20s", got)
+	}
+	// The same, finished two minutes ago: the cpu is held by a workload
+	// not read, for the whole replay.
+	if got := build(2*m, "3"); got.likely != -1 || got.none == "" {
+		t.Errorf("reserved for workloads not read: %+v, want no estimate", got)
+	}
+	// A status that reserves more than the finished one explains keeps
+	// the rest held.
+	if got := build(2*s, "4"); got.likely != -1 || got.none == "" {
+		t.Errorf("more than the finished explain: %+v, want no estimate", got)
 	}
 }

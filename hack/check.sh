@@ -25,6 +25,7 @@ echo "check: sandbox up after $(( $(date +%s) - start ))s"
 # compiles overlap the waits. Its errors are shown, and fail the run, below.
 (
 	$GO test -race -count=1 -exec true ./... &&
+		$GO test -count=1 -exec true ./test/e2e/trace &&
 		(cd deploy/sandbox && $GO test -count=1 -exec true ./...) &&
 		(cd test/install && $GO test -count=1 -exec true ./...) &&
 		(cd hack/image && $GO test -count=1 -exec true ./...)
@@ -40,17 +41,26 @@ export KUEUEBOT_FRESH_DUMPS="$fresh"
 # A bound that fits a new, busy 2-core machine (go test's default is 10 min
 # per package); CI's own limit is 90 min for the whole run.
 timeout=-timeout=30m
-# The end-to-end packages (test/e2e, test/e2e/trace) take the longest and
-# mostly wait on the sandbox: started first, beside the others, instead of
-# last (go test runs packages in import-path order), so that the unit tests
-# fill the cores while they wait. Their output is shown after the others'.
-$GO test -race -count=1 $timeout ./test/e2e/... >"$fresh/e2e.log" 2>&1 &
+# The end-to-end packages take the longest and mostly wait on the sandbox:
+# started first, beside the unit tests, instead of last (go test runs
+# packages in import-path order), so that the unit tests fill the cores
+# while they wait. Their output is shown after the others'. The estimate's
+# trace (test/e2e/trace) runs without -race: it measures the estimate
+# against real admission times, and the race detector slows its stand-in
+# kubelet and its sampling (the estimator's code is race-tested in
+# package diagnose).
+$GO test -race -count=1 $timeout ./test/e2e >"$fresh/e2e.log" 2>&1 &
 e2e=$!
+$GO test -count=1 $timeout ./test/e2e/trace >"$fresh/trace.log" 2>&1 &
+trace=$!
 status=0
 $GO test -race -count=1 $timeout $($GO list ./... | grep -v '/test/e2e') || status=$?
 (cd deploy/sandbox && $GO test -count=1 $timeout ./...) || status=$?
 wait "$e2e" || status=$?
-cat "$fresh/e2e.log"
+wait "$trace" || status=$?
+cat "$fresh/e2e.log" "$fresh/trace.log"
+# The estimate's accuracy figures (go test shows a passing test's log only with -v).
+if [ -f "$fresh/estimate-trace.txt" ]; then cat "$fresh/estimate-trace.txt"; fi
 [ "$status" -eq 0 ] || { echo "check: tests failed" >&2; exit "$status"; }
 echo "check: tests done after $(( $(date +%s) - start ))s"
 # What deploy/ ships, in modules of their own: the Helm chart and the
