@@ -261,8 +261,6 @@ func ordinal(n int32) string {
 	return fmt.Sprintf("%d%s", n, suffix)
 }
 
-func whoText(w diagnose.Who) string { return whoTextIn(w, i18n.English) }
-
 // whoTextIn says who can carry out a remedy, in l.
 func whoTextIn(w diagnose.Who, l i18n.Lang) string {
 	switch w {
