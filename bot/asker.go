@@ -53,6 +53,13 @@ type Checker interface {
 	Check(ctx context.Context, id rbac.Identity, req explain.CheckRequest) (explain.CheckResult, error)
 }
 
+// isCluster reports whether name is a configured cluster of r (a reader
+// of several clusters).
+func isCluster(r any, name string) bool {
+	cn, ok := r.(clusterNamer)
+	return ok && slices.Contains(cn.Names(), name)
+}
+
 // clusterNamer is implemented by the readers of several clusters
 // (explain.Fleet): the configured clusters' names, which a question may
 // name ("queues gpu-west").
@@ -266,13 +273,30 @@ func (a *Asker) ask(ctx context.Context, entry event.Entry, user rbac.SlackUser,
 		}
 		return q.done(noticeOutcome("unparsable", blocks.Notice("", q.tr("bot.unparsable"))), nil)
 	}
+	if req.Intent == parse.IntentDiagnose && req.List != "" && req.Kind == "" && len(req.Candidates) <= 1 {
+		// "my jobs on gpu-west", "queues on gpu-west": the only name is a
+		// configured cluster's, and the words ask for a list there.
+		switch {
+		case req.List == parse.IntentJobs && isCluster(a.Jobs, req.Name):
+			return a.listJobs(q, explain.JobsQuery{Namespace: req.Namespace, Cluster: req.Name})
+		case req.List == parse.IntentQueues && isCluster(a.Queues, req.Name):
+			req.Intent = parse.IntentQueues
+			return a.listQueues(q, req)
+		}
+	}
 	switch req.Intent {
 	case parse.IntentHelp:
 		return q.done(noticeOutcome("help", HelpMessageIn(q.lang)), nil)
 	case parse.IntentLanguage:
 		return a.setLang(q, req.Lang, req.LangKnown)
 	case parse.IntentJobs:
-		return a.listJobs(q, explain.JobsQuery{Namespace: req.Namespace})
+		jq := explain.JobsQuery{Namespace: req.Namespace}
+		if req.Word != "" && isCluster(a.Jobs, req.Word) {
+			// `/kueue jobs gpu-west`: the configured cluster, every
+			// namespace there (`-n gpu-west` stays a namespace).
+			jq.Namespace, jq.Cluster = "", req.Word
+		}
+		return a.listJobs(q, jq)
 	case parse.IntentQueues:
 		return a.listQueues(q, req)
 	case parse.IntentNotify:
@@ -320,6 +344,9 @@ func (a *Asker) explain(q *question, eq explain.Question) outcome {
 
 func (a *Asker) listJobs(q *question, jq explain.JobsQuery) outcome {
 	q.rec.Target = "jobs"
+	if jq.Cluster != "" {
+		q.rec.Target += " " + jq.Cluster
+	}
 	if jq.Namespace != "" {
 		q.rec.Target += " -n " + jq.Namespace
 	}
@@ -350,7 +377,7 @@ func (a *Asker) listQueues(q *question, req parse.Request) outcome {
 	}
 	q.stage = i18n.M("bot.stage.queues")
 	qq := explain.QueuesQuery{Namespace: req.Namespace}
-	if cn, ok := a.Queues.(clusterNamer); ok && req.Name != "" && req.Kind != "ClusterQueue" && slices.Contains(cn.Names(), req.Name) {
+	if req.Name != "" && req.Kind != "ClusterQueue" && isCluster(a.Queues, req.Name) {
 		// "queues gpu-west": the configured cluster, every queue there.
 		qq.Cluster, req.Name, req.Kind = req.Name, "", ""
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/slack-go/slack"
 
 	"github.com/kueuebot/kueuebot/bot/blocks"
+	"github.com/kueuebot/kueuebot/bot/event"
 	"github.com/kueuebot/kueuebot/diagnose"
 	"github.com/kueuebot/kueuebot/diagnose/fetch"
 	"github.com/kueuebot/kueuebot/explain"
@@ -81,6 +82,45 @@ func TestMyJobsAcrossClusters(t *testing.T) {
 		if !strings.Contains(text, want) {
 			t.Errorf("my jobs lacks %q:\n%s", want, text)
 		}
+	}
+}
+
+// "my jobs on gpu-west", `/kueue jobs gpu-west` and "queues on gpu-west"
+// list in that cluster only; `-n gpu-west` stays a namespace.
+func TestListsOnACluster(t *testing.T) {
+	a := clusterAsker(t)
+	// alice's configured namespace, for the lists that name none.
+	a.Resolve = &fakeResolver{ids: map[string]rbac.Identity{"U1": {User: "alice", Namespaces: []string{"sc-multikueue-admitted"}}}}
+	u := rbac.SlackUser{ID: "U1", TeamID: "T1"}
+	for _, q := range []string{"my jobs on gpu-west -n sc-multikueue-admitted", "mes jobs sur gpu-west -n sc-multikueue-admitted"} {
+		text := blocks.Text(a.Ask(t.Context(), u, q).Blocks)
+		if !strings.Contains(text, "gpu-west: sc-multikueue-admitted/train") || strings.Contains(text, "manager:") {
+			t.Errorf("%q lists other clusters, or not gpu-west's:\n%s", q, text)
+		}
+	}
+	slash := func(text string) string {
+		o := a.ask(t.Context(), event.EntrySlash, u, text)
+		if o.jobs == nil {
+			t.Fatalf("/kueue %s: no job list: %s", text, blocks.Text(o.notice.Blocks))
+		}
+		return blocks.Text(jobListMessage(*o.jobs, o.lang).Blocks)
+	}
+	text := slash("jobs gpu-west")
+	if !strings.Contains(text, "gpu-west: sc-multikueue-admitted/train") || strings.Contains(text, "manager:") {
+		t.Errorf("/kueue jobs gpu-west lists other clusters, or not gpu-west's:\n%s", text)
+	}
+	text = slash("jobs -n gpu-west")
+	if strings.Contains(text, "sc-multikueue-admitted/train") {
+		t.Errorf("/kueue jobs -n gpu-west is namespace gpu-west, not the cluster:\n%s", text)
+	}
+	text = blocks.Text(a.Ask(t.Context(), u, "queues on gpu-west -n sc-multikueue-admitted").Blocks)
+	if !strings.Contains(text, "gpu-west: sc-multikueue-admitted/") || strings.Contains(text, "manager:") {
+		t.Errorf("queues on gpu-west lists other clusters, or not gpu-west's:\n%s", text)
+	}
+	// A name that is not a cluster is still a job.
+	text = blocks.Text(a.Ask(t.Context(), u, "my job train -n sc-multikueue-admitted").Blocks)
+	if !strings.Contains(text, "several clusters") {
+		t.Errorf("my job train is a question about train:\n%s", text)
 	}
 }
 

@@ -234,6 +234,9 @@ type JobsQuery struct {
 	// Namespace restricts the list to one namespace; empty means the
 	// caller's namespaces.
 	Namespace string
+	// Cluster, with several clusters (Fleet), is the one cluster to list
+	// in; empty means every cluster where the caller is mapped.
+	Cluster string
 }
 
 // JobsResult lists the caller's jobs that are not running.

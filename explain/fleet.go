@@ -439,10 +439,18 @@ func (f *Fleet) Jobs(ctx context.Context, id rbac.Identity, q JobsQuery) (JobsRe
 		err      error
 		timedOut bool
 	}
-	out := make([]*listed, len(f.clusters))
-	looks := make([]*look, len(f.clusters))
+	cs := f.clusters
+	if q.Cluster != "" {
+		c, _, err := f.named(ctx, id, q.Cluster)
+		if err != nil {
+			return JobsResult{}, err
+		}
+		cs = []*Cluster{c}
+	}
+	out := make([]*listed, len(cs))
+	looks := make([]*look, len(cs))
 	var wg sync.WaitGroup
-	for i, c := range f.clusters {
+	for i, c := range cs {
 		looks[i] = &look{c: c}
 		cid, ok, err := c.identity(ctx, id)
 		if err != nil {
@@ -489,7 +497,7 @@ func (f *Fleet) Jobs(ctx context.Context, id rbac.Identity, q JobsQuery) (JobsRe
 			continue
 		}
 		answered++
-		name := f.clusters[i].Name
+		name := cs[i].Name
 		for _, ns := range l.res.Namespaces.Names {
 			res.Namespaces.Names = append(res.Namespaces.Names, name+"/"+ns)
 		}

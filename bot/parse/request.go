@@ -72,6 +72,16 @@ type Request struct {
 	// request's JSON.
 	Lang      i18n.Lang `json:"-"`
 	LangKnown bool      `json:"-"`
+	// List is, for IntentDiagnose, the list the question's words also ask
+	// for: IntentQueues after a queue word ("queues on gpu-west"),
+	// IntentJobs after a job or list word ("my jobs on gpu-west"), empty
+	// otherwise. The parser knows no clusters: when the only name is a
+	// configured cluster's, the asker lists there instead.
+	List Intent `json:"-"`
+	// Word is, for IntentJobs, the one bare word of `/kueue jobs WORD`
+	// (not `-n WORD`), also set as Namespace: the asker takes it for a
+	// configured cluster's name when it is one.
+	Word string `json:"-"`
 }
 
 // withLang sets the language the question was written in.
@@ -630,6 +640,7 @@ func (p *parser) parseArgs(intent Intent) (Request, error) {
 			if err := p.setNamespace(bare[0]); err != nil {
 				return Request{}, err
 			}
+			p.req.Word = bare[0]
 		} else {
 			kind, name := "LocalQueue", bare[0]
 			if k, n, ok := strings.Cut(bare[0], "/"); ok {
@@ -695,6 +706,12 @@ func (p *parser) finish() (Request, error) {
 	}
 	p.req.Intent = IntentDiagnose
 	p.req.Name = valid[0].name
+	switch {
+	case p.queueWord && !p.sawJob:
+		p.req.List = IntentQueues
+	case p.sawJob || p.sawList:
+		p.req.List = IntentJobs
+	}
 	certain := valid[0].tier >= tierAfterJob && (len(valid) == 1 || valid[1].tier < valid[0].tier)
 	if !certain && len(valid) > 1 {
 		for _, c := range valid {

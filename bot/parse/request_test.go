@@ -14,8 +14,40 @@ import (
 	"github.com/kueuebot/kueuebot/kinds"
 )
 
-// ignoreLang leaves the question's language to TestLanguage.
-var ignoreLang = cmpopts.IgnoreFields(Request{}, "Lang", "LangKnown")
+// ignoreLang leaves the question's language to TestLanguage, and the list
+// and word hints to TestListHints.
+var ignoreLang = cmpopts.IgnoreFields(Request{}, "Lang", "LangKnown", "List", "Word")
+
+// TestListHints: the words that ask for a list beside a name (List), and
+// the bare word of /kueue jobs (Word), which the asker takes for a
+// configured cluster's name when it is one.
+func TestListHints(t *testing.T) {
+	for _, tt := range []struct {
+		in      string
+		command bool
+		want    Request
+	}{
+		{"my jobs on gpu-west", false, Request{Intent: IntentDiagnose, Name: "gpu-west", List: IntentJobs}},
+		{"mes jobs sur gpu-west", false, Request{Intent: IntentDiagnose, Name: "gpu-west", List: IntentJobs}},
+		{"queues on gpu-west", false, Request{Intent: IntentDiagnose, Name: "gpu-west", List: IntentQueues}},
+		{"why is train-7 waiting", false, Request{Intent: IntentDiagnose, Name: "train-7"}},
+		{"jobs gpu-west", true, Request{Intent: IntentJobs, Namespace: "gpu-west", Word: "gpu-west"}},
+		{"jobs -n gpu-west", true, Request{Intent: IntentJobs, Namespace: "gpu-west"}},
+	} {
+		parse := Text
+		if tt.command {
+			parse = Command
+		}
+		got, err := parse(tt.in)
+		if err != nil {
+			t.Fatalf("%q: %v", tt.in, err)
+		}
+		got.Candidates = nil
+		if diff := cmp.Diff(tt.want, got, cmpopts.IgnoreFields(Request{}, "Lang", "LangKnown")); diff != "" {
+			t.Errorf("%q (-want +got):\n%s", tt.in, diff)
+		}
+	}
+}
 
 func diag(kind, name, ns string, cands ...string) Request {
 	return Request{Intent: IntentDiagnose, Kind: kind, Name: name, Namespace: ns, Candidates: cands}
