@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
 	"sigs.k8s.io/yaml"
 )
 
@@ -84,6 +85,12 @@ type waitFor struct {
 	Job       string `json:"job,omitempty"`
 	Condition string `json:"condition"`
 	Status    string `json:"status,omitempty"` // default "True"
+	// Object, when set, is the object whose condition is waited for instead of a Workload's
+	// (a LocalQueue Active: Kueue's queue manager knows it, so its webhook defaults the jobs
+	// sent to it, e.g. MultiKueue's spec.managedBy).
+	Object *objectRef `json:"object,omitempty"`
+	// Timeout bounds this wait instead of the settle time (a requeue backoff longer than it).
+	Timeout string `json:"timeout,omitempty"`
 }
 
 func (w *waitFor) owner() (kind, name string) {
@@ -533,13 +540,36 @@ func (sc *scenarioRun) runStep(ctx context.Context, s step) error {
 		if want == "" {
 			want = "True"
 		}
+		if w.Timeout != "" {
+			d, err := time.ParseDuration(w.Timeout)
+			if err != nil {
+				return fmt.Errorf("waitFor timeout: %w", err)
+			}
+			bound = d
+		}
 		deadline := time.Now().Add(bound)
 		for {
-			wl, err := workloadOf(ctx, c, w.Namespace, kind, name)
-			if err == nil && hasCondition(wl, w.Condition, want) {
+			var obj *unstructured.Unstructured
+			var err error
+			if o := w.Object; o != nil {
+				target := &unstructured.Unstructured{}
+				target.SetAPIVersion(o.APIVersion)
+				target.SetKind(o.Kind)
+				target.SetNamespace(o.Namespace)
+				var ri dynamic.ResourceInterface
+				if ri, _, err = c.resource(target); err == nil {
+					obj, err = ri.Get(ctx, o.Name, metav1.GetOptions{})
+				}
+			} else {
+				obj, err = workloadOf(ctx, c, w.Namespace, kind, name)
+			}
+			if err == nil && hasCondition(obj, w.Condition, want) {
 				return nil
 			}
 			if time.Now().After(deadline) {
+				if o := w.Object; o != nil {
+					return fmt.Errorf("%s %s/%s never got %s=%s (last error: %v)", o.Kind, o.Namespace, o.Name, w.Condition, want, err)
+				}
 				return fmt.Errorf("workload of %s %s/%s never got %s=%s (last error: %v)", kind, w.Namespace, name, w.Condition, want, err)
 			}
 			time.Sleep(200 * time.Millisecond)
