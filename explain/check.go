@@ -130,7 +130,9 @@ func (e *Explainer) Check(ctx context.Context, id rbac.Identity, req CheckReques
 	rep.Gaps = append(rep.Gaps, in.Gaps...)
 	rep.Adjustments = diagnose.AdjustPlannedPodSets(podSets, in.LimitRanges, in.RuntimeClasses)
 	rep.PodSets = diagnose.SummarizePodSets(podSets)
-	rep.Notes = append(rep.Notes, diagnose.PlanNotes(job)...)
+	for _, n := range diagnose.PlanNotes(job) {
+		rep.AddNote(n)
+	}
 	if job.GetKind() == "LeaderWorkerSet" {
 		if n, ok, _ := unstructured.NestedInt64(job.Object, "spec", "replicas"); ok && n > 1 {
 			rep.Notes = append(rep.Notes, fmt.Sprintf("Kueue creates one Workload per group of the LeaderWorkerSet: %d Workloads like the one checked here, each admitted on its own.", n))

@@ -91,7 +91,7 @@ func CheckTextWith(r *diagnose.CheckReport, o Options) string {
 			fmt.Fprintf(&b, "%s\n", tr(l, "render.cluster.noAnswer", i18n.Verbatim(c.Cluster), i18n.Verbatim(c.Error)))
 		}
 	}
-	for _, n := range r.Notes {
+	for _, n := range r.NotesIn(l) {
 		fmt.Fprintf(&b, "\n%s\n", wrap(n, 100, ""))
 	}
 
@@ -111,10 +111,10 @@ func CheckTextWith(r *diagnose.CheckReport, o Options) string {
 		_ = tw.Flush()
 	}
 	adj := r.Adjustments
-	for _, s := range adj.LimitRangeDefaults {
+	for _, s := range adj.LimitRangeDefaultsIn(l) {
 		fmt.Fprintf(&b, "  %s %s\n", label(l, "render.check.lrDefault"), wrap(s, 96, "    "))
 	}
-	for _, s := range adj.Overhead {
+	for _, s := range adj.OverheadIn(l) {
 		fmt.Fprintf(&b, "  %s %s\n", label(l, "render.check.overhead"), s)
 	}
 	for _, s := range adj.UnknownRuntimeClasses {
@@ -187,7 +187,7 @@ func CheckMarkdownWith(r *diagnose.CheckReport, o Options) string {
 			fmt.Fprintf(&b, "%s\n\n", tr(l, "render.cluster.noAnswer", i18n.Verbatim("**"+mdEscape(c.Cluster)+"**"), i18n.Verbatim(mdEscape(c.Error))))
 		}
 	}
-	for _, n := range r.Notes {
+	for _, n := range r.NotesIn(l) {
 		fmt.Fprintf(&b, "%s\n\n", mdEscape(n))
 	}
 	b.WriteString(tr(l, "render.check.md.podSets") + "\n|---|---:|---|---|\n")
@@ -195,7 +195,7 @@ func CheckMarkdownWith(r *diagnose.CheckReport, o Options) string {
 		fmt.Fprintf(&b, "| %s | %d | %s | %s |\n", mdEscape(p.Name), p.Count, mdEscape(resources(p.PerPod)), mdEscape(resources(p.Total)))
 	}
 	b.WriteString("\n")
-	for _, s := range append(append(slices.Clone(r.Adjustments.LimitRangeDefaults), r.Adjustments.Overhead...), unknownRC(l, r.Adjustments.UnknownRuntimeClasses)...) {
+	for _, s := range append(append(r.Adjustments.LimitRangeDefaultsIn(l), r.Adjustments.OverheadIn(l)...), unknownRC(l, r.Adjustments.UnknownRuntimeClasses)...) {
 		fmt.Fprintf(&b, "- %s\n", mdEscape(s))
 	}
 	for _, qc := range r.Queues {
