@@ -92,7 +92,7 @@ func CheckTextWith(r *diagnose.CheckReport, o Options) string {
 		}
 	}
 	for _, n := range r.NotesIn(l) {
-		fmt.Fprintf(&b, "\n%s\n", wrap(n, 100, ""))
+		fmt.Fprintf(&b, "\n%s\n", wrapL(l, n, 100, ""))
 	}
 
 	b.WriteString("\n" + label(l, "render.check.podSets") + "\n")
@@ -112,7 +112,7 @@ func CheckTextWith(r *diagnose.CheckReport, o Options) string {
 	}
 	adj := r.Adjustments
 	for _, s := range adj.LimitRangeDefaultsIn(l) {
-		fmt.Fprintf(&b, "  %s %s\n", label(l, "render.check.lrDefault"), wrap(s, 96, "    "))
+		fmt.Fprintf(&b, "  %s %s\n", label(l, "render.check.lrDefault"), wrapL(l, s, 96, "    "))
 	}
 	for _, s := range adj.OverheadIn(l) {
 		fmt.Fprintf(&b, "  %s %s\n", label(l, "render.check.overhead"), s)
@@ -123,9 +123,9 @@ func CheckTextWith(r *diagnose.CheckReport, o Options) string {
 
 	for _, qc := range r.Queues {
 		fmt.Fprintf(&b, "\n== %sLocalQueue %s (ClusterQueue %s)%s %s ==\n", checkCluster(r, qc), qc.LocalQueue, orNone(qc.ClusterQueue), colon(l), fitWords(l, qc.Fit))
-		fmt.Fprintf(&b, "%s\n", wrap(qc.HeadlineIn(l), 100, ""))
+		fmt.Fprintf(&b, "%s\n", wrapL(l, qc.HeadlineIn(l), 100, ""))
 		if d := qc.DetailIn(l); d != "" {
-			fmt.Fprintf(&b, "%s\n", wrap(d, 100, ""))
+			fmt.Fprintf(&b, "%s\n", wrapL(l, d, 100, ""))
 		}
 		if qc.Fit == diagnose.FitWaits {
 			fmt.Fprintf(&b, "%s %s\n", label(l, "render.label.estimate"), estimateText(l, qc.Estimate))
@@ -148,14 +148,14 @@ func CheckTextWith(r *diagnose.CheckReport, o Options) string {
 		if len(qc.Remedies) > 0 {
 			b.WriteString("\n" + label(l, "render.section.remedies") + "\n")
 			for i, m := range qc.Remedies {
-				fmt.Fprintf(&b, "  %d. [%s] %s\n", i+1, whoIn(l, m.Who), wrap(m.SummaryIn(l), 96, "     "))
+				fmt.Fprintf(&b, "  %d. [%s] %s\n", i+1, whoIn(l, m.Who), wrapL(l, m.SummaryIn(l), 96, "     "))
 				if m.Command != "" {
 					fmt.Fprintf(&b, "     $ %s\n", m.Command)
 				}
 			}
 		}
 		for _, f := range qc.Findings {
-			fmt.Fprintf(&b, "  %s%s %s\n", severityIn(l, f.Severity), colon(l), wrap(f.MessageIn(l), 96, "    "))
+			fmt.Fprintf(&b, "  %s%s %s\n", severityIn(l, f.Severity), colon(l), wrapL(l, f.MessageIn(l), 96, "    "))
 		}
 		for _, g := range qc.Gaps {
 			fmt.Fprintf(&b, "  %s\n", tr(l, "render.check.couldNotRead", i18n.Name(g.Kind), i18n.Name(orNone(g.Name)), i18n.Name(string(g.Reason)), i18n.Verbatim(gapHint(l, g.Reason))))
