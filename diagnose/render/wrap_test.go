@@ -52,7 +52,7 @@ func TestWrapL(t *testing.T) {
 		}
 	}
 	en := "Kueue would never admit job/train: its container resources are invalid (a LimitRange of namespace team-a, or a request above its limit)."
-	fr := "Kueue n’admettrait jamais job/train : les ressources de ses conteneurs sont invalides (un LimitRange du namespace team-a)."
+	fr := "Le quota est dans la ClusterQueue (à l’échelle du cluster) ; voir les lacunes ci-dessous pour savoir qui peut la lire."
 	for l, s := range map[i18n.Lang]string{i18n.English: en, i18n.French: fr} {
 		for _, cols := range []int{20, 40, 100} {
 			if got, want := wrapL(l, s, cols, "    "), wrap(s, cols, "    "); got != want {
