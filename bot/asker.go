@@ -73,6 +73,23 @@ type UserMessager interface {
 	UserMessage() string
 }
 
+// userMessageIn is what err says to the user in l: UserMessageIn(l) when
+// the error has it (explain.Error, catalog messages), else UserMessage;
+// "" when err is not meant for the user.
+func userMessageIn(err error, l i18n.Lang) string {
+	var ul interface{ UserMessageIn(i18n.Lang) string }
+	if errors.As(err, &ul) {
+		if s := ul.UserMessageIn(l); s != "" {
+			return s
+		}
+	}
+	var um UserMessager
+	if errors.As(err, &um) {
+		return um.UserMessage()
+	}
+	return ""
+}
+
 // DefaultTimeout bounds one answer when Asker.Timeout is zero.
 const DefaultTimeout = 30 * time.Second
 
@@ -230,10 +247,9 @@ func (q *question) identity() (rbac.Identity, *outcome) {
 	q.stage = i18n.M("bot.stage.identity")
 	id, err := q.a.Resolve.Resolve(q.ctx, q.rec.Slack)
 	if err != nil {
-		var um UserMessager
-		switch {
-		case errors.As(err, &um) && um.UserMessage() != "":
-			return refuse(blocks.Paragraph(um.UserMessage()), err)
+		switch msg := userMessageIn(err, q.lang); {
+		case msg != "":
+			return refuse(blocks.Paragraph(msg), err)
 		case q.ctx.Err() != nil:
 			o := q.done(q.interrupted(), err)
 			return rbac.Identity{}, &o
@@ -431,10 +447,9 @@ func whichCluster(res explain.Result, l i18n.Lang) Message {
 
 // failure explains a failed diagnosis without leaking internals.
 func (q *question) failure(what string, err error) outcome {
-	var um UserMessager
-	switch {
-	case errors.As(err, &um) && um.UserMessage() != "":
-		return noticeOutcome("failed", blocks.Notice("", blocks.Paragraph(um.UserMessage())))
+	switch msg := userMessageIn(err, q.lang); {
+	case msg != "":
+		return noticeOutcome("failed", blocks.Notice("", blocks.Paragraph(msg)))
 	case q.ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled):
 		return q.interrupted()
 	default:

@@ -12,6 +12,7 @@ import (
 	"github.com/kueuebot/kueuebot/bot/blocks"
 	"github.com/kueuebot/kueuebot/bot/event"
 	"github.com/kueuebot/kueuebot/diagnose"
+	"github.com/kueuebot/kueuebot/explain"
 	"github.com/kueuebot/kueuebot/i18n"
 	"github.com/kueuebot/kueuebot/i18n/i18ntest"
 	"github.com/kueuebot/kueuebot/rbac"
@@ -216,4 +217,28 @@ func dmEvent(u rbac.SlackUser, text string) *event.Event {
 
 func homeEvent(u rbac.SlackUser) *event.Event {
 	return &event.Event{Entry: event.EntryButton, User: u, InHome: true}
+}
+
+// An explain error for the user is shown in the reply's language (its
+// English when the question is English), for a diagnosis and a list.
+func TestExplainErrorInLanguages(t *testing.T) {
+	m := i18n.M("explain.unknownCluster", i18n.Name("gpu-south"), i18n.Commas(i18n.Names("gpu-west", "gpu-east")...))
+	uerr := &explain.Error{Message: m.String(), Msg: m}
+	bot := &Bot{Asker: &Asker{Resolve: testResolver(), Explain: &fakeDiagnoser{err: uerr}}}
+	questions := map[i18n.Lang]string{
+		i18n.English:  "why is train-7 waiting?",
+		i18n.French:   "pourquoi train-7 attend ?",
+		i18n.Japanese: "train-7 はなぜ待っているの？",
+		i18n.Chinese:  "为什么train-7在等待？",
+	}
+	for l, q := range questions {
+		r := bot.Answer(context.Background(), dmEvent(alice, q))
+		got := blocks.Text(r.Message.Blocks)
+		if !strings.Contains(got, blocks.Paragraph(m.In(l))) {
+			t.Errorf("%s: the error is not in %s:\n%s", l, l, got)
+		}
+		if l != i18n.English {
+			i18ntest.AssertTranslated(t, l, got, "gpu-south", "gpu-west", "gpu-east", "train-7")
+		}
+	}
 }

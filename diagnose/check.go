@@ -62,10 +62,21 @@ type CheckReport struct {
 	// Notes are facts about the manifest as a whole (no queue label, a
 	// LeaderWorkerSet's several Workloads).
 	Notes []string `json:"notes"`
+	// NotesMsg are Notes as catalog messages, one for one (NotesIn; AddNote
+	// adds to both).
+	NotesMsg []i18n.Message `json:"-"`
 	// Gaps are the reads that failed for the manifest as a whole
 	// (LimitRanges, RuntimeClasses, the namespace's LocalQueues).
 	Gaps []Gap `json:"gaps"`
 }
+
+// AddNote adds a note about the manifest as a whole.
+func (r *CheckReport) AddNote(m i18n.Message) {
+	r.Notes, r.NotesMsg = append(r.Notes, m.String()), append(r.NotesMsg, m)
+}
+
+// NotesIn is Notes in l.
+func (r *CheckReport) NotesIn(l i18n.Lang) []string { return textsIn(l, r.NotesMsg, r.Notes) }
 
 // PlannedPodSet is one pod set Kueue would build.
 type PlannedPodSet struct {
@@ -165,7 +176,13 @@ func CheckQueue(s *Snapshot, adj PlanAdjustments) QueueCheck {
 	case len(adj.LimitRangeViolations) > 0 && v.Code != CodeMisconfigured:
 		qc.Fit = FitNever
 		head := msg("diagnose.check.invalid.headline", a.jobArg(), nsArg(a.ns))
-		detail := msg("diagnose.sentence", i18n.List{Items: verbatims(adj.LimitRangeViolations), Semicolons: true})
+		items := verbatims(adj.LimitRangeViolations)
+		if len(adj.LimitRangeViolationsMsg) == len(adj.LimitRangeViolations) {
+			for i, m := range adj.LimitRangeViolationsMsg {
+				items[i] = m
+			}
+		}
+		detail := msg("diagnose.sentence", i18n.List{Items: items, Semicolons: true})
 		qc.Verdict = Verdict{Stage: StageAdmission, Code: CodeMisconfigured, Cause: CauseInvalidResources,
 			Headline: head.String(), Detail: detail.String(), HeadlineMsg: head, DetailMsg: detail}
 		setText(head, detail)

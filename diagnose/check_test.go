@@ -440,7 +440,7 @@ func TestPlanNotes(t *testing.T) {
 		}
 		return obj
 	}
-	if n := diagnose.PlanNotes(ray("")); len(n) != 1 || !strings.Contains(n[0], "shutdownAfterJobFinishes: true") {
+	if n := diagnose.PlanNotes(ray("")); len(n) != 1 || !strings.Contains(n[0].String(), "shutdownAfterJobFinishes: true") {
 		t.Errorf("without shutdownAfterJobFinishes: %q", n)
 	}
 	if n := diagnose.PlanNotes(ray("  shutdownAfterJobFinishes: true\n")); len(n) != 0 {

@@ -24,6 +24,7 @@ import (
 	utilresource "sigs.k8s.io/kueue/pkg/util/resource"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kueuebot/kueuebot/i18n"
 	"github.com/kueuebot/kueuebot/kinds"
 )
 
@@ -67,7 +68,7 @@ func PlannedPodSets(obj *unstructured.Unstructured) ([]kueue.PodSet, error) {
 	case "JobSet":
 		rjs, _, _ := unstructured.NestedSlice(spec, "replicatedJobs")
 		if len(rjs) == 0 {
-			return nil, errors.New("spec.replicatedJobs is empty")
+			return nil, planErr(msg("diagnose.plan.empty", i18n.Verbatim("spec.replicatedJobs")))
 		}
 		out := make([]kueue.PodSet, 0, len(rjs))
 		for i, v := range rjs {
@@ -76,7 +77,7 @@ func PlannedPodSets(obj *unstructured.Unstructured) ([]kueue.PodSet, error) {
 			jobSpec, _, _ := unstructured.NestedMap(rj, "template", "spec")
 			t, err := templateAt(jobSpec, "template")
 			if err != nil {
-				return nil, fmt.Errorf("spec.replicatedJobs[%d]: %w", i, err)
+				return nil, within(fmt.Sprintf("spec.replicatedJobs[%d]", i), err)
 			}
 			replicas := intAt(rj, 1, "replicas")
 			out = append(out, kueue.PodSet{Name: kueue.NewPodSetReference(name), Template: t, Count: replicas * jobPods(jobSpec)})
@@ -87,7 +88,7 @@ func PlannedPodSets(obj *unstructured.Unstructured) ([]kueue.PodSet, error) {
 	case "RayJob":
 		cluster, _, _ := unstructured.NestedMap(spec, "rayClusterSpec")
 		if cluster == nil {
-			return nil, errors.New("spec.rayClusterSpec is missing (a RayJob that selects an existing RayCluster has no pod sets of its own)")
+			return nil, planErr(msg("diagnose.plan.rayNoCluster"))
 		}
 		out, err := rayPodSets(cluster)
 		if err != nil {
@@ -155,20 +156,51 @@ func PlannedPodSets(obj *unstructured.Unstructured) ([]kueue.PodSet, error) {
 		return []kueue.PodSet{{Name: kueue.DefaultPodSetName, Template: t, Count: 1}}, nil
 	case "Pod":
 		if g := obj.GetLabels()[PodGroupNameLabel]; g != "" {
-			return nil, fmt.Errorf("%w: pod group %s becomes one Workload of all its pods; check one pod at a time, without the %s label, or the job that creates them", ErrPlanUnsupported, g, PodGroupNameLabel)
+			return nil, unsupported(msg("diagnose.plan.podGroup", i18n.Name(g), i18n.Name(PodGroupNameLabel)))
 		}
 		var t corev1.PodTemplateSpec
 		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(spec, &t.Spec); err != nil {
-			return nil, fmt.Errorf("spec: %w", err)
+			return nil, planErr(msg("diagnose.plan.field", i18n.Verbatim("spec"), i18n.Verbatim(err.Error())))
 		}
 		t.Labels, t.Annotations = obj.GetLabels(), obj.GetAnnotations()
 		return []kueue.PodSet{{Name: kueue.DefaultPodSetName, Template: t, Count: 1}}, nil
 	case "TrainJob":
-		return nil, fmt.Errorf("%w: a TrainJob's pods come from its TrainingRuntime (spec.runtimeRef), which Kueue merges with the job through the Trainer's JobSet; submit it and ask `kueuebot diagnose trainjob/NAME`", ErrPlanUnsupported)
+		return nil, unsupported(msg("diagnose.plan.trainJob", i18n.Verbatim("`kueuebot diagnose trainjob/NAME`")))
 	case "AppWrapper":
-		return nil, fmt.Errorf("%w: an AppWrapper's pod sets are declared per wrapped component (spec.components[].podSets) inside raw objects; submit it and ask `kueuebot diagnose appwrapper/NAME`", ErrPlanUnsupported)
+		return nil, unsupported(msg("diagnose.plan.appWrapper", i18n.Verbatim("`kueuebot diagnose appwrapper/NAME`")))
 	}
-	return nil, fmt.Errorf("%w: kind %s", ErrPlanUnsupported, obj.GetKind())
+	return nil, unsupported(msg("diagnose.plan.kind", i18n.Name(obj.GetKind())))
+}
+
+// PlanError is an error of PlannedPodSets, for the user: Msg says what in
+// the manifest check cannot read, or (Unsupported) why check cannot build
+// the pod sets of its kind. Error is its English; an unsupported one is
+// also ErrPlanUnsupported (errors.Is).
+type PlanError struct {
+	Msg         i18n.Message
+	Unsupported bool
+}
+
+func (e *PlanError) Error() string {
+	if e.Unsupported {
+		return ErrPlanUnsupported.Error() + ": " + e.Msg.String()
+	}
+	return e.Msg.String()
+}
+
+// Is makes an unsupported PlanError ErrPlanUnsupported.
+func (e *PlanError) Is(target error) bool { return e.Unsupported && target == ErrPlanUnsupported }
+
+func planErr(m i18n.Message) error     { return &PlanError{Msg: m} }
+func unsupported(m i18n.Message) error { return &PlanError{Msg: m, Unsupported: true} }
+
+// within prefixes a PlanError with the field path it was found under.
+func within(path string, err error) error {
+	var pe *PlanError
+	if errors.As(err, &pe) {
+		return &PlanError{Msg: msg("diagnose.plan.within", i18n.Verbatim(path), pe.Msg), Unsupported: pe.Unsupported}
+	}
+	return planErr(msg("diagnose.plan.field", i18n.Verbatim(path), i18n.Verbatim(err.Error())))
 }
 
 var emptyMeta = corev1.PodTemplateSpec{}.ObjectMeta
@@ -200,10 +232,10 @@ func templateAt(m map[string]any, path ...string) (corev1.PodTemplateSpec, error
 	var t corev1.PodTemplateSpec
 	raw, ok, _ := unstructured.NestedMap(m, path...)
 	if !ok {
-		return t, fmt.Errorf("%s is missing", strings.Join(path, "."))
+		return t, planErr(msg("diagnose.plan.missing", i18n.Verbatim(strings.Join(path, "."))))
 	}
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(raw, &t); err != nil {
-		return t, fmt.Errorf("%s: %w", strings.Join(path, "."), err)
+		return t, planErr(msg("diagnose.plan.field", i18n.Verbatim(strings.Join(path, ".")), i18n.Verbatim(err.Error())))
 	}
 	return t, nil
 }
@@ -223,7 +255,7 @@ func rayPodSets(cluster map[string]any) ([]kueue.PodSet, error) {
 		name, _, _ := unstructured.NestedString(g, "groupName")
 		t, err := templateAt(g, "template")
 		if err != nil {
-			return nil, fmt.Errorf("workerGroupSpecs[%d]: %w", i, err)
+			return nil, within(fmt.Sprintf("workerGroupSpecs[%d]", i), err)
 		}
 		count := intAt(g, 0, "replicas")
 		if hosts := intAt(g, 1, "numOfHosts"); hosts > 1 {
@@ -274,7 +306,7 @@ func replicaPodSets(spec map[string]any, field string, order ...string) ([]kueue
 		}
 		t, err := templateAt(rs, "template")
 		if err != nil {
-			return nil, fmt.Errorf("spec.%s.%s: %w", field, typ, err)
+			return nil, within("spec."+field+"."+typ, err)
 		}
 		out = append(out, kueue.PodSet{Name: kueue.NewPodSetReference(typ), Template: t, Count: intAt(rs, 1, "replicas")})
 	}
@@ -283,7 +315,7 @@ func replicaPodSets(spec map[string]any, field string, order ...string) ([]kueue
 		for k := range specs {
 			have = append(have, k)
 		}
-		return nil, fmt.Errorf("spec.%s has none of the replica types Kueue reads (%s; found %q): the names are case-sensitive", field, strings.Join(order, ", "), have)
+		return nil, planErr(msg("diagnose.plan.noReplicaTypes", i18n.Verbatim("spec."+field), i18n.Verbatim(strings.Join(order, ", ")), i18n.Verbatim(fmt.Sprintf("%q", have))))
 	}
 	return out, nil
 }
@@ -304,6 +336,49 @@ type PlanAdjustments struct {
 	// limit once the defaults are in (Kueue's ValidateLimitRange and
 	// ValidateResources): the Workload would never be admitted.
 	LimitRangeViolations []string `json:"limitRangeViolations,omitempty"`
+
+	// LimitRangeDefaultsMsg, OverheadMsg and LimitRangeViolationsMsg are
+	// the three lists above as catalog messages, one for one
+	// (LimitRangeDefaultsIn, OverheadIn, LimitRangeViolationsIn).
+	LimitRangeDefaultsMsg   []i18n.Message `json:"-"`
+	OverheadMsg             []i18n.Message `json:"-"`
+	LimitRangeViolationsMsg []i18n.Message `json:"-"`
+}
+
+// LimitRangeDefaultsIn is LimitRangeDefaults in l.
+func (a PlanAdjustments) LimitRangeDefaultsIn(l i18n.Lang) []string {
+	return textsIn(l, a.LimitRangeDefaultsMsg, a.LimitRangeDefaults)
+}
+
+// OverheadIn is Overhead in l.
+func (a PlanAdjustments) OverheadIn(l i18n.Lang) []string {
+	return textsIn(l, a.OverheadMsg, a.Overhead)
+}
+
+// LimitRangeViolationsIn is LimitRangeViolations in l.
+func (a PlanAdjustments) LimitRangeViolationsIn(l i18n.Lang) []string {
+	return textsIn(l, a.LimitRangeViolationsMsg, a.LimitRangeViolations)
+}
+
+// textsIn renders msgs in l; the English texts when msgs is not one
+// message per text (a report built without them, or read from JSON).
+func textsIn(l i18n.Lang, msgs []i18n.Message, english []string) []string {
+	if len(msgs) != len(english) {
+		return english
+	}
+	out := make([]string, len(msgs))
+	for i, m := range msgs {
+		out[i] = m.In(l)
+	}
+	return out
+}
+
+func (a *PlanAdjustments) overhead(m i18n.Message) {
+	a.Overhead, a.OverheadMsg = append(a.Overhead, m.String()), append(a.OverheadMsg, m)
+}
+
+func (a *PlanAdjustments) violation(m i18n.Message) {
+	a.LimitRangeViolations, a.LimitRangeViolationsMsg = append(a.LimitRangeViolations, m.String()), append(a.LimitRangeViolationsMsg, m)
 }
 
 // AdjustPlannedPodSets changes the pod sets' templates as Kueue's
@@ -327,7 +402,7 @@ func AdjustPlannedPodSets(podSets []kueue.PodSet, limitRanges []corev1.LimitRang
 				}
 			case obj.Overhead != nil && len(obj.Overhead.PodFixed) > 0:
 				spec.Overhead = obj.Overhead.PodFixed.DeepCopy()
-				adj.Overhead = append(adj.Overhead, fmt.Sprintf("pod set %s: %s per pod (RuntimeClass %s)", ps.Name, resourceListText(spec.Overhead), *rc))
+				adj.overhead(msg("diagnose.plan.overhead", i18n.Name(ps.Name), i18n.Verbatim(resourceListText(spec.Overhead)), i18n.Obj("RuntimeClass", "", *rc)))
 			}
 		}
 	}
@@ -337,20 +412,20 @@ func AdjustPlannedPodSets(podSets []kueue.PodSet, limitRanges []corev1.LimitRang
 			for i := range podSets {
 				ps := &podSets[i]
 				spec := &ps.Template.Spec
-				var filled []string
+				var filled []i18n.Message
 				fill := func(cs []corev1.Container) {
 					for ci := range cs {
 						res := &cs[ci].Resources
 						for r, q := range c.DefaultRequest {
 							if _, set := res.Requests[r]; !set {
-								filled = append(filled, fmt.Sprintf("container %s: %s request %s", cs[ci].Name, r, FormatQuantity(q)))
+								filled = append(filled, msg("diagnose.plan.lrRequest", i18n.Name(cs[ci].Name), i18n.Name(r), i18n.Qty(FormatQuantity(q))))
 							}
 						}
 						for r, q := range c.Default {
 							if _, set := res.Limits[r]; !set {
 								if _, req := res.Requests[r]; !req {
 									if _, dr := c.DefaultRequest[r]; !dr {
-										filled = append(filled, fmt.Sprintf("container %s: %s limit %s (and so request)", cs[ci].Name, r, FormatQuantity(q)))
+										filled = append(filled, msg("diagnose.plan.lrLimit", i18n.Name(cs[ci].Name), i18n.Name(r), i18n.Qty(FormatQuantity(q))))
 									}
 								}
 							}
@@ -362,15 +437,20 @@ func AdjustPlannedPodSets(podSets []kueue.PodSet, limitRanges []corev1.LimitRang
 				fill(spec.InitContainers)
 				fill(spec.Containers)
 				if len(filled) > 0 {
-					slices.Sort(filled)
-					adj.LimitRangeDefaults = append(adj.LimitRangeDefaults, fmt.Sprintf("pod set %s: %s", ps.Name, strings.Join(filled, ", ")))
+					slices.SortStableFunc(filled, func(a, b i18n.Message) int { return strings.Compare(a.String(), b.String()) })
+					items := make([]i18n.Arg, len(filled))
+					for i, f := range filled {
+						items[i] = f
+					}
+					m := msg("diagnose.plan.lrDefaults", i18n.Name(ps.Name), i18n.Commas(items...))
+					adj.LimitRangeDefaults, adj.LimitRangeDefaultsMsg = append(adj.LimitRangeDefaults, m.String()), append(adj.LimitRangeDefaultsMsg, m)
 				}
 			}
 		}
 		for i := range podSets {
 			ps := &podSets[i]
 			for _, e := range summary.ValidatePodSpec(&ps.Template.Spec, nil) {
-				adj.LimitRangeViolations = append(adj.LimitRangeViolations, fmt.Sprintf("pod set %s: %s %v: %s", ps.Name, e.Field, e.BadValue, e.Detail))
+				adj.violation(msg("diagnose.plan.lrViolation", i18n.Name(ps.Name), i18n.Verbatim(fmt.Sprintf("%s %v", e.Field, e.BadValue)), i18n.Verbatim(e.Detail)))
 			}
 		}
 	}
@@ -382,7 +462,7 @@ func AdjustPlannedPodSets(podSets []kueue.PodSet, limitRanges []corev1.LimitRang
 				res := &cs[ci].Resources
 				res.Requests = utilresource.MergeResourceListKeepFirst(res.Requests, res.Limits)
 				if over := resources.NewRequests(res.Requests).GreaterKeys(resources.NewRequests(res.Limits)); len(over) > 0 {
-					adj.LimitRangeViolations = append(adj.LimitRangeViolations, fmt.Sprintf("pod set %s: container %s requests more %s than its limit (%s / %s), which Kueue refuses", ps.Name, cs[ci].Name, resNames(over), resourceListText(res.Requests), resourceListText(res.Limits)))
+					adj.violation(msg("diagnose.plan.overLimit", i18n.Name(ps.Name), i18n.Name(cs[ci].Name), i18n.Verbatim(resNames(over)), i18n.Verbatim(resourceListText(res.Requests)), i18n.Verbatim(resourceListText(res.Limits))))
 				}
 			}
 		}
@@ -416,9 +496,21 @@ func resourceListText(rl corev1.ResourceList) string {
 }
 
 // ManifestError is a manifest check cannot use; its text is for the user.
-type ManifestError struct{ Message string }
+// Message is the English of Msg (MessageIn renders it in a language).
+type ManifestError struct {
+	Message string
+	Msg     i18n.Message
+}
 
 func (e *ManifestError) Error() string { return e.Message }
+
+// MessageIn is the error's text in l.
+func (e *ManifestError) MessageIn(l i18n.Lang) string { return textIn(l, e.Msg, e.Message) }
+
+func manifestErr(id i18n.ID, args ...i18n.Arg) *ManifestError {
+	m := msg(id, args...)
+	return &ManifestError{Message: m.String(), Msg: m}
+}
 
 // maxManifestBytes bounds what ParseManifest reads.
 const maxManifestBytes = 1 << 20
@@ -431,7 +523,7 @@ const maxManifestBytes = 1 << 20
 // the registry (or the Workload itself).
 func ParseManifest(data []byte) (*unstructured.Unstructured, *kinds.Kind, error) {
 	if len(data) > maxManifestBytes {
-		return nil, nil, &ManifestError{fmt.Sprintf("The manifest is %d bytes; check reads at most %d (one job).", len(data), maxManifestBytes)}
+		return nil, nil, manifestErr("diagnose.manifest.tooBig", i18n.Verbatim(strconv.Itoa(len(data))), i18n.Verbatim(strconv.Itoa(maxManifestBytes)))
 	}
 	r := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
 	var docs [][]byte
@@ -441,7 +533,7 @@ func ParseManifest(data []byte) (*unstructured.Unstructured, *kinds.Kind, error)
 			break
 		}
 		if err != nil {
-			return nil, nil, &ManifestError{"This is not YAML or JSON I can read: " + err.Error() + "."}
+			return nil, nil, manifestErr("diagnose.manifest.notYAML", i18n.Verbatim(err.Error()))
 		}
 		if len(bytes.TrimSpace(stripComments(doc))) == 0 {
 			continue
@@ -449,39 +541,39 @@ func ParseManifest(data []byte) (*unstructured.Unstructured, *kinds.Kind, error)
 		docs = append(docs, doc)
 	}
 	if len(docs) == 0 {
-		return nil, nil, &ManifestError{"The manifest is empty: give me one job's YAML (for example `kueuebot check -f job.yaml`)."}
+		return nil, nil, manifestErr("diagnose.manifest.empty", i18n.Verbatim("`kueuebot check -f job.yaml`"))
 	}
 	if len(docs) > 1 {
-		return nil, nil, &ManifestError{fmt.Sprintf("The manifest holds %d YAML documents (%s); check takes one job at a time. Split it and check each job, e.g. `kueuebot check -f job.yaml`.", len(docs), docKinds(docs))}
+		return nil, nil, manifestErr("diagnose.manifest.several", i18n.Num(len(docs)), docKinds(docs), i18n.Verbatim("`kueuebot check -f job.yaml`"))
 	}
 	js, err := yaml.YAMLToJSON(docs[0])
 	if err != nil {
-		return nil, nil, &ManifestError{"This is not YAML or JSON I can read: " + err.Error() + "."}
+		return nil, nil, manifestErr("diagnose.manifest.notYAML", i18n.Verbatim(err.Error()))
 	}
 	var m map[string]any
 	// apimachinery's json keeps integers as int64, as unstructured wants.
 	if err := utiljson.Unmarshal(js, &m); err != nil || m == nil {
-		return nil, nil, &ManifestError{"This is not a Kubernetes object: the YAML is not a mapping with apiVersion, kind and metadata."}
+		return nil, nil, manifestErr("diagnose.manifest.notObject")
 	}
 	obj := &unstructured.Unstructured{Object: m}
 	if obj.IsList() || strings.HasSuffix(obj.GetKind(), "List") {
 		items, _, _ := unstructured.NestedSlice(m, "items")
-		return nil, nil, &ManifestError{fmt.Sprintf("The manifest is a %s of %d objects; check takes one job at a time. Check each item on its own.", obj.GetKind(), len(items))}
+		return nil, nil, manifestErr("diagnose.manifest.list", i18n.Name(obj.GetKind()), i18n.Num(len(items)))
 	}
 	if obj.GetAPIVersion() == "" || obj.GetKind() == "" {
-		return nil, nil, &ManifestError{"The manifest has no apiVersion or kind: a job manifest starts with e.g. `apiVersion: batch/v1` and `kind: Job`."}
+		return nil, nil, manifestErr("diagnose.manifest.noKind", i18n.Verbatim("`apiVersion: batch/v1`"), i18n.Verbatim("`kind: Job`"))
 	}
 	gvk := obj.GroupVersionKind()
 	k, ok := kinds.ByGroupKind(gvk.GroupKind())
 	if !ok || k.Kind == kinds.Workload {
 		what := gvk.Kind + " (" + obj.GetAPIVersion() + ")"
 		if ok {
-			return nil, nil, &ManifestError{"The manifest is a Workload, which Kueue queues as it is; check takes the job that creates one (" + kinds.Sentence() + ")."}
+			return nil, nil, manifestErr("diagnose.manifest.workload", kindsList())
 		}
-		return nil, nil, &ManifestError{fmt.Sprintf("Kind %s is not a job kind kueuebot checks for Kueue. Kinds it checks: %s.", what, jobKindsSentence())}
+		return nil, nil, manifestErr("diagnose.manifest.notJob", i18n.Verbatim(what), i18n.Commas(i18n.Names(jobKinds()...)...))
 	}
 	if obj.GetName() == "" && obj.GetGenerateName() == "" {
-		return nil, nil, &ManifestError{"The manifest has no metadata.name (or generateName)."}
+		return nil, nil, manifestErr("diagnose.manifest.noName", i18n.Verbatim("metadata.name"), i18n.Verbatim("generateName"))
 	}
 	if obj.GetName() == "" {
 		obj.SetName(obj.GetGenerateName() + "<generated>")
@@ -489,15 +581,33 @@ func ParseManifest(data []byte) (*unstructured.Unstructured, *kinds.Kind, error)
 	return obj, k, nil
 }
 
-// jobKindsSentence names the registry's kinds less the Workload.
-func jobKindsSentence() string {
+// jobKinds names the registry's kinds less the Workload.
+func jobKinds() []string {
 	var names []string
 	for _, k := range kinds.All() {
 		if k.Kind != kinds.Workload {
 			names = append(names, k.Kind)
 		}
 	}
-	return strings.Join(names, ", ")
+	return names
+}
+
+// kindsList is kinds.Sentence as a message argument: "Job (default),
+// JobSet, ..., or Workload".
+func kindsList() i18n.List {
+	all := kinds.All()
+	items := make([]i18n.Arg, 0, len(all))
+	for i, k := range all {
+		switch {
+		case i == 0:
+			items = append(items, msg("diagnose.manifest.kindDefault", i18n.Name(k.Kind)))
+		case i == len(all)-1:
+			items = append(items, msg("diagnose.manifest.kindOr", i18n.Name(k.Kind)))
+		default:
+			items = append(items, i18n.Name(k.Kind))
+		}
+	}
+	return i18n.Commas(items...)
 }
 
 // stripComments drops YAML comment lines, to tell an empty document.
@@ -515,11 +625,11 @@ func stripComments(doc []byte) []byte {
 }
 
 // docKinds names the documents' kinds and names, e.g. "Job a, Job b".
-func docKinds(docs [][]byte) string {
-	var parts []string
+func docKinds(docs [][]byte) i18n.List {
+	var parts []i18n.Arg
 	for i, d := range docs {
 		if i == 4 {
-			parts = append(parts, fmt.Sprintf("and %d more", len(docs)-4))
+			parts = append(parts, msg("diagnose.manifest.andMore", i18n.Num(len(docs)-4)))
 			break
 		}
 		var head struct {
@@ -529,12 +639,12 @@ func docKinds(docs [][]byte) string {
 			} `json:"metadata"`
 		}
 		if err := yaml.Unmarshal(d, &head); err != nil || head.Kind == "" {
-			parts = append(parts, "a document without kind")
+			parts = append(parts, msg("diagnose.manifest.noKindDoc"))
 			continue
 		}
-		parts = append(parts, strings.TrimSpace(head.Kind+" "+head.Metadata.Name))
+		parts = append(parts, i18n.Name(strings.TrimSpace(head.Kind+" "+head.Metadata.Name)))
 	}
-	return strings.Join(parts, ", ")
+	return i18n.Commas(parts...)
 }
 
 // PlanNotes are what Kueue's admission webhooks would refuse in the
@@ -542,11 +652,11 @@ func docKinds(docs [][]byte) string {
 // a RayJob with its own cluster must set spec.shutdownAfterJobFinishes
 // (Kueue's rayjob webhook, so that the cluster frees the quota when the
 // job ends), and must not also select an existing cluster.
-func PlanNotes(obj *unstructured.Unstructured) []string {
-	var out []string
+func PlanNotes(obj *unstructured.Unstructured) []i18n.Message {
+	var out []i18n.Message
 	if obj.GetKind() == "Deployment" {
 		n := intAt(obj.Object, 1, "spec", "replicas")
-		out = append(out, fmt.Sprintf("Kueue makes a Workload of each pod of a Deployment: this checks one pod of the %d (spec.replicas); Kueue admits them one at a time, as quota frees, so some may run while others wait.", n))
+		out = append(out, msg("diagnose.plan.note.deployment", i18n.Num(n)))
 	}
 	if obj.GetKind() == "RayJob" {
 		_, hasCluster, _ := unstructured.NestedMap(obj.Object, "spec", "rayClusterSpec")
@@ -554,9 +664,9 @@ func PlanNotes(obj *unstructured.Unstructured) []string {
 		shutdown, _, _ := unstructured.NestedBool(obj.Object, "spec", "shutdownAfterJobFinishes")
 		switch {
 		case hasCluster && len(sel) > 0:
-			out = append(out, "Kueue's webhook would refuse this RayJob: a Kueue-managed RayJob may not set both spec.rayClusterSpec and spec.clusterSelector.")
+			out = append(out, msg("diagnose.plan.note.rayBoth"))
 		case hasCluster && !shutdown:
-			out = append(out, "Kueue's webhook would refuse this RayJob: a Kueue-managed RayJob must set spec.shutdownAfterJobFinishes: true, so that its cluster frees the quota when the job ends. Add it before you submit.")
+			out = append(out, msg("diagnose.plan.note.rayShutdown"))
 		}
 	}
 	return out

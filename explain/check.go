@@ -3,7 +3,6 @@ package explain
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/kueuebot/kueuebot/diagnose"
 	"github.com/kueuebot/kueuebot/diagnose/fetch"
+	"github.com/kueuebot/kueuebot/i18n"
 	"github.com/kueuebot/kueuebot/rbac"
 )
 
@@ -89,13 +89,13 @@ func (e *Explainer) Check(ctx context.Context, id rbac.Identity, req CheckReques
 	}
 	p, ok := e.Reader.(Planner)
 	if !ok {
-		return CheckResult{}, &Error{Message: "Checking a manifest needs a cluster to compare it with: this kueuebot reads a dump."}
+		return CheckResult{}, userErr("explain.check.noCluster")
 	}
 	job, _, err := diagnose.ParseManifest(req.Manifest)
 	if err != nil {
 		var me *diagnose.ManifestError
 		if errors.As(err, &me) {
-			return CheckResult{}, &Error{Message: me.Message}
+			return CheckResult{}, &Error{Message: me.Message, Msg: me.Msg}
 		}
 		return CheckResult{}, err
 	}
@@ -116,10 +116,15 @@ func (e *Explainer) Check(ctx context.Context, id rbac.Identity, req CheckReques
 
 	podSets, err := diagnose.PlannedPodSets(job)
 	if err != nil {
-		if errors.Is(err, diagnose.ErrPlanUnsupported) {
-			return res, &Error{Message: strings.TrimPrefix(err.Error(), diagnose.ErrPlanUnsupported.Error()+": "), Cause: err}
+		var pe *diagnose.PlanError
+		inner := i18n.M("explain.text", i18n.Verbatim(err.Error()))
+		if errors.As(err, &pe) {
+			if pe.Unsupported {
+				return res, (&Error{Message: pe.Msg.String(), Msg: pe.Msg}).because(err)
+			}
+			inner = pe.Msg
 		}
-		return res, &Error{Message: fmt.Sprintf("I cannot read the pods of %s/%s: %v.", strings.ToLower(job.GetKind()), job.GetName(), err)}
+		return res, userErr("explain.check.cannotReadPods", i18n.Ref(strings.ToLower(job.GetKind()), ns, job.GetName()), inner)
 	}
 	lq := job.GetLabels()[diagnose.QueueNameLabel]
 	rep.QueueNamed = lq != ""
@@ -130,10 +135,12 @@ func (e *Explainer) Check(ctx context.Context, id rbac.Identity, req CheckReques
 	rep.Gaps = append(rep.Gaps, in.Gaps...)
 	rep.Adjustments = diagnose.AdjustPlannedPodSets(podSets, in.LimitRanges, in.RuntimeClasses)
 	rep.PodSets = diagnose.SummarizePodSets(podSets)
-	rep.Notes = append(rep.Notes, diagnose.PlanNotes(job)...)
+	for _, n := range diagnose.PlanNotes(job) {
+		rep.AddNote(n)
+	}
 	if job.GetKind() == "LeaderWorkerSet" {
 		if n, ok, _ := unstructured.NestedInt64(job.Object, "spec", "replicas"); ok && n > 1 {
-			rep.Notes = append(rep.Notes, fmt.Sprintf("Kueue creates one Workload per group of the LeaderWorkerSet: %d Workloads like the one checked here, each admitted on its own.", n))
+			rep.AddNote(i18n.M("explain.check.note.lws", i18n.Num(n)))
 		}
 	}
 
@@ -145,16 +152,16 @@ func (e *Explainer) Check(ctx context.Context, id rbac.Identity, req CheckReques
 		}
 		switch {
 		case len(queues) == 0 && len(in.LocalQueues) == 0 && hasGapKind(in.Gaps, "LocalQueue"):
-			return res, &Error{Message: fmt.Sprintf("The manifest has no %s label, and you may not list the LocalQueues of namespace %s to try them. Add the label naming the LocalQueue to use (ask your platform team which), then check again.", diagnose.QueueNameLabel, ns)}
+			return res, userErr("explain.check.noLabelNoList", i18n.Name(diagnose.QueueNameLabel), i18n.Obj("Namespace", "", ns))
 		case len(queues) == 0:
-			return res, &Error{Message: fmt.Sprintf("The manifest has no %s label, and namespace %s has no LocalQueue: Kueue would not manage the job, and there is no queue to try. Ask your platform team which LocalQueue to use.", diagnose.QueueNameLabel, ns)}
+			return res, userErr("explain.check.noLabelNoQueue", i18n.Name(diagnose.QueueNameLabel), i18n.Obj("Namespace", "", ns))
 		}
-		note := fmt.Sprintf("The manifest has no %s label, so Kueue would not manage it: it would run outside any quota, or not at all if it is created suspended. Below, each LocalQueue of %s you may read; add the label for the one to use (the command is with each answer).", diagnose.QueueNameLabel, ns)
+		note := i18n.M("explain.check.note.noLabel", i18n.Name(diagnose.QueueNameLabel), i18n.Obj("Namespace", "", ns))
 		if len(queues) > maxCheckedQueues {
-			note += fmt.Sprintf(" Only the first %d of %d LocalQueues are checked.", maxCheckedQueues, len(queues))
+			note = i18n.M("explain.check.note.join", note, i18n.M("explain.check.note.firstN", i18n.Num(maxCheckedQueues), i18n.Num(len(queues))))
 			queues = queues[:maxCheckedQueues]
 		}
-		rep.Notes = append(rep.Notes, note)
+		rep.AddNote(note)
 	}
 	planned := &diagnose.Planned{File: file}
 	for _, name := range queues {
@@ -172,15 +179,16 @@ func (e *Explainer) Check(ctx context.Context, id rbac.Identity, req CheckReques
 		s, err := p.PlannedSnapshot(ctx, id, j, wl, planned)
 		if err != nil {
 			if errors.Is(err, fetch.ErrKueueNotServed) {
-				return res, &Error{Message: "This cluster does not serve Kueue's API: Kueue is not installed there, so nothing would queue the job.", Cause: err}
+				return res, userErr("explain.check.noKueue").because(err)
 			}
 			return res, err
 		}
 		qc := diagnose.CheckQueue(s, rep.Adjustments)
 		if lq == "" {
+			summary := i18n.M("explain.check.remedy.addLabel", i18n.Verbatim(diagnose.QueueNameLabel+"="+name))
 			qc.Remedies = append([]diagnose.Remedy{{Code: "AddQueueName", Who: diagnose.WhoYou,
 				Command: diagnose.PlannedEditCommand(file, ns, "label", diagnose.QueueNameLabel+"="+name),
-				Summary: fmt.Sprintf("Add the label %s=%s to submit it to this queue.", diagnose.QueueNameLabel, name)}}, qc.Remedies...)
+				Summary: summary.String(), SummaryMsg: summary}}, qc.Remedies...)
 		}
 		if qc.Fit == diagnose.FitWaits {
 			qc.Estimate = e.checkEstimate(ctx, id, s, &qc)
@@ -195,7 +203,7 @@ func (e *Explainer) Check(ctx context.Context, id rbac.Identity, req CheckReques
 func (e *Explainer) checkNamespace(ctx context.Context, id rbac.Identity, job *unstructured.Unstructured, explicit string, res *CheckResult) (string, error) {
 	own := job.GetNamespace()
 	if explicit != "" && own != "" && explicit != own {
-		return "", &Error{Message: fmt.Sprintf("The manifest says namespace %s but you asked for %s: drop -n, or change metadata.namespace (kubectl refuses the same mismatch).", own, explicit)}
+		return "", userErr("explain.check.nsMismatch", i18n.Obj("Namespace", "", own), i18n.Obj("Namespace", "", explicit), i18n.Verbatim("-n"), i18n.Verbatim("metadata.namespace"))
 	}
 	want := explicit
 	if want == "" {
@@ -212,13 +220,13 @@ func (e *Explainer) checkNamespace(ctx context.Context, id rbac.Identity, job *u
 	case len(nss.Names) == 1:
 		return nss.Names[0], nil
 	case len(nss.Names) == 0:
-		return "", &Error{Message: "The manifest names no namespace and I don't know yours: set metadata.namespace in the manifest (or -n NAMESPACE), or ask your platform team for access."}
+		return "", userErr("explain.check.noNamespace", i18n.Verbatim("metadata.namespace"), i18n.Verbatim("-n NAMESPACE"))
 	}
 	shown := nss.Names
 	if len(shown) > maxShownNamespaces {
 		shown = shown[:maxShownNamespaces]
 	}
-	return "", &Error{Message: fmt.Sprintf("The manifest names no namespace and you have several (%s): set metadata.namespace in the manifest, or -n NAMESPACE.", strings.Join(shown, ", "))}
+	return "", userErr("explain.check.severalNamespaces", namesList(shown), i18n.Verbatim("metadata.namespace"), i18n.Verbatim("-n NAMESPACE"))
 }
 
 func clonePodSets(in []kueue.PodSet) []kueue.PodSet {

@@ -3,11 +3,11 @@ package explain
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 	"time"
 
 	"github.com/kueuebot/kueuebot/diagnose"
+	"github.com/kueuebot/kueuebot/i18n"
 	"github.com/kueuebot/kueuebot/rbac"
 )
 
@@ -119,8 +119,11 @@ type Explainer struct {
 // Error is an error whose text is meant for the user (plain text, escaped
 // before it is shown). Cause, when set, is for logs only.
 type Error struct {
-	// Message is shown to the user.
+	// Message is shown to the user: the English of Msg when Msg is set.
 	Message string
+	// Msg is Message as a catalog message (UserMessageIn renders it in
+	// the asker's language).
+	Msg i18n.Message
 	// Cause is the underlying error, if any.
 	Cause error
 }
@@ -133,8 +136,16 @@ func (e *Error) Error() string {
 	return e.Message
 }
 
-// UserMessage is the text to show the user.
+// UserMessage is the text to show the user, in English.
 func (e *Error) UserMessage() string { return e.Message }
+
+// UserMessageIn is the text to show the user in l.
+func (e *Error) UserMessageIn(l i18n.Lang) string {
+	if e.Msg.IsZero() {
+		return e.Message
+	}
+	return e.Msg.In(l)
+}
 
 // Unwrap returns the cause.
 func (e *Error) Unwrap() error { return e.Cause }
@@ -153,7 +164,7 @@ func (e *Explainer) Explain(ctx context.Context, id rbac.Identity, q Question) (
 		return Result{}, errNoReader
 	}
 	if q.Name == "" {
-		return Result{}, &Error{Message: "Tell me which job to look at, e.g. `why is train-7 waiting?`"}
+		return Result{}, userErr("explain.noJob", i18n.Verbatim("`why is train-7 waiting?`"))
 	}
 	nss, err := e.Reader.Namespaces(ctx, id, q.Namespace)
 	if err != nil {
@@ -161,7 +172,7 @@ func (e *Explainer) Explain(ctx context.Context, id rbac.Identity, q Question) (
 	}
 	res := Result{Namespaces: nss}
 	if len(nss.Names) == 0 {
-		return res, &Error{Message: "I don't know which namespace to look in, and you can't list workloads in any namespace I know of. Ask again with `-n NAMESPACE`, or ask your platform team for access."}
+		return res, userErr("explain.noNamespace", i18n.Verbatim("`-n NAMESPACE`"))
 	}
 	q = e.resolveCandidates(ctx, id, q, nss.Names)
 	res.Question = q
@@ -193,23 +204,26 @@ func (e *Explainer) Explain(ctx context.Context, id rbac.Identity, q Question) (
 	for _, s := range found {
 		where = append(where, s.Target.Namespace)
 	}
-	return res, &Error{Message: fmt.Sprintf("%s exists in several of your namespaces (%s). Ask again with `-n NAMESPACE`.", q.Name, strings.Join(where, ", ")), Cause: errSeveralNamespaces}
+	return res, userErr("explain.severalNamespaces", i18n.Name(q.Name), namesList(where), i18n.Verbatim("`-n NAMESPACE`")).because(errSeveralNamespaces)
 }
 
 // notFound is the report for a job found in none of the namespaces.
 func notFound(first *diagnose.Snapshot, q Question, nss rbac.Namespaces) diagnose.Report {
 	r := diagnose.Analyze(first)
 	if len(nss.Names) > 1 {
-		shown := nss.Names
+		shown := i18n.Names(nss.Names...)
 		if len(shown) > maxShownNamespaces {
-			shown = append(append([]string(nil), shown[:maxShownNamespaces]...), fmt.Sprintf("and %d more", len(nss.Names)-maxShownNamespaces))
+			shown = append(shown[:maxShownNamespaces:maxShownNamespaces], i18n.M("explain.andMore", i18n.Num(len(nss.Names)-maxShownNamespaces)))
 		}
-		r.Verdict.Headline = fmt.Sprintf("I can't find %s in your namespaces (%s).", q.Name, strings.Join(shown, ", "))
+		r.Verdict.HeadlineMsg = i18n.M("explain.notFoundNamespaces", i18n.Name(q.Name), i18n.Commas(shown...))
+		r.Verdict.Headline = r.Verdict.HeadlineMsg.String()
 		r.Target.Namespace = ""
-		r.Remedies = []diagnose.Remedy{{Code: "CheckName", Who: diagnose.WhoYou, Summary: "Check the spelling, or name the namespace: `" + q.Name + " -n NAMESPACE`."}}
+		summary := i18n.M("explain.checkNameNamespace", i18n.Verbatim("`"+q.Name+" -n NAMESPACE`"))
+		r.Remedies = []diagnose.Remedy{{Code: "CheckName", Who: diagnose.WhoYou, Summary: summary.String(), SummaryMsg: summary}}
 	}
 	if nss.Truncated {
-		r.Verdict.Detail = fmt.Sprintf("I only looked in the first %d of your namespaces. Name the namespace to look elsewhere: `%s -n NAMESPACE`.", len(nss.Names), q.Name)
+		r.Verdict.DetailMsg = i18n.M("explain.firstNamespaces", i18n.Num(len(nss.Names)), i18n.Verbatim("`"+q.Name+" -n NAMESPACE`"))
+		r.Verdict.Detail = r.Verdict.DetailMsg.String()
 	}
 	return r
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -126,7 +125,7 @@ func (m *mappedReader) as(ctx context.Context, id rbac.Identity) (rbac.Identity,
 		return rbac.Identity{}, err
 	}
 	if !ok {
-		return rbac.Identity{}, &Error{Message: fmt.Sprintf("you are not mapped to a Kubernetes user in cluster %s", m.c.Name)}
+		return rbac.Identity{}, userErr("explain.notMappedIn", i18n.Name(m.c.Name))
 	}
 	return mid, nil
 }
@@ -152,7 +151,7 @@ func (m *mappedReader) Snapshot(ctx context.Context, id rbac.Identity, t diagnos
 	defer cancel()
 	s, err := m.c.Explainer.Reader.Snapshot(ctx, mid, t)
 	if err != nil && ctx.Err() != nil {
-		return nil, &Error{Message: fmt.Sprintf("no answer within %s", m.c.timeout()), Cause: err}
+		return nil, userErr("explain.noAnswerWithin", i18n.Verbatim(m.c.timeout().String())).because(err)
 	}
 	return s, err
 }
@@ -223,7 +222,7 @@ func (l *look) failure() string {
 	case !l.mapped:
 		return ""
 	case l.timedOut:
-		return fmt.Sprintf("did not answer within %s", l.c.timeout())
+		return l.failureMsg().String()
 	case l.err != nil && !errors.Is(l.err, errSeveralNamespaces):
 		return userText(l.err)
 	}
@@ -243,7 +242,7 @@ func (f *Fleet) Explain(ctx context.Context, id rbac.Identity, q Question) (Resu
 		return f.explainIn(ctx, id, q)
 	}
 	if q.Name == "" {
-		return Result{}, &Error{Message: "Tell me which job to look at, e.g. `why is train-7 waiting?`"}
+		return Result{}, userErr("explain.noJob", i18n.Verbatim("`why is train-7 waiting?`"))
 	}
 	looks := f.fanOut(ctx, id, func(ctx context.Context, c *Cluster, cid rbac.Identity) (Result, error) {
 		return c.Explainer.Explain(ctx, cid, q)
@@ -258,14 +257,14 @@ func (f *Fleet) Explain(ctx context.Context, id rbac.Identity, q Question) (Resu
 func (f *Fleet) explainIn(ctx context.Context, id rbac.Identity, q Question) (Result, error) {
 	c := f.byName[q.Cluster]
 	if c == nil {
-		return Result{Question: q}, &Error{Message: fmt.Sprintf("I don't know a cluster called %s. The clusters I read are: %s.", q.Cluster, strings.Join(f.Names(), ", "))}
+		return Result{Question: q}, userErr("explain.unknownCluster", i18n.Name(q.Cluster), namesList(f.Names()))
 	}
 	cid, ok, err := c.identity(ctx, id)
 	if err != nil {
 		return Result{Question: q}, err
 	}
 	if !ok {
-		return Result{Question: q}, &Error{Message: fmt.Sprintf("You are not mapped to a Kubernetes user in cluster %s, so I cannot look there for you. Ask your platform team for access.", c.Name)}
+		return Result{Question: q}, userErr("explain.notMappedCluster", i18n.Name(c.Name))
 	}
 	res, err := c.Explainer.Explain(ctx, cid, q)
 	res.Cluster = c.Name
@@ -274,7 +273,7 @@ func (f *Fleet) explainIn(ctx context.Context, id rbac.Identity, q Question) (Re
 	if err != nil {
 		var ue *Error
 		if errors.As(err, &ue) {
-			return res, &Error{Message: c.Name + ": " + ue.Message, Cause: err}
+			return res, inCluster(c.Name, ue, nil, err)
 		}
 	}
 	return res, err
@@ -356,7 +355,7 @@ func (f *Fleet) settle(q Question, looks []*look) (Result, error) {
 		if l.err != nil {
 			var ue *Error
 			if errors.As(l.err, &ue) {
-				return res, &Error{Message: l.c.Name + ": " + ue.Message + failedSentence(failed), Cause: l.err}
+				return res, inCluster(l.c.Name, ue, failed, l.err)
 			}
 			return res, l.err
 		}
@@ -378,53 +377,27 @@ func (f *Fleet) settle(q Question, looks []*look) (Result, error) {
 		}
 		return res, nil
 	case len(searched) == 0 && len(failed) == 0:
-		return Result{Question: q}, &Error{Message: "You are not mapped to a Kubernetes user in any of the clusters I read (" + strings.Join(f.Names(), ", ") + "). Ask your platform team for access."}
+		return Result{Question: q}, userErr("explain.notMappedAny", namesList(f.Names()))
 	case len(failed) > 0:
-		var b strings.Builder
+		example := i18n.Verbatim("`" + q.Name + " on " + failed[0].c.Name + "`")
+		err := userErr("explain.couldNotLookFor", i18n.Name(q.Name), failedList(failed), example)
 		if len(searched) > 0 {
-			fmt.Fprintf(&b, "I did not find %s in %s", q.Name, joinNames(searched))
-			b.WriteString(", but")
-		} else {
-			fmt.Fprintf(&b, "I could not look for %s:", q.Name)
+			err = userErr("explain.notFoundSomeFailed", i18n.Name(q.Name), lookNames(searched), failedList(failed), example)
 		}
-		b.WriteString(failedSentence(failed))
-		fmt.Fprintf(&b, " So I cannot say whether %s exists. Ask again in a minute, or name the cluster, e.g. `%s on %s`.", q.Name, q.Name, failed[0].c.Name)
-		return Result{Question: q, Report: diagnose.Report{Clusters: cls}}, &Error{Message: b.String()}
+		return Result{Question: q, Report: diagnose.Report{Clusters: cls}}, err
 	}
 	// Searched everywhere the caller is mapped, found nowhere.
 	l := searched[0]
 	res := l.res
 	res.Question = q
 	r := &res.Report
-	r.Verdict.Headline = fmt.Sprintf("I can't find %s in any of your clusters (%s).", q.Name, joinNames(searched))
-	r.Verdict.HeadlineMsg = i18n.Message{} // the catalog's says one cluster's namespaces
+	r.Verdict.HeadlineMsg = i18n.M("explain.notFoundClusters", i18n.Name(q.Name), lookNames(searched))
+	r.Verdict.Headline = r.Verdict.HeadlineMsg.String()
 	r.Target.Namespace = ""
-	r.Remedies = []diagnose.Remedy{{Code: "CheckName", Who: diagnose.WhoYou, Summary: "Check the spelling, or name the cluster and the namespace: `" + q.Name + " on CLUSTER -n NAMESPACE`."}}
+	summary := i18n.M("explain.checkName", i18n.Verbatim("`"+q.Name+" on CLUSTER -n NAMESPACE`"))
+	r.Remedies = []diagnose.Remedy{{Code: "CheckName", Who: diagnose.WhoYou, Summary: summary.String(), SummaryMsg: summary}}
 	r.Clusters = cls
 	return res, nil
-}
-
-// failedSentence names each cluster that could not be searched and why,
-// e.g. " gpu-east did not answer: no answer within 10s."
-func failedSentence(failed []*look) string {
-	var b strings.Builder
-	for _, l := range failed {
-		var ue *Error
-		if !l.timedOut && errors.As(l.err, &ue) {
-			fmt.Fprintf(&b, " In %s: %s.", l.c.Name, strings.TrimSuffix(l.failure(), "."))
-			continue
-		}
-		fmt.Fprintf(&b, " %s did not answer: %s.", l.c.Name, strings.TrimSuffix(l.failure(), "."))
-	}
-	return b.String()
-}
-
-func joinNames(looks []*look) string {
-	names := make([]string, 0, len(looks))
-	for _, l := range looks {
-		names = append(names, l.c.Name)
-	}
-	return strings.Join(names, ", ")
 }
 
 // Jobs lists the caller's jobs that are not running in every cluster
@@ -514,7 +487,7 @@ func (f *Fleet) Jobs(ctx context.Context, id rbac.Identity, q JobsQuery) (JobsRe
 	}
 	switch {
 	case len(res.Clusters) == 0:
-		return res, &Error{Message: "You are not mapped to a Kubernetes user in any of the clusters I read (" + strings.Join(f.Names(), ", ") + "). Ask your platform team for access."}
+		return res, userErr("explain.notMappedAny", namesList(f.Names()))
 	case answered == 0:
 		var failed []*look
 		for _, l := range looks {
@@ -522,7 +495,7 @@ func (f *Fleet) Jobs(ctx context.Context, id rbac.Identity, q JobsQuery) (JobsRe
 				failed = append(failed, l)
 			}
 		}
-		return res, &Error{Message: "I could not list your jobs:" + failedSentence(failed), Cause: firstErr}
+		return res, userErr("explain.couldNotListJobs", failedList(failed)).because(firstErr)
 	}
 	return res, nil
 }

@@ -3,11 +3,10 @@ package explain
 import (
 	"context"
 	"errors"
-	"fmt"
-	"strings"
 	"sync"
 
 	"github.com/kueuebot/kueuebot/diagnose"
+	"github.com/kueuebot/kueuebot/i18n"
 	"github.com/kueuebot/kueuebot/rbac"
 )
 
@@ -21,7 +20,7 @@ type answer[T any] struct {
 	timedOut bool
 }
 
-// look is the answer as a look, for failure and failedSentence.
+// look is the answer as a look, for failure and failedList.
 func (a *answer[T]) look() *look {
 	return &look{c: a.c, mapped: a.mapped, err: a.err, timedOut: a.timedOut}
 }
@@ -67,14 +66,14 @@ func each[T any](ctx context.Context, cs []*Cluster, id rbac.Identity, ask func(
 func (f *Fleet) named(ctx context.Context, id rbac.Identity, name string) (*Cluster, rbac.Identity, error) {
 	c := f.byName[name]
 	if c == nil {
-		return nil, rbac.Identity{}, &Error{Message: fmt.Sprintf("I don't know a cluster called %s. The clusters I read are: %s.", name, strings.Join(f.Names(), ", "))}
+		return nil, rbac.Identity{}, userErr("explain.unknownCluster", i18n.Name(name), namesList(f.Names()))
 	}
 	cid, ok, err := c.identity(ctx, id)
 	if err != nil {
 		return nil, rbac.Identity{}, err
 	}
 	if !ok {
-		return nil, rbac.Identity{}, &Error{Message: fmt.Sprintf("You are not mapped to a Kubernetes user in cluster %s, so I cannot look there for you. Ask your platform team for access.", c.Name)}
+		return nil, rbac.Identity{}, userErr("explain.notMappedCluster", i18n.Name(c.Name))
 	}
 	return c, cid, nil
 }
@@ -83,7 +82,7 @@ func (f *Fleet) named(ctx context.Context, id rbac.Identity, name string) (*Clus
 func prefixed(c *Cluster, err error) error {
 	var ue *Error
 	if err != nil && errors.As(err, &ue) {
-		return &Error{Message: c.Name + ": " + ue.Message, Cause: err}
+		return inCluster(c.Name, ue, nil, err)
 	}
 	return err
 }
@@ -91,7 +90,7 @@ func prefixed(c *Cluster, err error) error {
 // errNotMappedAnywhere is the error when the caller is mapped in none of
 // the clusters.
 func (f *Fleet) errNotMappedAnywhere() error {
-	return &Error{Message: "You are not mapped to a Kubernetes user in any of the clusters I read (" + strings.Join(f.Names(), ", ") + "). Ask your platform team for access."}
+	return userErr("explain.notMappedAny", namesList(f.Names()))
 }
 
 // Queues summarises the caller's LocalQueues: in the cluster q names, else
@@ -149,7 +148,7 @@ func (f *Fleet) Queues(ctx context.Context, id rbac.Identity, q QueuesQuery) (Qu
 	case q.Cluster != "" && answered == 0:
 		return res, prefixed(cs[0], firstErr)
 	case answered == 0:
-		return res, &Error{Message: "I could not list your queues:" + failedSentence(failed), Cause: firstErr}
+		return res, userErr("explain.couldNotListQueues", failedList(failed)).because(firstErr)
 	}
 	return res, nil
 }
@@ -186,7 +185,7 @@ func (f *Fleet) Check(ctx context.Context, id rbac.Identity, req CheckRequest) (
 	var found, searched []*answer[CheckResult]
 	var failed []*look
 	var looks []diagnose.ClusterLook
-	var userErr error
+	var firstUserErr error
 	for _, a := range answers {
 		if !a.mapped {
 			continue
@@ -204,8 +203,8 @@ func (f *Fleet) Check(ctx context.Context, id rbac.Identity, req CheckRequest) (
 			// The manifest or its namespace as this cluster sees it (no
 			// LocalQueue there, a namespace it cannot settle): not a
 			// failure of the cluster.
-			if userErr == nil {
-				userErr = prefixed(a.c, a.err)
+			if firstUserErr == nil {
+				firstUserErr = prefixed(a.c, a.err)
 			}
 			looks = append(looks, diagnose.ClusterLook{Cluster: a.c.Name})
 		default:
@@ -239,7 +238,7 @@ func (f *Fleet) Check(ctx context.Context, id rbac.Identity, req CheckRequest) (
 		}
 		return res, nil
 	case len(failed) > 0:
-		return CheckResult{Report: diagnose.CheckReport{Clusters: looks}}, &Error{Message: "I could not check the manifest in every cluster:" + failedSentence(failed) + " Ask again in a minute, or name the cluster."}
+		return CheckResult{Report: diagnose.CheckReport{Clusters: looks}}, userErr("explain.couldNotCheck", failedList(failed))
 	case len(searched) > 0:
 		a := searched[0]
 		res := a.res
@@ -247,7 +246,7 @@ func (f *Fleet) Check(ctx context.Context, id rbac.Identity, req CheckRequest) (
 		res.Report.Clusters = looks
 		return res, nil
 	}
-	return CheckResult{Report: diagnose.CheckReport{Clusters: looks}}, userErr
+	return CheckResult{Report: diagnose.CheckReport{Clusters: looks}}, firstUserErr
 }
 
 // queueThere reports whether a check found the manifest's LocalQueue (or,

@@ -8,6 +8,7 @@ import (
 
 	"github.com/kueuebot/kueuebot/diagnose"
 	"github.com/kueuebot/kueuebot/diagnose/fetch"
+	"github.com/kueuebot/kueuebot/i18n"
 	"github.com/kueuebot/kueuebot/rbac"
 )
 
@@ -66,7 +67,7 @@ func (e *Explainer) list(ctx context.Context, id rbac.Identity, namespace string
 		return Listing{}, nss, err
 	}
 	if len(nss.Names) == 0 {
-		return Listing{}, nss, &Error{Message: "You can't list workloads in any namespace I know of. Ask your platform team for access, or name a namespace: `jobs -n NAMESPACE`."}
+		return Listing{}, nss, userErr("explain.noListNamespace", i18n.Verbatim("`jobs -n NAMESPACE`"))
 	}
 	l, err := lister.List(ctx, id, nss.Names)
 	if err != nil {

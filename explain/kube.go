@@ -15,6 +15,7 @@ import (
 
 	"github.com/kueuebot/kueuebot/diagnose"
 	"github.com/kueuebot/kueuebot/diagnose/fetch"
+	"github.com/kueuebot/kueuebot/i18n"
 	"github.com/kueuebot/kueuebot/rbac"
 )
 
@@ -205,7 +206,7 @@ func listClients(ctx context.Context, c fetch.Clients, namespaces []string, time
 func readError(ctx context.Context, kind string, err error) error {
 	if errors.Is(err, fetch.ErrImpersonation) {
 		// The bot's own RBAC is wrong: say so, without the server's text.
-		return &Error{Message: "I am not allowed to read the cluster as you: kueuebot's ClusterRole does not list your Kubernetes user or groups. Ask your platform team to add your identity to kueuebot's config and apply its RBAC again (helm upgrade, or kueuebot rbac --config).", Cause: err}
+		return userErr("explain.notAllowed", i18n.Verbatim("helm upgrade"), i18n.Verbatim("kueuebot rbac --config")).because(err)
 	}
 	if re := fetch.AsReadError(kind, "", "", err); re != nil && ctx.Err() == nil {
 		return re

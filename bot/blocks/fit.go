@@ -55,7 +55,7 @@ func WillItFitIn(r *diagnose.CheckReport, l i18n.Lang) Message {
 		bl = append(bl, slack.NewSectionBlock(mrkdwn(strings.Join(summary, "\n")), nil, nil))
 	}
 	bl = append(bl, clusterBlocks(diagnose.Report{Cluster: r.Cluster, Clusters: r.Clusters}, l)...)
-	for _, n := range r.Notes {
+	for _, n := range r.NotesIn(l) {
 		bl = append(bl, slack.NewContextBlock("", mrkdwn(Paragraph(n))))
 	}
 	var pods []string
@@ -64,7 +64,7 @@ func WillItFitIn(r *diagnose.CheckReport, l i18n.Lang) Message {
 	}
 	if len(pods) > 0 {
 		text := tr(l, "blocks.fit.podSets", i18n.Verbatim(Code(t.Namespace))) + "\n" + strings.Join(pods, "\n")
-		adj := append(append(slices.Clone(r.Adjustments.LimitRangeDefaults), r.Adjustments.Overhead...), r.Adjustments.LimitRangeViolations...)
+		adj := append(append(r.Adjustments.LimitRangeDefaultsIn(l), r.Adjustments.OverheadIn(l)...), r.Adjustments.LimitRangeViolationsIn(l)...)
 		for _, rc := range r.Adjustments.UnknownRuntimeClasses {
 			adj = append(adj, tr(l, "blocks.fit.unknownRC", i18n.Obj("RuntimeClass", "", rc)))
 		}

@@ -1,10 +1,12 @@
 package blocks
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	nodev1 "k8s.io/api/node/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/kueuebot/kueuebot/diagnose"
@@ -71,5 +73,54 @@ func TestWillItFitIn(t *testing.T) {
 		if !strings.Contains(text, "job/train") || !strings.Contains(text, "3 × 1 cpu") {
 			t.Errorf("%s answer lacks the job or the pod set:\n%s", l, text)
 		}
+	}
+}
+
+// TestWillItFitNotesAndAdjustmentsIn: the notes on the manifest, the
+// LimitRange defaults, overheads and violations are shown in the answer's
+// language (the English strings of the report stay as they are).
+func TestWillItFitNotesAndAdjustmentsIn(t *testing.T) {
+	obj, _, err := diagnose.ParseManifest([]byte("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: team-a}\nspec:\n  replicas: 4\n  template:\n    spec:\n      runtimeClassName: kata\n      containers: [{name: web, image: nginx, resources: {requests: {cpu: '2'}, limits: {cpu: '1'}}}, {name: log, image: busybox}]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	podSets, err := diagnose.PlannedPodSets(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lrs := []corev1.LimitRange{{Spec: corev1.LimitRangeSpec{Limits: []corev1.LimitRangeItem{{Type: corev1.LimitTypeContainer,
+		DefaultRequest: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("64Mi")}}}}}}
+	rcs := map[string]*nodev1.RuntimeClass{"kata": {Overhead: &nodev1.Overhead{PodFixed: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("250m")}}}}
+	r := &diagnose.CheckReport{
+		Target:      diagnose.TargetInfo{Kind: "Deployment", Namespace: "team-a", Name: "web"},
+		Adjustments: diagnose.AdjustPlannedPodSets(podSets, lrs, rcs),
+		PodSets:     diagnose.SummarizePodSets(podSets),
+	}
+	for _, n := range diagnose.PlanNotes(obj) {
+		r.AddNote(n)
+	}
+	adj := r.Adjustments
+	if len(r.NotesMsg) != 1 || len(adj.LimitRangeDefaultsMsg) != 1 || len(adj.OverheadMsg) != 1 || len(adj.LimitRangeViolationsMsg) != 1 {
+		t.Fatalf("want one note, default, overhead and violation: %+v %+v", r.Notes, adj)
+	}
+	all := append(append(append(slices.Clone(r.NotesMsg), adj.LimitRangeDefaultsMsg...), adj.OverheadMsg...), adj.LimitRangeViolationsMsg...)
+	var verbatim []string
+	for _, m := range all {
+		verbatim = append(verbatim, m.Verbatims()...)
+	}
+	english := Text(WillItFit(r).Blocks)
+	for _, s := range append(append(append(slices.Clone(r.Notes), adj.LimitRangeDefaults...), adj.Overhead...), adj.LimitRangeViolations...) {
+		if !strings.Contains(english, s) {
+			t.Errorf("English answer lacks %q:\n%s", s, english)
+		}
+	}
+	for _, l := range i18n.All()[1:] {
+		text := Text(WillItFitIn(r, l).Blocks)
+		for _, m := range all {
+			if !strings.Contains(text, m.In(l)) {
+				t.Errorf("%s answer lacks %q:\n%s", l, m.In(l), text)
+			}
+		}
+		i18ntest.AssertTranslated(t, l, text, append(verbatim, "request", "limit", "web", "log", "memory", "cpu")...)
 	}
 }

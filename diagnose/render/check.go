@@ -91,8 +91,8 @@ func CheckTextWith(r *diagnose.CheckReport, o Options) string {
 			fmt.Fprintf(&b, "%s\n", tr(l, "render.cluster.noAnswer", i18n.Verbatim(c.Cluster), i18n.Verbatim(c.Error)))
 		}
 	}
-	for _, n := range r.Notes {
-		fmt.Fprintf(&b, "\n%s\n", wrap(n, 100, ""))
+	for _, n := range r.NotesIn(l) {
+		fmt.Fprintf(&b, "\n%s\n", wrapL(l, n, 100, ""))
 	}
 
 	b.WriteString("\n" + label(l, "render.check.podSets") + "\n")
@@ -111,10 +111,10 @@ func CheckTextWith(r *diagnose.CheckReport, o Options) string {
 		_ = tw.Flush()
 	}
 	adj := r.Adjustments
-	for _, s := range adj.LimitRangeDefaults {
-		fmt.Fprintf(&b, "  %s %s\n", label(l, "render.check.lrDefault"), wrap(s, 96, "    "))
+	for _, s := range adj.LimitRangeDefaultsIn(l) {
+		fmt.Fprintf(&b, "  %s %s\n", label(l, "render.check.lrDefault"), wrapL(l, s, 96, "    "))
 	}
-	for _, s := range adj.Overhead {
+	for _, s := range adj.OverheadIn(l) {
 		fmt.Fprintf(&b, "  %s %s\n", label(l, "render.check.overhead"), s)
 	}
 	for _, s := range adj.UnknownRuntimeClasses {
@@ -123,9 +123,9 @@ func CheckTextWith(r *diagnose.CheckReport, o Options) string {
 
 	for _, qc := range r.Queues {
 		fmt.Fprintf(&b, "\n== %sLocalQueue %s (ClusterQueue %s)%s %s ==\n", checkCluster(r, qc), qc.LocalQueue, orNone(qc.ClusterQueue), colon(l), fitWords(l, qc.Fit))
-		fmt.Fprintf(&b, "%s\n", wrap(qc.HeadlineIn(l), 100, ""))
+		fmt.Fprintf(&b, "%s\n", wrapL(l, qc.HeadlineIn(l), 100, ""))
 		if d := qc.DetailIn(l); d != "" {
-			fmt.Fprintf(&b, "%s\n", wrap(d, 100, ""))
+			fmt.Fprintf(&b, "%s\n", wrapL(l, d, 100, ""))
 		}
 		if qc.Fit == diagnose.FitWaits {
 			fmt.Fprintf(&b, "%s %s\n", label(l, "render.label.estimate"), estimateText(l, qc.Estimate))
@@ -148,14 +148,14 @@ func CheckTextWith(r *diagnose.CheckReport, o Options) string {
 		if len(qc.Remedies) > 0 {
 			b.WriteString("\n" + label(l, "render.section.remedies") + "\n")
 			for i, m := range qc.Remedies {
-				fmt.Fprintf(&b, "  %d. [%s] %s\n", i+1, whoIn(l, m.Who), wrap(m.SummaryIn(l), 96, "     "))
+				fmt.Fprintf(&b, "  %d. [%s] %s\n", i+1, whoIn(l, m.Who), wrapL(l, m.SummaryIn(l), 96, "     "))
 				if m.Command != "" {
 					fmt.Fprintf(&b, "     $ %s\n", m.Command)
 				}
 			}
 		}
 		for _, f := range qc.Findings {
-			fmt.Fprintf(&b, "  %s%s %s\n", severityIn(l, f.Severity), colon(l), wrap(f.MessageIn(l), 96, "    "))
+			fmt.Fprintf(&b, "  %s%s %s\n", severityIn(l, f.Severity), colon(l), wrapL(l, f.MessageIn(l), 96, "    "))
 		}
 		for _, g := range qc.Gaps {
 			fmt.Fprintf(&b, "  %s\n", tr(l, "render.check.couldNotRead", i18n.Name(g.Kind), i18n.Name(orNone(g.Name)), i18n.Name(string(g.Reason)), i18n.Verbatim(gapHint(l, g.Reason))))
@@ -187,7 +187,7 @@ func CheckMarkdownWith(r *diagnose.CheckReport, o Options) string {
 			fmt.Fprintf(&b, "%s\n\n", tr(l, "render.cluster.noAnswer", i18n.Verbatim("**"+mdEscape(c.Cluster)+"**"), i18n.Verbatim(mdEscape(c.Error))))
 		}
 	}
-	for _, n := range r.Notes {
+	for _, n := range r.NotesIn(l) {
 		fmt.Fprintf(&b, "%s\n\n", mdEscape(n))
 	}
 	b.WriteString(tr(l, "render.check.md.podSets") + "\n|---|---:|---|---|\n")
@@ -195,7 +195,7 @@ func CheckMarkdownWith(r *diagnose.CheckReport, o Options) string {
 		fmt.Fprintf(&b, "| %s | %d | %s | %s |\n", mdEscape(p.Name), p.Count, mdEscape(resources(p.PerPod)), mdEscape(resources(p.Total)))
 	}
 	b.WriteString("\n")
-	for _, s := range append(append(slices.Clone(r.Adjustments.LimitRangeDefaults), r.Adjustments.Overhead...), unknownRC(l, r.Adjustments.UnknownRuntimeClasses)...) {
+	for _, s := range append(append(r.Adjustments.LimitRangeDefaultsIn(l), r.Adjustments.OverheadIn(l)...), unknownRC(l, r.Adjustments.UnknownRuntimeClasses)...) {
 		fmt.Fprintf(&b, "- %s\n", mdEscape(s))
 	}
 	for _, qc := range r.Queues {

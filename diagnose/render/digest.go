@@ -430,13 +430,9 @@ func actionList(b *strings.Builder, l i18n.Lang, title string, items []*digest.I
 	}
 }
 
-// wrapIn is wrap, except in Japanese and Chinese, whose sentences have no
-// spaces to break at: they stay on one line.
+// wrapIn is wrapL.
 func wrapIn(l i18n.Lang, s string, width int, indent string) string {
-	if l == i18n.Japanese || l == i18n.Chinese {
-		return s
-	}
-	return wrap(s, width, indent)
+	return wrapL(l, s, width, indent)
 }
 
 // clip is oneLine in language l: English is cut as oneLine cuts it; the

@@ -151,13 +151,13 @@ func TextStringWith(r *diagnose.Report, o Options) string {
 	_ = tw.Flush()
 	fmt.Fprintf(&b, "\n%s\n", v.HeadlineIn(l))
 	if d := v.DetailIn(l); d != "" {
-		fmt.Fprintf(&b, "%s\n", wrap(d, 100, ""))
+		fmt.Fprintf(&b, "%s\n", wrapL(l, d, 100, ""))
 	}
 	b.WriteString(clustersText(l, r))
 	if e := r.Estimate; e != nil {
-		fmt.Fprintf(&b, "\n%s %s\n", label(l, "render.label.estimate"), wrap(e.PhraseIn(l), 100, "  "))
+		fmt.Fprintf(&b, "\n%s %s\n", label(l, "render.label.estimate"), wrapL(l, e.PhraseIn(l), 100, "  "))
 		if basis := e.BasisIn(l); basis != "" {
-			fmt.Fprintf(&b, "%s %s\n", label(l, "render.label.basis"), wrap(basis, 100, "  "))
+			fmt.Fprintf(&b, "%s %s\n", label(l, "render.label.basis"), wrapL(l, basis, 100, "  "))
 		}
 	}
 
@@ -189,7 +189,7 @@ func TextStringWith(r *diagnose.Report, o Options) string {
 		b.WriteString("  " + none + "\n")
 	}
 	for i, m := range r.Remedies {
-		fmt.Fprintf(&b, "  %d. [%s] %s\n", i+1, whoIn(l, m.Who), wrap(m.SummaryIn(l), 96, "     "))
+		fmt.Fprintf(&b, "  %d. [%s] %s\n", i+1, whoIn(l, m.Who), wrapL(l, m.SummaryIn(l), 96, "     "))
 		if m.Command != "" {
 			fmt.Fprintf(&b, "     $ %s\n", m.Command)
 		}
@@ -200,7 +200,7 @@ func TextStringWith(r *diagnose.Report, o Options) string {
 		b.WriteString("  " + none + "\n")
 	}
 	for _, f := range r.Findings {
-		fmt.Fprintf(&b, "  %s%s %s\n", severityIn(l, f.Severity), colon(l), wrap(f.MessageIn(l), 96, "    "))
+		fmt.Fprintf(&b, "  %s%s %s\n", severityIn(l, f.Severity), colon(l), wrapL(l, f.MessageIn(l), 96, "    "))
 	}
 
 	b.WriteString("\n" + label(l, "render.section.gaps") + "\n")

@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"io"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/text/width"
+
+	"github.com/kueuebot/kueuebot/i18n"
 )
 
 // table aligns tab-separated cells in columns as text/tabwriter does
@@ -110,4 +113,102 @@ func displayWidth(s string) int {
 		}
 	}
 	return n
+}
+
+// wrapL is wrap in language l. English and French break at spaces and
+// count bytes (wrap). Japanese and Chinese count display columns
+// (displayWidth) and may also break between two CJK characters, never
+// before closing punctuation (。、）」 ...) nor after opening punctuation
+// (（「 ...).
+func wrapL(l i18n.Lang, s string, width int, indent string) string {
+	if l != i18n.Japanese && l != i18n.Chinese {
+		return wrap(s, width, indent)
+	}
+	var b strings.Builder
+	tokens := cjkTokens(s)
+	line := 0
+	for i, t := range tokens {
+		w := displayWidth(t.text)
+		// need is the token with the tokens glued to it: what must fit.
+		need := w
+		if t.space {
+			need++
+		}
+		for _, g := range tokens[i+1:] {
+			if !g.glued {
+				break
+			}
+			need += displayWidth(g.text)
+		}
+		if i > 0 && line > 0 && line+need > width && !t.glued {
+			b.WriteString("\n" + indent)
+			line = 0
+		} else if t.space && i > 0 {
+			b.WriteString(" ")
+			line++
+		}
+		b.WriteString(t.text)
+		line += w
+	}
+	return b.String()
+}
+
+// cjkToken is a unit wrapL does not break: an ASCII or other narrow word,
+// or one wide character. space: a space stood before it; glued: no line
+// break may come before it.
+type cjkToken struct {
+	text         string
+	space, glued bool
+}
+
+func cjkTokens(s string) []cjkToken {
+	var out []cjkToken
+	var word strings.Builder
+	space, glueNext := false, false
+	flush := func() {
+		if word.Len() > 0 {
+			out = append(out, cjkToken{text: word.String(), space: space, glued: glueNext && !space})
+			word.Reset()
+			space, glueNext = false, false
+		}
+	}
+	for _, r := range s {
+		switch {
+		case unicode.IsSpace(r):
+			flush()
+			space = len(out) > 0
+		case isWide(r):
+			flush()
+			t := cjkToken{text: string(r), space: space, glued: (glueNext && !space) || strings.ContainsRune(noBreakBefore, r)}
+			out = append(out, t)
+			space, glueNext = false, strings.ContainsRune(noBreakAfter, r)
+		default:
+			if word.Len() == 0 && len(out) > 0 && !space {
+				// A narrow word right after a wide character: a break
+				// may come between them, unless it is closing punctuation.
+				glueNext = glueNext || strings.ContainsRune(noBreakBefore, r)
+			}
+			word.WriteRune(r)
+		}
+	}
+	flush()
+	return out
+}
+
+// noBreakBefore and noBreakAfter are the punctuation a line may not start
+// with, and may not end with (JIS X 4051's kinsoku, in short).
+const (
+	noBreakBefore = "。、，．・：；？！）」』】〕〉》｝］ー々ぁぃぅぇぉっゃゅょゎァィゥェォッャュョヮヵヶ.,:;!?)]}%"
+	noBreakAfter  = "（「『【〔〈《｛［([{"
+)
+
+func isWide(r rune) bool {
+	if r < utf8.RuneSelf {
+		return false
+	}
+	switch width.LookupRune(r).Kind() {
+	case width.EastAsianWide, width.EastAsianFullwidth:
+		return true
+	}
+	return false
 }
