@@ -273,6 +273,33 @@ func fresher(stored, view Subscription) Subscription {
 	return stored
 }
 
+// resynced replaces the view with what the store holds, as setAll, but
+// keeps what the view knows was told since (fresher) of each event
+// recorded pending less than doneWithin ago: in a burst, the told records
+// are queued behind the shards' writes, so a resync reads many still
+// pending, and each would otherwise be looked up in the DM's history
+// (conversations.history, a Tier 3 method) for nothing. An older pending
+// record whose event the view has as told stays pending: its told record
+// failed, and the history check writes it again.
+func (n *Notifier) resynced(subs []Subscription) {
+	now := n.Clock.Now()
+	n.mu.Lock()
+	prev := n.subs
+	n.subs = make(map[string]Subscription, len(subs))
+	for _, s := range subs {
+		if s.Pending != nil && now.Sub(s.Pending.Since) < doneWithin {
+			s = fresher(s, prev[s.ID])
+		}
+		n.subs[s.ID] = s
+	}
+	n.mu.Unlock()
+	n.kickWatchers()
+}
+
+// doneWithin bounds how long a told record may take to land (a shard's
+// write gives up after 30 s) for resynced.
+const doneWithin = time.Minute
+
 func (n *Notifier) kickWatchers() {
 	n.mu.Lock()
 	ls := n.leading
@@ -436,7 +463,7 @@ func (n *Notifier) Lead(ctx context.Context) {
 				if subs, err := n.Store.Load(ctx); err != nil {
 					n.Log.ErrorContext(ctx, "notification subscriptions unreadable", slog.Any("error", err))
 				} else {
-					n.setAll(subs)
+					n.resynced(subs)
 					lastLoad = now
 				}
 			}

@@ -33,8 +33,10 @@ type podWatcher struct {
 	ns, key, user string
 	informer      cache.SharedIndexInformer
 	cancel        context.CancelFunc
-	mu            sync.Mutex
-	refused       bool
+	// started is when the watch was made (mayRun).
+	started time.Time
+	mu      sync.Mutex
+	refused bool
 }
 
 func (w *podWatcher) stop() { w.cancel() }
@@ -206,7 +208,7 @@ func (n *Notifier) watchPods(ls *leadState, ns, key, user string, cl *rbac.Clien
 		return []string{p.Labels[key]}, nil
 	}})
 	_ = inf.SetTransform(slimPod)
-	pw := &podWatcher{ns: ns, key: key, user: user, informer: inf, cancel: cancel}
+	pw := &podWatcher{ns: ns, key: key, user: user, informer: inf, cancel: cancel, started: n.Clock.Now()}
 	_ = inf.SetWatchErrorHandlerWithContext(func(ctx context.Context, r *cache.Reflector, err error) {
 		if denied(err) {
 			pw.mu.Lock()
@@ -277,10 +279,14 @@ func (n *Notifier) checkPods(ls *leadState, pw *podWatcher, val string) {
 }
 
 // mayRun reports whether the Pods of s's Workload wl may all run: false
-// only when a synced Pod watch of its namespace and label key holds fewer
-// running Pods than wl counts. The check before a DM then skips its Pod
-// LIST (the watch will queue s when they run); otherwise it reads them as
-// the subscriber.
+// when a synced Pod watch of its namespace and label key holds fewer
+// running Pods than wl counts, and while such a watch, started less than
+// PodPoll ago and not refused, has not synced yet (its first list, or the
+// check of the waiting subscriptions once it has synced, tells Running:
+// in a burst of admissions the Pod watches start as the DMs go out, and a
+// LIST per DM would double the requests). The check before a DM then
+// skips its Pod LIST (the watch will queue s when they run); otherwise it
+// reads them as the subscriber.
 func (n *Notifier) mayRun(s *Subscription, wl *kueue.Workload) bool {
 	n.mu.Lock()
 	ls := n.leading
@@ -295,8 +301,11 @@ func (n *Notifier) mayRun(s *Subscription, wl *kueue.Workload) bool {
 	ls.pmu.Lock()
 	pw := ls.podShared[podWatchKey(s.scope(), key)]
 	ls.pmu.Unlock()
-	if pw == nil || !pw.informer.HasSynced() || pw.isRefused() {
+	if pw == nil || pw.isRefused() {
 		return true
+	}
+	if !pw.informer.HasSynced() {
+		return n.Clock.Since(pw.started) >= n.PodPoll
 	}
 	objs, _ := pw.informer.GetIndexer().ByIndex(podLabelIndex, val)
 	running := runningIn(objs, sel)

@@ -3,6 +3,7 @@ package notify
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -104,5 +105,32 @@ func TestStoreLingerBatches(t *testing.T) {
 		if err != nil || len(all) != len(users) {
 			t.Errorf("linger %s: %d subscriptions stored (%v), want %d", c.linger, len(all), err, len(users))
 		}
+	}
+}
+
+// TestResyncedKeepsToldRecordsInFlight: a resync that reads an event still
+// pending whose told record this replica has queued keeps the view's
+// "told" (no history lookup for it); one pending longer than doneWithin
+// (its told record failed) comes back pending, for the history check.
+func TestResyncedKeepsToldRecordsInFlight(t *testing.T) {
+	n := New(Notifier{})
+	now := time.Now()
+	ev := Event{Key: "admitted@2026-12-02T15:00:00Z", Type: Admitted}
+	told := func(id string) Subscription {
+		return Subscription{ID: id, User: "U1", Seen: []string{ev.Key}}
+	}
+	pending := func(id string, since time.Time) Subscription {
+		return Subscription{ID: id, User: "U1", Pending: &Pending{Event: ev, Since: since, Holder: "pod-a"}}
+	}
+	n.subs = map[string]Subscription{"recent": told("recent"), "old": told("old"), "other": {ID: "other", User: "U1"}}
+	n.resynced([]Subscription{pending("recent", now.Add(-5*time.Second)), pending("old", now.Add(-2*doneWithin)), pending("other", now.Add(-time.Second))})
+	if s, _ := n.get("recent"); s.Pending != nil || !slices.Contains(s.Seen, ev.Key) {
+		t.Errorf("recent: %+v, want told", s)
+	}
+	if s, _ := n.get("old"); s.Pending == nil {
+		t.Errorf("old: %+v, want pending (its told record failed)", s)
+	}
+	if s, _ := n.get("other"); s.Pending == nil {
+		t.Errorf("other: %+v, want pending (not told here)", s)
 	}
 }

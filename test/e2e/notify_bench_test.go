@@ -33,11 +33,14 @@ import (
 )
 
 // countingTransport counts the API requests the notifier makes, by verb
-// (watch for GETs with watch=true) and resource.
+// (watch for GETs with watch=true) and resource, and times those that are
+// not watches (until the response's headers, client-side rate limit
+// excluded: the transport is below it).
 type countingTransport struct {
 	next http.RoundTripper
 	mu   sync.Mutex
 	n    map[string]int
+	took map[string][]time.Duration
 }
 
 func (c *countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
@@ -55,7 +58,34 @@ func (c *countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	c.mu.Lock()
 	c.n[verb+" "+res]++
 	c.mu.Unlock()
-	return c.next.RoundTrip(r)
+	if verb == "WATCH" {
+		return c.next.RoundTrip(r)
+	}
+	start := time.Now()
+	resp, err := c.next.RoundTrip(r)
+	c.mu.Lock()
+	if c.took == nil {
+		c.took = map[string][]time.Duration{}
+	}
+	c.took[verb+" "+res] = append(c.took[verb+" "+res], time.Since(start))
+	c.mu.Unlock()
+	return resp, err
+}
+
+// latencies returns, per verb and resource, how many requests were timed
+// since the last call and their p50 and p99, and forgets them.
+func (c *countingTransport) latencies() string {
+	c.mu.Lock()
+	took := c.took
+	c.took = nil
+	c.mu.Unlock()
+	var out []string
+	for k, d := range took {
+		slices.Sort(d)
+		out = append(out, fmt.Sprintf("%s %d p50 %s p99 %s", k, len(d), d[len(d)/2].Round(time.Millisecond), d[min(len(d)-1, len(d)*99/100)].Round(time.Millisecond)))
+	}
+	slices.Sort(out)
+	return strings.Join(out, "; ")
 }
 
 func (c *countingTransport) take() (int, map[string]int) {
@@ -256,6 +286,7 @@ func benchNotify(b *testing.B, sb string) {
 		}
 	}
 	counter.take() // the setup's writes are not the notifier's
+	counter.latencies()
 	resolver, err := rbac.NewResolver(cfg.Identity, dir)
 	if err != nil {
 		b.Fatal(err)
@@ -266,6 +297,8 @@ func benchNotify(b *testing.B, sb string) {
 	var tmu sync.Mutex
 	var watchLag, pipeLag []time.Duration // LTT -> seen on the watch; seen -> posted
 	ltt := map[string]time.Time{}
+	// The DM posts are timed too (the fake Slack's answer).
+	slackTimer := &countingTransport{next: http.DefaultTransport, n: map[string]int{}}
 	n := notify.New(notify.Notifier{
 		Told: func(s notify.Subscription, e notify.Event, seen, posted time.Time) {
 			tmu.Lock()
@@ -276,7 +309,7 @@ func benchNotify(b *testing.B, sb string) {
 			}
 			ltt[s.ID] = e.At
 		},
-		Store: store, Slack: slack.New("xoxb-bench", slack.OptionAPIURL(fs.APIURL())), Resolve: resolver,
+		Store: store, Slack: slack.New("xoxb-bench", slack.OptionAPIURL(fs.APIURL()), slack.OptionHTTPClient(&http.Client{Transport: slackTimer})), Resolve: resolver,
 		Clients: func(id rbac.Identity) (*rbac.Clients, error) { return rbac.ClientsFor(base, id) },
 		Holder:  "bench", MaxPerUser: nbSubsPerUser, ExpireAfter: time.Hour,
 	})
@@ -381,6 +414,7 @@ func benchNotify(b *testing.B, sb string) {
 	tmu.Unlock()
 	b.Logf("burst: %d DMs (%d duplicates) %s after the quota, %d requests %v; transition (Kueue's status write) to DM p50 %s p99 %s max %s",
 		len(arrived), dup, last.Round(100*time.Millisecond), burst, burstBy, pct(0.5), pct(0.99), lat[len(lat)-1])
+	b.Logf("burst request latencies: %s; Slack %s", counter.latencies(), slackTimer.latencies())
 	if dup > 0 {
 		b.Errorf("%d DMs posted twice", dup)
 	}
@@ -392,6 +426,8 @@ func benchNotify(b *testing.B, sb string) {
 	// writes it), 20 at a time; the time from each write to its DM.
 	time.Sleep(5 * time.Second) // the Pod watches list and settle
 	waitStart, waitBy := counter.take()
+	counter.latencies()
+	slackTimer.latencies()
 	runtime.GC()
 	var watching runtime.MemStats
 	runtime.ReadMemStats(&watching)
@@ -447,6 +483,7 @@ func benchNotify(b *testing.B, sb string) {
 	rpct := func(p float64) time.Duration { return runLat[min(len(runLat)-1, int(p*float64(len(runLat))))] }
 	b.Logf("running: %d DMs %s after the first write, %d requests %v; Pod status write to DM p50 %s p99 %s max %s",
 		len(running), time.Since(startRun).Round(100*time.Millisecond), runReqs, runBy, rpct(0.5), rpct(0.99), runLat[len(runLat)-1])
+	b.Logf("running request latencies: %s; Slack %s", counter.latencies(), slackTimer.latencies())
 	if dup > 0 {
 		b.Errorf("%d DMs posted twice", dup)
 	}
