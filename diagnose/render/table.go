@@ -125,12 +125,12 @@ func wrapL(l i18n.Lang, s string, width int, indent string) string {
 		return wrap(s, width, indent)
 	}
 	var b strings.Builder
+	b.Grow(len(s) + len(s)/16)
 	tokens := cjkTokens(s)
 	line := 0
 	for i, t := range tokens {
-		w := displayWidth(t.text)
 		// need is the token with the tokens glued to it: what must fit.
-		need := w
+		need := t.width
 		if t.space {
 			need++
 		}
@@ -138,73 +138,107 @@ func wrapL(l i18n.Lang, s string, width int, indent string) string {
 			if !g.glued {
 				break
 			}
-			need += displayWidth(g.text)
+			need += g.width
 		}
 		if i > 0 && line > 0 && line+need > width && !t.glued {
-			b.WriteString("\n" + indent)
+			b.WriteString("\n")
+			b.WriteString(indent)
 			line = 0
 		} else if t.space && i > 0 {
-			b.WriteString(" ")
+			b.WriteByte(' ')
 			line++
 		}
 		b.WriteString(t.text)
-		line += w
+		line += t.width
 	}
 	return b.String()
 }
 
 // cjkToken is a unit wrapL does not break: an ASCII or other narrow word,
-// or one wide character. space: a space stood before it; glued: no line
+// or one wide character, as a substring of the text. width is its width
+// in terminal columns; space: a space stood before it; glued: no line
 // break may come before it.
 type cjkToken struct {
 	text         string
+	width        int
 	space, glued bool
 }
 
 func cjkTokens(s string) []cjkToken {
-	var out []cjkToken
-	var word strings.Builder
+	out := make([]cjkToken, 0, len(s)/3+1)
+	start, n := -1, 0 // the narrow word being read: its first byte, its runes
 	space, glueNext := false, false
-	flush := func() {
-		if word.Len() > 0 {
-			out = append(out, cjkToken{text: word.String(), space: space, glued: glueNext && !space})
-			word.Reset()
+	flush := func(end int) {
+		if start >= 0 {
+			out = append(out, cjkToken{text: s[start:end], width: n, space: space, glued: glueNext && !space})
+			start, n = -1, 0
 			space, glueNext = false, false
 		}
 	}
-	for _, r := range s {
+	for i, r := range s {
 		switch {
 		case unicode.IsSpace(r):
-			flush()
+			flush(i)
 			space = len(out) > 0
 		case isWide(r):
-			flush()
-			t := cjkToken{text: string(r), space: space, glued: (glueNext && !space) || strings.ContainsRune(noBreakBefore, r)}
-			out = append(out, t)
-			space, glueNext = false, strings.ContainsRune(noBreakAfter, r)
+			flush(i)
+			out = append(out, cjkToken{text: s[i : i+utf8.RuneLen(r)], width: 2, space: space, glued: (glueNext && !space) || breaksNotBefore(r)})
+			space, glueNext = false, breaksNotAfter(r)
 		default:
-			if word.Len() == 0 && len(out) > 0 && !space {
-				// A narrow word right after a wide character: a break
-				// may come between them, unless it is closing punctuation.
-				glueNext = glueNext || strings.ContainsRune(noBreakBefore, r)
+			if start < 0 {
+				if len(out) > 0 && !space {
+					// A narrow word right after a wide character: a break
+					// may come between them, unless it is closing punctuation.
+					glueNext = glueNext || breaksNotBefore(r)
+				}
+				start = i
 			}
-			word.WriteRune(r)
+			n++
 		}
 	}
-	flush()
+	flush(len(s))
 	return out
 }
 
 // noBreakBefore and noBreakAfter are the punctuation a line may not start
 // with, and may not end with (JIS X 4051's kinsoku, in short).
-const (
-	noBreakBefore = "。、，．・：；？！）」』】〕〉》｝］ー々ぁぃぅぇぉっゃゅょゎァィゥェォッャュョヮヵヶ.,:;!?)]}%"
-	noBreakAfter  = "（「『【〔〈《｛［([{"
+var (
+	noBreakBefore = runeSet("。、，．・：；？！）」』】〕〉》｝］ー々ぁぃぅぇぉっゃゅょゎァィゥェォッャュョヮヵヶ.,:;!?)]}%")
+	noBreakAfter  = runeSet("（「『【〔〈《｛［([{")
 )
 
-func isWide(r rune) bool {
-	if r < utf8.RuneSelf {
+// breaksNotBefore reports whether a line may not start with r; ideographs,
+// most of a text, are answered without a lookup.
+func breaksNotBefore(r rune) bool {
+	if r >= 0x4E00 && r <= 0x9FFF {
 		return false
+	}
+	return noBreakBefore[r]
+}
+
+// breaksNotAfter reports whether a line may not end with r.
+func breaksNotAfter(r rune) bool {
+	if r >= 0x3040 && r <= 0x9FFF { // kana and ideographs: none opens
+		return false
+	}
+	return noBreakAfter[r]
+}
+
+func runeSet(s string) map[rune]bool {
+	m := make(map[rune]bool, len(s))
+	for _, r := range s {
+		m[r] = true
+	}
+	return m
+}
+
+func isWide(r rune) bool {
+	switch {
+	case r < utf8.RuneSelf:
+		return false
+	case r >= 0x3040 && r <= 0x30FF, r >= 0x4E00 && r <= 0x9FFF:
+		// Kana and the unified ideographs are all East Asian Wide.
+		return true
 	}
 	switch width.LookupRune(r).Kind() {
 	case width.EastAsianWide, width.EastAsianFullwidth:
