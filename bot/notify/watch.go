@@ -220,7 +220,30 @@ func (n *Notifier) watch(ls *leadState, scope, user string, cl *rbac.Clients) *w
 		},
 	})
 	go inf.RunWithContext(ctx)
+	go func() {
+		if cache.WaitForCacheSync(ctx.Done(), inf.HasSynced) {
+			n.onSynced(ns, w)
+		}
+	}()
 	return w
+}
+
+// onSynced queues, once the watch of scope ns has listed, the
+// subscriptions whose Workload it did not list: one deleted (or changed)
+// between the subscription and the watch's start sends no event, and
+// would otherwise wait for the resync.
+func (n *Notifier) onSynced(ns string, w *watcher) {
+	n.mu.Lock()
+	var ids []string
+	for _, s := range n.subs {
+		if s.scope() == ns && w.workload(&s) == nil {
+			ids = append(ids, s.ID)
+		}
+	}
+	n.mu.Unlock()
+	for _, id := range ids {
+		n.enqueue(id)
+	}
 }
 
 // onWorkload queues the subscriptions of a Workload that changed in a way
