@@ -30,7 +30,7 @@ test: ## Unit tests only (no cluster needed; end-to-end tests skip), with the ra
 	$(GO) test -race -count=1 ./...
 
 .PHONY: check
-check: ## What CI runs: every test, end-to-end ones on the sandbox (built on first use; a cold run took 45 min on a 2-core machine).
+check: ## What CI runs: every test, end-to-end ones on the sandbox (built on first use; a cold run on a quiet 2-core machine takes about 27 min).
 	@GO=$(GO) hack/check.sh
 
 .PHONY: e2e
