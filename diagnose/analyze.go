@@ -405,6 +405,9 @@ func (a *analysis) evicting() bool {
 		return a.setM(CodeOnHold, CauseLocalQueueStopped, msg("diagnose.evicting.lqStopped", a.jobArg(), a.lqArg(a.r.Queue.LocalQueue)),
 			msg("diagnose.evicting.lqStopped.detail"))
 	}
+	if a.staleMirror(ev) {
+		return true
+	}
 	cause := CausePreempted
 	switch ev.Reason {
 	case kueue.WorkloadEvictedByPodsReadyTimeout:

@@ -67,7 +67,8 @@ const (
 	// not all Ready. Causes CheckPending, CheckRetry.
 	CodeWaitingForAdmissionChecks Code = "WaitingForAdmissionChecks"
 	// CodeRequeuing: the Workload was evicted and waits to be queued again.
-	// Causes Preempted, PodsReadyTimeout, NodeFailures, Backoff.
+	// Causes Preempted, PodsReadyTimeout, NodeFailures, Backoff,
+	// StaleJobStatus.
 	CodeRequeuing Code = "Requeuing"
 	// CodeAdmissionGated: the kueue.x-k8s.io/admission-gated-by annotation
 	// holds the Workload back.
@@ -141,8 +142,12 @@ const (
 	CausePodsReadyTimeout  Cause = "PodsReadyTimeout"
 	CauseNodeFailures      Cause = "NodeFailures"
 	CauseBackoff           Cause = "Backoff"
-	CauseJobSuspended      Cause = "JobSuspended"
-	CausePodsNotCreated    Cause = "PodsNotCreated"
+	// CauseStaleJobStatus: the eviction cannot finish: the job's status,
+	// copied from a MultiKueue worker whose copy is gone, still counts
+	// active pods, so Kueue keeps waiting for it to stop.
+	CauseStaleJobStatus Cause = "StaleJobStatus"
+	CauseJobSuspended   Cause = "JobSuspended"
+	CausePodsNotCreated Cause = "PodsNotCreated"
 	// CauseOnWorkerCluster: MultiKueue dispatched the admitted Workload to
 	// a worker cluster (status.clusterName); its pods are there and not
 	// running yet. The worker's own diagnosis says why.
@@ -227,7 +232,7 @@ var causesOf = map[Code][]Cause{
 	CodeWaitingForQuota:           {CauseQuotaInUse, CauseBorrowingLimited, CausePendingPreemption},
 	CodePendingEvaluation:         {CauseStrictFIFOBlocked, CauseNotYetEvaluated},
 	CodeWaitingForAdmissionChecks: {CauseCheckPending, CauseCheckRetry},
-	CodeRequeuing:                 {CausePreempted, CausePodsReadyTimeout, CauseNodeFailures, CauseBackoff},
+	CodeRequeuing:                 {CausePreempted, CausePodsReadyTimeout, CauseNodeFailures, CauseBackoff, CauseStaleJobStatus},
 	CodeAdmissionGated:            {CauseNone},
 	CodeWaitingForPodsReady:       {CauseNone},
 	CodeStarting:                  {CauseJobSuspended, CausePodsNotCreated, CauseOnWorkerCluster},

@@ -460,7 +460,7 @@ func runScenario(c *cluster, o scenarioOptions, name string, sf scenarioFile) er
 		if err := os.MkdirAll(filepath.Join(o.out, workerDir), 0o755); err != nil {
 			return err
 		}
-		if err := os.WriteFile(filepath.Join(o.out, workerDir, name+".yaml"), wdump, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(o.out, workerDir, name+".yaml"), append(dumpHeader(time.Now()), wdump...), 0o644); err != nil {
 			return err
 		}
 	}
@@ -468,7 +468,7 @@ func runScenario(c *cluster, o scenarioOptions, name string, sf scenarioFile) er
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(o.out, name+".yaml"), dump, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(o.out, name+".yaml"), append(dumpHeader(time.Now()), dump...), 0o644); err != nil {
 		return err
 	}
 	return sc.checkVerdict(ctx)
@@ -811,6 +811,14 @@ func dumpScenario(ctx context.Context, c *cluster, kinds []dumpKind, namespaces 
 		buf.Write(b)
 	}
 	return buf.Bytes(), nil
+}
+
+// dumpHeaderPrefix starts a dump's first line, followed by the time the dump was taken (RFC
+// 3339): the tests that diagnose a dump do it as of that time, as the live check does.
+const dumpHeaderPrefix = "# Recorded from the sandbox at "
+
+func dumpHeader(t time.Time) []byte {
+	return []byte(dumpHeaderPrefix + t.UTC().Format(time.RFC3339) + " (make sandbox-scenarios).\n")
 }
 
 func eventTime(e unstructured.Unstructured) string {

@@ -31,6 +31,11 @@ func TestScenarioDumps(t *testing.T) {
 			if e.Stage == "" || e.Code == "" {
 				t.Errorf("stage and code must be set: %+v", e)
 			}
+			for _, v := range e.Or {
+				if v.Stage == "" || v.Code == "" || v.Why == "" {
+					t.Errorf("an alternative verdict needs stage, code and why: %+v", v)
+				}
+			}
 			if _, err := loadScenario(filepath.Dir(p)); err != nil {
 				t.Error(err)
 			}
