@@ -103,13 +103,9 @@ const (
 	kM   = i18n.KindMsg
 )
 
-// e is a catalog entry: its ID, argument kinds and texts.
-func e(id i18n.ID, args []i18n.Kind, en, fr, ja, zh string) i18n.Entry {
-	return i18n.Entry{ID: id, Args: args, En: en, Fr: fr, Ja: ja, Zh: zh}
-}
-
-// k lists argument kinds.
-func k(kinds ...i18n.Kind) []i18n.Kind { return kinds }
+// e and k are i18n.E and i18n.Kinds, short for the catalog files: e is a
+// catalog entry (its ID, argument kinds and texts), k lists argument kinds.
+var e, k = i18n.E, i18n.Kinds
 
 var _ = i18n.Register(
 	e("diagnose.quoted", k(kV), "%[1]s", "Message d’origine : %[1]s", "原文：%[1]s", "原文：%[1]s"),

@@ -2,6 +2,10 @@ package explain
 
 import "github.com/kueuebot/kueuebot/i18n"
 
+// e and k are i18n.E and i18n.Kinds, short for the catalog; kO to kM are
+// the argument kinds.
+var e, k = i18n.E, i18n.Kinds
+
 const (
 	kO   = i18n.KindObject
 	kN   = i18n.KindName
@@ -10,12 +14,6 @@ const (
 	kL   = i18n.KindList
 	kM   = i18n.KindMsg
 )
-
-func e(id i18n.ID, args []i18n.Kind, en, fr, ja, zh string) i18n.Entry {
-	return i18n.Entry{ID: id, Args: args, En: en, Fr: fr, Ja: ja, Zh: zh}
-}
-
-func k(kinds ...i18n.Kind) []i18n.Kind { return kinds }
 
 // The catalog of package explain: the errors it returns for the user
 // (*Error's Msg), the notes and remedies of check it adds.
