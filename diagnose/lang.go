@@ -20,6 +20,14 @@ func (f Finding) MessageIn(l i18n.Lang) string { return textIn(l, f.Msg, f.Messa
 // SummaryIn is the remedy's summary in l.
 func (r Remedy) SummaryIn(l i18n.Lang) string { return textIn(l, r.SummaryMsg, r.Summary) }
 
+// ErrorIn is why the worker's diagnosis is missing, in l; the English
+// Error when it has no catalog message.
+func (w WorkerReport) ErrorIn(l i18n.Lang) string { return textIn(l, w.ErrorMsg, w.Error) }
+
+// ErrorIn is why the cluster could not be searched, in l; the English
+// Error when it has no catalog message.
+func (c ClusterLook) ErrorIn(l i18n.Lang) string { return textIn(l, c.ErrorMsg, c.Error) }
+
 func textIn(l i18n.Lang, m i18n.Message, english string) string {
 	if m.IsZero() {
 		return english
