@@ -101,6 +101,13 @@ var _ = i18n.Register(
 		Zh: "这个按钮已过期。请重新提问，例如 `/kueue why train-7`。"},
 	i18n.Entry{ID: "bot.sharedBy", Args: []i18n.Kind{i18n.KindVerbatim},
 		En: "Shared by %[1]s", Fr: "Partagé par %[1]s", Ja: "%[1]s さんが共有", Zh: "由 %[1]s 分享"},
+	// The terminal chat's greeting (kueuebot chat, interactive); help and
+	// quit are what to type, in every language.
+	i18n.Entry{ID: "bot.chat.greeting",
+		En: "kueuebot chat: ask why a job is waiting. Type help for examples, quit to leave.",
+		Fr: "kueuebot chat : demandez pourquoi un job attend. Tapez help pour des exemples, quit pour quitter.",
+		Ja: "kueuebot chat：ジョブが待機している理由を質問してください。help で例を表示し、quit で終了します。",
+		Zh: "kueuebot chat：询问作业为什么在等待。输入 help 查看示例，输入 quit 退出。"},
 	// Help.
 	i18n.Entry{ID: "bot.help.title",
 		En: "How to ask kueuebot", Fr: "Comment interroger kueuebot", Ja: "kueuebot への質問のしかた", Zh: "如何向 kueuebot 提问"},

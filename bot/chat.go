@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/kueuebot/kueuebot/bot/blocks"
+	"github.com/kueuebot/kueuebot/i18n"
 	"github.com/kueuebot/kueuebot/rbac"
 )
 
@@ -16,7 +17,8 @@ const maxLine = 64 * 1024
 
 // Chat is a terminal conversation with the bot. It reads one question per
 // line from in, answers each with asker as user, and writes the answer to
-// out rendered as text. Interactive: prints a greeting and a "you> " prompt
+// out rendered as text. Interactive: prints a greeting (in the language
+// asker answers user in when a question does not tell) and a "you> " prompt
 // and stops at "quit", "exit" or EOF. Not interactive: echoes each
 // question as "> question", skips blank lines and lines starting with "#",
 // and stops at EOF. When ctx ends, Chat returns ctx.Err() at once; a read
@@ -45,7 +47,7 @@ func Chat(ctx context.Context, in io.Reader, out io.Writer, user rbac.SlackUser,
 		}
 	}
 	if interactive {
-		w.printf("kueuebot chat: ask why a job is waiting. Type help for examples, quit to leave.\n")
+		w.printf("%s\n", i18n.M("bot.chat.greeting").In(asker.Lang.For(ctx, user.ID)))
 	}
 	prompt()
 	for {

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/kueuebot/kueuebot/diagnose"
+	"github.com/kueuebot/kueuebot/i18n"
 	"github.com/kueuebot/kueuebot/internal/golden"
 	"github.com/kueuebot/kueuebot/rbac"
 )
@@ -63,6 +64,27 @@ func TestChatInteractive(t *testing.T) {
 		"you> "
 	if diff := cmp.Diff(want, out.String()); diff != "" {
 		t.Errorf("output (-want +got):\n%s", diff)
+	}
+}
+
+// TestChatGreetingInEachLanguage: the interactive chat greets in the
+// language the bot answers the user in (here language.default).
+func TestChatGreetingInEachLanguage(t *testing.T) {
+	for l, want := range map[i18n.Lang]string{
+		i18n.English:  "kueuebot chat: ask why a job is waiting. Type help for examples, quit to leave.",
+		i18n.French:   "kueuebot chat : demandez pourquoi un job attend. Tapez help pour des exemples, quit pour quitter.",
+		i18n.Japanese: "kueuebot chat：ジョブが待機している理由を質問してください。help で例を表示し、quit で終了します。",
+		i18n.Chinese:  "kueuebot chat：询问作业为什么在等待。输入 help 查看示例，输入 quit 退出。",
+	} {
+		a, _ := testAsker()
+		a.Lang = &Languages{Default: l}
+		var out strings.Builder
+		if err := Chat(t.Context(), strings.NewReader(""), &out, alice, a, true); err != nil {
+			t.Fatalf("%s: Chat: %v", l, err)
+		}
+		if diff := cmp.Diff(want+"\nyou> \n", out.String()); diff != "" {
+			t.Errorf("%s: output (-want +got):\n%s", l, diff)
+		}
 	}
 }
 

@@ -55,7 +55,7 @@ var _ = i18n.Register(
 		"je n’ai pas pu lire la ClusterQueue de la LocalQueue %[1]s, je ne peux donc pas rejouer son quota",
 		"LocalQueue %[1]s の ClusterQueue を読み取れなかったため、そのクォータを再現できません",
 		"我无法读取 LocalQueue %[1]s 的 ClusterQueue，因此无法推演它的配额"),
-	e("diagnose.est.none.unread", k(kO, kV),
+	e("diagnose.est.none.unread", k(kO, kM),
 		"I could not read the Workloads of ClusterQueue %[1]s (%[2]s)",
 		"je n’ai pas pu lire les Workloads de la ClusterQueue %[1]s (%[2]s)",
 		"ClusterQueue %[1]s の Workload を読み取れませんでした（%[2]s）",
@@ -135,7 +135,7 @@ var _ = i18n.Register(
 		"其他 Namespace 中有 %[1]d 个待处理工作负载未读取（它可能更晚开始）"),
 	e("diagnose.est.basis.cohort", k(kO),
 		"cohort %[1]s", "cohorte %[1]s", "コホート %[1]s", "Cohort %[1]s"),
-	e("diagnose.est.basis.incomplete", k(kV),
+	e("diagnose.est.basis.incomplete", k(kM),
 		"%[1]s not read", "%[1]s non lus", "%[1]s は未読", "%[1]s 未读取"),
 
 	// The phrase (Estimate.PhraseIn).

@@ -1,5 +1,7 @@
 package diagnose
 
+import "github.com/kueuebot/kueuebot/i18n"
+
 // ClusterLook is what happened in one configured cluster when a question
 // was looked for in several (package explain sets Report.Clusters).
 type ClusterLook struct {
@@ -11,4 +13,7 @@ type ClusterLook struct {
 	// not answer in time, a read failed, or the caller is not mapped there.
 	// A cluster with an Error is never counted as "not there".
 	Error string `json:"error,omitempty"`
+	// ErrorMsg is Error as a catalog message (ErrorIn renders it in the
+	// asker's language); Error is its English.
+	ErrorMsg i18n.Message `json:"-"`
 }

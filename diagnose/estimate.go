@@ -72,10 +72,10 @@ type ForecastInput struct {
 	// held; a Workload is matched to its job by ownerReference.
 	Deadlines map[types.UID]time.Duration
 	// Incomplete, when set, says which Workloads could not be read (e.g.
-	// "the Workloads of other namespaces"): the basis says so, and quota a
-	// ClusterQueue reserves for workloads not read is held for the whole
-	// replay.
-	Incomplete string
+	// "the Workloads of other namespaces"), as a catalog message: the
+	// basis says so, and quota a ClusterQueue reserves for workloads not
+	// read is held for the whole replay.
+	Incomplete i18n.Message
 	// Queued are pending Workloads in Kueue's own order, by ClusterQueue
 	// name, as Kueue's visibility API lists them (PositionInClusterQueue;
 	// the list may leave some out). When set for a ClusterQueue, the
@@ -275,7 +275,7 @@ type replay struct {
 	// unread is quota a ClusterQueue reserves that no Workload read
 	// accounts for: held for the whole replay.
 	unread     map[*qnode]map[fr]int64
-	incomplete string
+	incomplete i18n.Message
 	// starts are, per scenario, when each pending Workload is admitted.
 	starts [3]map[string]time.Time
 	// once makes running1, history and never, the words every estimate
@@ -1071,8 +1071,8 @@ func (rp *replay) basis(self *pendingWL, ahead int) i18n.Message {
 	if rp.tree.cq.parent != nil || len(rp.cqs) > 1 {
 		parts = append(parts, msg("diagnose.est.basis.cohort", i18n.Obj("Cohort", "", rootName(self.cq.node))))
 	}
-	if rp.incomplete != "" {
-		parts = append(parts, msg("diagnose.est.basis.incomplete", i18n.Verbatim(rp.incomplete)))
+	if !rp.incomplete.IsZero() {
+		parts = append(parts, msg("diagnose.est.basis.incomplete", rp.incomplete))
 	}
 	return msg("diagnose.est.list", i18n.Commas(parts...))
 }

@@ -338,7 +338,7 @@ func TestEstimate(t *testing.T) {
 			build: func(w *world) *kueue.Workload {
 				w.cq("a", "", "4")
 				w.clusterQueue("a").Status.FlavorsReservation = []kueue.FlavorUsage{{Name: "default", Resources: []kueue.ResourceUsage{{Name: corev1.ResourceCPU, Total: resource.MustParse("3")}}}}
-				w.in.Incomplete = "the Workloads of other namespaces"
+				w.in.Incomplete = msg("diagnose.quotedPlain", i18n.Verbatim("the Workloads of other namespaces"))
 				return w.pending("me", "a", "2", m)
 			},
 			want: span{-1, -1, -1, "", "ClusterQueue a reserves 3 cpu of flavor default for workloads I could not read"},

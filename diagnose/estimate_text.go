@@ -52,10 +52,11 @@ func (e *Estimate) phrase() i18n.Message {
 }
 
 // EstimateUnread is no estimate because the Workloads of clusterQueue
-// could not be read (why: the read's failure).
-func EstimateUnread(at time.Time, clusterQueue, why string) *Estimate {
+// could not be read (why: the read's failure, a phrase such as "you may
+// not list them").
+func EstimateUnread(at time.Time, clusterQueue string, why i18n.Message) *Estimate {
 	e := &Estimate{At: at}
-	e.none(msg("diagnose.est.none.unread", i18n.Obj("ClusterQueue", "", clusterQueue), i18n.Verbatim(why)))
+	e.none(msg("diagnose.est.none.unread", i18n.Obj("ClusterQueue", "", clusterQueue), why))
 	return e
 }
 

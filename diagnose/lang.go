@@ -20,6 +20,14 @@ func (f Finding) MessageIn(l i18n.Lang) string { return textIn(l, f.Msg, f.Messa
 // SummaryIn is the remedy's summary in l.
 func (r Remedy) SummaryIn(l i18n.Lang) string { return textIn(l, r.SummaryMsg, r.Summary) }
 
+// ErrorIn is why the worker's diagnosis is missing, in l; the English
+// Error when it has no catalog message.
+func (w WorkerReport) ErrorIn(l i18n.Lang) string { return textIn(l, w.ErrorMsg, w.Error) }
+
+// ErrorIn is why the cluster could not be searched, in l; the English
+// Error when it has no catalog message.
+func (c ClusterLook) ErrorIn(l i18n.Lang) string { return textIn(l, c.ErrorMsg, c.Error) }
+
 func textIn(l i18n.Lang, m i18n.Message, english string) string {
 	if m.IsZero() {
 		return english
@@ -103,13 +111,9 @@ const (
 	kM   = i18n.KindMsg
 )
 
-// e is a catalog entry: its ID, argument kinds and texts.
-func e(id i18n.ID, args []i18n.Kind, en, fr, ja, zh string) i18n.Entry {
-	return i18n.Entry{ID: id, Args: args, En: en, Fr: fr, Ja: ja, Zh: zh}
-}
-
-// k lists argument kinds.
-func k(kinds ...i18n.Kind) []i18n.Kind { return kinds }
+// e and k are i18n.E and i18n.Kinds, short for the catalog files: e is a
+// catalog entry (its ID, argument kinds and texts), k lists argument kinds.
+var e, k = i18n.E, i18n.Kinds
 
 var _ = i18n.Register(
 	e("diagnose.quoted", k(kV), "%[1]s", "Message d’origine : %[1]s", "原文：%[1]s", "原文：%[1]s"),

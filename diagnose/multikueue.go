@@ -69,6 +69,9 @@ type WorkerReport struct {
 	// Error says why the worker's diagnosis is missing: the bot cannot
 	// read that cluster (not configured), or the read failed.
 	Error string `json:"error,omitempty"`
+	// ErrorMsg is Error as a catalog message (ErrorIn renders it in the
+	// asker's language); Error is its English.
+	ErrorMsg i18n.Message `json:"-"`
 }
 
 // FollowClusters are the worker clusters whose own diagnosis completes the

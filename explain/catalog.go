@@ -2,6 +2,10 @@ package explain
 
 import "github.com/kueuebot/kueuebot/i18n"
 
+// e and k are i18n.E and i18n.Kinds, short for the catalog; kO to kM are
+// the argument kinds.
+var e, k = i18n.E, i18n.Kinds
+
 const (
 	kO   = i18n.KindObject
 	kN   = i18n.KindName
@@ -10,12 +14,6 @@ const (
 	kL   = i18n.KindList
 	kM   = i18n.KindMsg
 )
-
-func e(id i18n.ID, args []i18n.Kind, en, fr, ja, zh string) i18n.Entry {
-	return i18n.Entry{ID: id, Args: args, En: en, Fr: fr, Ja: ja, Zh: zh}
-}
-
-func k(kinds ...i18n.Kind) []i18n.Kind { return kinds }
 
 // The catalog of package explain: the errors it returns for the user
 // (*Error's Msg), the notes and remedies of check it adds.
@@ -139,6 +137,41 @@ var _ = i18n.Register(
 	e("explain.inCluster.failed", k(kN, kM, kL), "%[1]s: %[2]s %[3]s", "%[1]s : %[2]s %[3]s", "%[1]s：%[2]s%[3]s", "%[1]s：%[2]s%[3]s"),
 	e("explain.failed.in", k(kN, kM), "In %[1]s: %[2]s", "Dans %[1]s : %[2]s", "%[1]s では：%[2]s", "在 %[1]s 中：%[2]s"),
 	e("explain.failed.in.dot", k(kN, kM), "In %[1]s: %[2]s.", "Dans %[1]s : %[2]s.", "%[1]s では：%[2]s。", "在 %[1]s 中：%[2]s。"),
+	// estimate.go: why the Workloads of a job's queue were not all read, as
+	// the wait estimate says it ("... (%s)", "... not read").
+	e("explain.est.forbidden", nil,
+		"you may not list them",
+		"vous n’avez pas le droit de les lister",
+		"一覧する権限がありません",
+		"你无权列出它们"),
+	e("explain.est.timeout", nil,
+		"the API server did not answer in time",
+		"le serveur d’API n’a pas répondu à temps",
+		"API サーバーが時間内に応答しませんでした",
+		"API 服务器未及时响应"),
+	e("explain.est.readFailed", nil,
+		"the read failed",
+		"la lecture a échoué",
+		"読み取りに失敗しました",
+		"读取失败"),
+	e("explain.est.otherNamespaces", nil,
+		"the Workloads of other namespaces (you may not list them)",
+		"les Workloads des autres namespaces (vous n’avez pas le droit de les lister)",
+		"ほかの Namespace の Workload（一覧する権限がありません）",
+		"其他命名空间的 Workload（你无权列出它们）"),
+
+	// workers.go: why a MultiKueue worker cluster's own diagnosis is missing
+	// (diagnose.WorkerReport.ErrorMsg).
+	e("explain.worker.notConfigured", k(kN),
+		"I am not configured to read worker cluster %[1]s, so I cannot say what happens to the job there.",
+		"Je ne suis pas configuré pour lire le cluster worker %[1]s : je ne peux donc pas dire ce qu’il advient du job là-bas.",
+		"ワーカークラスター %[1]s を読み取る設定がされていないため、そこでジョブがどうなっているかは分かりません。",
+		"我未被配置为读取工作集群 %[1]s，因此无法说明该作业在那里的情况。"),
+	e("explain.worker.noAnswer", k(kN, kM),
+		"Worker cluster %[1]s did not answer: %[2]s",
+		"Le cluster worker %[1]s n’a pas répondu : %[2]s",
+		"ワーカークラスター %[1]s は応答しませんでした：%[2]s",
+		"工作集群 %[1]s 没有应答：%[2]s"),
 	e("explain.failed.noAnswer", k(kN, kM), "%[1]s did not answer: %[2]s", "%[1]s n’a pas répondu : %[2]s", "%[1]s は応答しませんでした：%[2]s", "%[1]s 没有应答：%[2]s"),
 	e("explain.failed.noAnswer.dot", k(kN, kM), "%[1]s did not answer: %[2]s.", "%[1]s n’a pas répondu : %[2]s.", "%[1]s は応答しませんでした：%[2]s。", "%[1]s 没有应答：%[2]s。"),
 	e("explain.notFoundSomeFailed", k(kN, kL, kL, kV),

@@ -12,6 +12,7 @@ import (
 
 	"github.com/kueuebot/kueuebot/diagnose"
 	"github.com/kueuebot/kueuebot/diagnose/fetch"
+	"github.com/kueuebot/kueuebot/i18n"
 	"github.com/kueuebot/kueuebot/rbac"
 )
 
@@ -55,19 +56,20 @@ func (e *Explainer) estimate(ctx context.Context, id rbac.Identity, s *diagnose.
 	r.Estimate = diagnose.NewForecast(in).Estimate(s.Workload, r)
 }
 
-// readFailure is a short account of a failed read for an estimate.
-func readFailure(err error) string {
+// readFailure is a short account of a failed read for an estimate, as a
+// catalog message ("you may not list them").
+func readFailure(err error) i18n.Message {
 	switch {
 	case apierrors.IsForbidden(err):
-		return "you may not list them"
+		return i18n.M("explain.est.forbidden")
 	case errors.Is(err, context.DeadlineExceeded) || apierrors.IsTimeout(err):
-		return "the API server did not answer in time"
+		return i18n.M("explain.est.timeout")
 	}
 	var re *fetch.ReadError
 	if errors.As(err, &re) {
-		return re.UserMessage()
+		return i18n.M("explain.text", i18n.Verbatim(re.UserMessage()))
 	}
-	return "the read failed"
+	return i18n.M("explain.est.readFailed")
 }
 
 // snapshotQueue is the forecast input of s's queue with the Workloads
@@ -110,7 +112,7 @@ func listQueue(ctx context.Context, c fetch.Clients, s *diagnose.Snapshot, timeo
 	if err != nil {
 		return diagnose.ForecastInput{}, err
 	}
-	incomplete := ""
+	var incomplete i18n.Message
 	if len(stats.Failed) > 0 {
 		ferr := stats.Failed[0].Err
 		if !apierrors.IsForbidden(ferr) || s.Target.Namespace == "" {
@@ -124,7 +126,7 @@ func listQueue(ctx context.Context, c fetch.Clients, s *diagnose.Snapshot, timeo
 		if len(stats.Failed) > 0 {
 			return diagnose.ForecastInput{}, stats.Failed[0].Err
 		}
-		incomplete = "the Workloads of other namespaces (you may not list them)"
+		incomplete = i18n.M("explain.est.otherNamespaces")
 	}
 	in := snapshotQueue(s, st.Workloads())
 	in.Incomplete = incomplete

@@ -229,6 +229,12 @@ func (l *look) failure() string {
 	return ""
 }
 
+// clusterLook is the look as Report.Clusters records it: found or not, and
+// why the cluster could not be searched, in English and as a message.
+func (l *look) clusterLook(found bool) diagnose.ClusterLook {
+	return diagnose.ClusterLook{Cluster: l.c.Name, Found: found, Error: l.failure(), ErrorMsg: l.failureMsg()}
+}
+
 // Explain answers q: in the cluster it names (Question.Cluster, or a word
 // PickCluster recognises), else in every cluster where the caller is
 // mapped. Found in one: that cluster's answer, naming it (Result.Cluster,
@@ -324,7 +330,7 @@ func clusterLooks(looks []*look) []diagnose.ClusterLook {
 		if !l.mapped {
 			continue
 		}
-		out = append(out, diagnose.ClusterLook{Cluster: l.c.Name, Found: l.found(), Error: l.failure()})
+		out = append(out, l.clusterLook(l.found()))
 	}
 	return out
 }
@@ -482,7 +488,7 @@ func (f *Fleet) Jobs(ctx context.Context, id rbac.Identity, q JobsQuery) (JobsRe
 	}
 	for _, l := range looks {
 		if l.mapped {
-			res.Clusters = append(res.Clusters, diagnose.ClusterLook{Cluster: l.c.Name, Found: l.err == nil, Error: l.failure()})
+			res.Clusters = append(res.Clusters, l.clusterLook(l.err == nil))
 		}
 	}
 	switch {

@@ -124,7 +124,7 @@ func (f *Fleet) Queues(ctx context.Context, id rbac.Identity, q QueuesQuery) (Qu
 			continue
 		}
 		l := a.look()
-		res.Clusters = append(res.Clusters, diagnose.ClusterLook{Cluster: a.c.Name, Found: a.err == nil, Error: l.failure()})
+		res.Clusters = append(res.Clusters, l.clusterLook(a.err == nil))
 		if a.err != nil {
 			failed = append(failed, l)
 			if firstErr == nil {
@@ -209,7 +209,7 @@ func (f *Fleet) Check(ctx context.Context, id rbac.Identity, req CheckRequest) (
 			looks = append(looks, diagnose.ClusterLook{Cluster: a.c.Name})
 		default:
 			failed = append(failed, l)
-			looks = append(looks, diagnose.ClusterLook{Cluster: a.c.Name, Error: l.failure()})
+			looks = append(looks, l.clusterLook(false))
 		}
 	}
 	switch {

@@ -97,7 +97,7 @@ func TestFleetQueuesAcrossClusters(t *testing.T) {
 		t.Errorf("queues from %v, want gpu-west then gpu-east, each queue naming its cluster", clusters)
 	}
 	want := []diagnose.ClusterLook{{Cluster: "gpu-west", Found: true}, {Cluster: "gpu-east", Found: true}, {Cluster: "gpu-south", Error: "did not answer within 100ms"}}
-	if !slices.Equal(res.Clusters, want) {
+	if !sameLooks(t, res.Clusters, want) {
 		t.Errorf("looks %+v, want %+v (staging unmapped is not read)", res.Clusters, want)
 	}
 	if u := west.users.Load(); u != "alice@west" {
@@ -195,7 +195,7 @@ func TestFleetCheck(t *testing.T) {
 		t.Errorf("small: cluster %q, queues %v; want gpu-west's answer", r.Cluster, queues(r))
 	}
 	wantLooks := []diagnose.ClusterLook{{Cluster: "gpu-west", Found: true}, {Cluster: "gpu-east"}}
-	if !slices.Equal(r.Clusters, wantLooks) {
+	if !sameLooks(t, r.Clusters, wantLooks) {
 		t.Errorf("looks %+v, want %+v", r.Clusters, wantLooks)
 	}
 	// big is in both: each cluster's answer, naming its cluster.
@@ -247,7 +247,7 @@ func TestFleetCheckClusterFails(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []diagnose.ClusterLook{{Cluster: "gpu-west", Found: true}, {Cluster: "gpu-east", Error: "connection refused"}}
-	if res.Report.Cluster != "gpu-west" || !slices.Equal(res.Report.Clusters, want) {
+	if res.Report.Cluster != "gpu-west" || !sameLooks(t, res.Report.Clusters, want) {
 		t.Errorf("cluster %q looks %+v, want gpu-west and %+v", res.Report.Cluster, res.Report.Clusters, want)
 	}
 }

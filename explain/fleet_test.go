@@ -189,8 +189,20 @@ func TestFleetFoundInOneWhileAnotherHangs(t *testing.T) {
 		t.Fatalf("answer %s from %q, want the manager's", res.Report.Verdict.Code, res.Report.Cluster)
 	}
 	want := []diagnose.ClusterLook{{Cluster: "manager", Found: true}, {Cluster: "gpu-east", Error: "did not answer within 200ms"}}
-	if !slices.Equal(res.Report.Clusters, want) {
-		t.Errorf("looks %+v, want %+v (gpu-west unmapped is not searched)", res.Report.Clusters, want)
+	if !explain.SameLooks(t, res.Report.Clusters, want) {
+		t.Fatalf("looks %+v, want %+v (gpu-west unmapped is not searched)", res.Report.Clusters, want)
+	}
+	// The asker reads why gpu-east was not searched in their language.
+	east := res.Report.Clusters[1]
+	for l, want := range map[i18n.Lang]string{
+		i18n.English:  "did not answer within 200ms",
+		i18n.French:   "n’a pas répondu en 200ms",
+		i18n.Japanese: "200ms 以内に応答しませんでした",
+		i18n.Chinese:  "200ms 内没有应答",
+	} {
+		if got := east.ErrorIn(l); got != want {
+			t.Errorf("gpu-east's error in %s: %q, want %q", l, got, want)
+		}
 	}
 }
 
@@ -275,7 +287,7 @@ func TestFleetJobs(t *testing.T) {
 		t.Errorf("jobs by cluster %v: want jobs of manager and gpu-west, each naming its cluster", by)
 	}
 	want := []diagnose.ClusterLook{{Cluster: "manager", Found: true}, {Cluster: "gpu-west", Found: true}, {Cluster: "gpu-east", Error: "did not answer within 200ms"}}
-	if !slices.Equal(res.Clusters, want) {
+	if !explain.SameLooks(t, res.Clusters, want) {
 		t.Errorf("clusters %+v, want %+v", res.Clusters, want)
 	}
 }

@@ -1,11 +1,19 @@
 package explain
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/kueuebot/kueuebot/diagnose"
+	"github.com/kueuebot/kueuebot/diagnose/fetch"
 	"github.com/kueuebot/kueuebot/i18n"
 	"github.com/kueuebot/kueuebot/i18n/i18ntest"
 	"github.com/kueuebot/kueuebot/rbac"
@@ -18,17 +26,109 @@ func TestCatalog(t *testing.T) {
 // TestNoProseOutsideCatalog: the errors, notes and remedies explain
 // returns for the user are built through the catalog.
 func TestNoProseOutsideCatalog(t *testing.T) {
-	// Not converted yet: the reasons an estimate is incomplete
-	// (diagnose.ForecastInput's English strings) and a worker report's
-	// Error, which the report carries as English.
-	allow := []i18ntest.Allow{
-		{File: "estimate.go", Text: "you may not list them"},
-		{File: "estimate.go", Text: "the API server did not answer in time"},
-		{File: "estimate.go", Text: "the Workloads of other namespaces (you may not list them)"},
-		{File: "workers.go", Text: "I am not configured to read worker cluster %s, so I cannot say what happens to the job there."},
-	}
-	for _, p := range i18ntest.ProseLiterals(t, ".", allow) {
+	for _, p := range i18ntest.ProseLiterals(t, ".", nil) {
 		t.Errorf("%s: English prose outside the catalog: %s", p.Pos, p.Text)
+	}
+}
+
+// TestEstimateReasonsInEachLanguage: why a wait estimate is missing (the
+// read of the queue's Workloads failed) or rests on part of the queue
+// (the Workloads of other namespaces were not listed) reads in the
+// asker's language.
+func TestEstimateReasonsInEachLanguage(t *testing.T) {
+	now := time.Date(2026, 12, 2, 15, 0, 0, 0, time.UTC)
+	forbidden := apierrors.NewForbidden(schema.GroupResource{Group: "kueue.x-k8s.io", Resource: "workloads"}, "", errors.New("no list"))
+	for _, tc := range []struct {
+		name string
+		err  error
+		want [4]string
+	}{
+		{"forbidden", forbidden, [4]string{
+			"no estimate: I could not read the Workloads of ClusterQueue cq (you may not list them)",
+			"pas d’estimation : je n’ai pas pu lire les Workloads de la ClusterQueue cq (vous n’avez pas le droit de les lister)",
+			"見込みなし：ClusterQueue cq の Workload を読み取れませんでした（一覧する権限がありません）",
+			"无法估计：我无法读取 ClusterQueue cq 的 Workload（你无权列出它们）",
+		}},
+		{"timeout", context.DeadlineExceeded, [4]string{
+			"no estimate: I could not read the Workloads of ClusterQueue cq (the API server did not answer in time)",
+			"pas d’estimation : je n’ai pas pu lire les Workloads de la ClusterQueue cq (le serveur d’API n’a pas répondu à temps)",
+			"見込みなし：ClusterQueue cq の Workload を読み取れませんでした（API サーバーが時間内に応答しませんでした）",
+			"无法估计：我无法读取 ClusterQueue cq 的 Workload（API 服务器未及时响应）",
+		}},
+		{"other", errors.New("connection reset"), [4]string{
+			"no estimate: I could not read the Workloads of ClusterQueue cq (the read failed)",
+			"pas d’estimation : je n’ai pas pu lire les Workloads de la ClusterQueue cq (la lecture a échoué)",
+			"見込みなし：ClusterQueue cq の Workload を読み取れませんでした（読み取りに失敗しました）",
+			"无法估计：我无法读取 ClusterQueue cq 的 Workload（读取失败）",
+		}},
+	} {
+		est := diagnose.EstimateUnread(now, "cq", readFailure(tc.err))
+		if est.NoEstimate != strings.TrimPrefix(tc.want[0], "no estimate: ") {
+			t.Errorf("%s: NoEstimate %q, want the English", tc.name, est.NoEstimate)
+		}
+		for _, l := range i18n.All() {
+			if got := est.PhraseIn(l); got != tc.want[l] {
+				t.Errorf("%s in %s: %q, want %q", tc.name, l, got, tc.want[l])
+			}
+		}
+	}
+
+	// The caller may list Workloads in its namespace only: the estimate
+	// says the other namespaces' were not read.
+	_, kube, kq := checkEnv(t)
+	kq.PrependReactor("list", "workloads", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		if a.GetNamespace() == "" {
+			return true, nil, forbidden
+		}
+		return false, nil, nil
+	})
+	s := &diagnose.Snapshot{Now: now, Target: diagnose.Target{Kind: "Job", Namespace: "team-a", Name: "train"}}
+	in, err := listQueue(t.Context(), fetch.Clients{Kube: kube, Kueue: kq}, s, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for l, want := range map[i18n.Lang]string{
+		i18n.English:  "the Workloads of other namespaces (you may not list them)",
+		i18n.French:   "les Workloads des autres namespaces (vous n’avez pas le droit de les lister)",
+		i18n.Japanese: "ほかの Namespace の Workload（一覧する権限がありません）",
+		i18n.Chinese:  "其他命名空间的 Workload（你无权列出它们）",
+	} {
+		if got := in.Incomplete.In(l); got != want {
+			t.Errorf("incomplete in %s: %q, want %q", l, got, want)
+		}
+	}
+}
+
+// TestWorkerErrorsInEachLanguage: a MultiKueue worker cluster whose own
+// diagnosis is missing (not configured, or its read failed) is said so
+// in the asker's language; Error keeps the English.
+func TestWorkerErrorsInEachLanguage(t *testing.T) {
+	r := &diagnose.Report{MultiKueue: &diagnose.MultiKueueInfo{Nominated: []string{"worker1", "worker2"}}}
+	e := &Explainer{Workers: WorkerReaders{"worker2": failingReader{}}}
+	e.followWorkers(t.Context(), rbac.Identity{}, diagnose.Target{Kind: "Job", Namespace: "team-a", Name: "train"}, r)
+	if len(r.Workers) != 2 {
+		t.Fatalf("workers %+v, want worker1 and worker2", r.Workers)
+	}
+	for i, want := range [][4]string{{
+		"I am not configured to read worker cluster worker1, so I cannot say what happens to the job there.",
+		"Je ne suis pas configuré pour lire le cluster worker worker1 : je ne peux donc pas dire ce qu’il advient du job là-bas.",
+		"ワーカークラスター worker1 を読み取る設定がされていないため、そこでジョブがどうなっているかは分かりません。",
+		"我未被配置为读取工作集群 worker1，因此无法说明该作业在那里的情况。",
+	}, {
+		"Worker cluster worker2 did not answer: connection refused",
+		"Le cluster worker worker2 n’a pas répondu : connection refused",
+		"ワーカークラスター worker2 は応答しませんでした：connection refused",
+		"工作集群 worker2 没有应答：connection refused",
+	}} {
+		w := r.Workers[i]
+		if w.Report != nil || w.Error != want[0] {
+			t.Errorf("%s: Error %q, want %q", w.Cluster, w.Error, want[0])
+		}
+		for _, l := range i18n.All() {
+			if got := w.ErrorIn(l); got != want[l] {
+				t.Errorf("%s in %s: %q, want %q", w.Cluster, l, got, want[l])
+			}
+		}
 	}
 }
 

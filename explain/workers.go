@@ -3,9 +3,9 @@ package explain
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/kueuebot/kueuebot/diagnose"
+	"github.com/kueuebot/kueuebot/i18n"
 	"github.com/kueuebot/kueuebot/rbac"
 )
 
@@ -40,17 +40,14 @@ func (e *Explainer) followWorkers(ctx context.Context, id rbac.Identity, t diagn
 		names = names[:maxFollowedWorkers]
 	}
 	for _, name := range names {
-		wr := diagnose.WorkerReport{Cluster: name}
 		reader := e.Workers.Worker(name)
 		if reader == nil {
-			wr.Error = fmt.Sprintf("I am not configured to read worker cluster %s, so I cannot say what happens to the job there.", name)
-			r.Workers = append(r.Workers, wr)
+			r.Workers = append(r.Workers, workerFailed(name, i18n.M("explain.worker.notConfigured", i18n.Name(name))))
 			continue
 		}
 		s, err := reader.Snapshot(ctx, id, t)
 		if err != nil {
-			wr.Error = fmt.Sprintf("Worker cluster %s did not answer: %s", name, userText(err))
-			r.Workers = append(r.Workers, wr)
+			r.Workers = append(r.Workers, workerFailed(name, workerNoAnswer(name, err)))
 			continue
 		}
 		if s.Job == nil && s.Workload == nil && r.Target.Workload != "" {
@@ -59,15 +56,25 @@ func (e *Explainer) followWorkers(ctx context.Context, id rbac.Identity, t diagn
 			// alone, under the manager's Workload name.
 			wt := diagnose.Target{Kind: "Workload", Namespace: t.Namespace, Name: r.Target.Workload}
 			if s, err = reader.Snapshot(ctx, id, wt); err != nil {
-				wr.Error = fmt.Sprintf("Worker cluster %s did not answer: %s", name, userText(err))
-				r.Workers = append(r.Workers, wr)
+				r.Workers = append(r.Workers, workerFailed(name, workerNoAnswer(name, err)))
 				continue
 			}
 		}
 		rep := diagnose.Analyze(s)
-		wr.Report = &rep
-		r.Workers = append(r.Workers, wr)
+		r.Workers = append(r.Workers, diagnose.WorkerReport{Cluster: name, Report: &rep})
 	}
+}
+
+// workerFailed is the report of a worker cluster whose diagnosis is
+// missing, and why (m; Error is its English).
+func workerFailed(name string, m i18n.Message) diagnose.WorkerReport {
+	return diagnose.WorkerReport{Cluster: name, Error: m.String(), ErrorMsg: m}
+}
+
+// workerNoAnswer says that worker cluster name did not answer, and what
+// the read's error says to the user.
+func workerNoAnswer(name string, err error) i18n.Message {
+	return i18n.M("explain.worker.noAnswer", i18n.Name(name), errMsg(err))
 }
 
 // userText is an error's user-facing text when it has one.

@@ -44,6 +44,28 @@ type Entry struct {
 	Optional []int
 }
 
+// E is the Entry id with argument kinds args and its texts in English,
+// French, Japanese and Chinese, in that order: the short form of a catalog
+// file that declares many entries.
+//
+//	var _ = i18n.Register(
+//		i18n.E("bot.notice.busy", i18n.Kinds(i18n.KindDur),
+//			"I am busy; ask again in %[1]s.",
+//			"Je suis occupé ; redemandez dans %[1]s.",
+//			"ただいま混み合っています。%[1]s後にもう一度お尋ねください。",
+//			"我现在很忙，请在 %[1]s 后再问。"),
+//	)
+//
+// A package that writes E and Kinds on every line may bind shorter local
+// names to them (var e, k = i18n.E, i18n.Kinds).
+func E(id ID, args []Kind, en, fr, ja, zh string) Entry {
+	return Entry{ID: id, Args: args, En: en, Fr: fr, Ja: ja, Zh: zh}
+}
+
+// Kinds lists the kinds of an entry's arguments, in order, for E. An entry
+// without arguments has nil (Kinds()).
+func Kinds(kinds ...Kind) []Kind { return kinds }
+
 // Text returns the entry's text in l.
 func (e Entry) Text(l Lang) string {
 	switch l {

@@ -43,6 +43,9 @@
 //			Zh: "我现在很忙，请在 %[1]s 后再问。"},
 //	)
 //
+// A file of many entries writes them with E and Kinds instead:
+// i18n.E(id, i18n.Kinds(i18n.KindDur), en, fr, ja, zh) is the Entry above.
+//
 // IDs are "<package>.<what>"; keep a package's entries in one file
 // (catalog.go) next to the code that uses them. Write every translation for
 // the domain, with the terms of Kubernetes' and Kueue's translated

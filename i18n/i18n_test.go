@@ -1,6 +1,7 @@
 package i18n
 
 import (
+	"reflect"
 	"testing"
 	"time"
 )
@@ -147,5 +148,17 @@ func BenchmarkRender(b *testing.B) {
 				_ = m.In(l)
 			}
 		})
+	}
+}
+
+// TestE: E and Kinds build the Entry a catalog file would write out.
+func TestE(t *testing.T) {
+	got := E("i18n.test.e", Kinds(KindNum, KindObject), "en", "fr", "ja", "zh")
+	want := Entry{ID: "i18n.test.e", Args: []Kind{KindNum, KindObject}, En: "en", Fr: "fr", Ja: "ja", Zh: "zh"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("E = %+v, want %+v", got, want)
+	}
+	if Kinds() != nil {
+		t.Error("Kinds() is not nil")
 	}
 }

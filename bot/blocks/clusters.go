@@ -81,7 +81,7 @@ func clusterNotes(l i18n.Lang, looks []diagnose.ClusterLook) string {
 	var lines []string
 	for _, lk := range looks {
 		if lk.Error != "" {
-			lines = append(lines, tr(l, "blocks.clusters.noAnswer", i18n.Verbatim(Code(lk.Cluster)), i18n.Verbatim(Line(lk.Error))))
+			lines = append(lines, tr(l, "blocks.clusters.noAnswer", i18n.Verbatim(Code(lk.Cluster)), i18n.Verbatim(Line(lk.ErrorIn(l)))))
 		}
 	}
 	return strings.Join(lines, "\n")

@@ -86,3 +86,39 @@ func TestWorkersInEachLanguage(t *testing.T) {
 		i18ntest.AssertTranslated(t, l, text, verbatim...)
 	}
 }
+
+// TestUnreadClustersInEachLanguage: why a worker cluster's own diagnosis
+// is missing and why a cluster could not be searched are in the answer's
+// language (their ErrorMsg), not the English Error.
+func TestUnreadClustersInEachLanguage(t *testing.T) {
+	worker := i18n.M("render.gap.forbidden")
+	cluster := i18n.M("render.gap.timeout")
+	r := translatedReport()
+	r.Workers = []diagnose.WorkerReport{{Cluster: "worker1", Error: worker.String(), ErrorMsg: worker}}
+	r.Clusters = []diagnose.ClusterLook{{Cluster: "gpu-east", Error: cluster.String(), ErrorMsg: cluster}}
+	for l, want := range map[i18n.Lang][2]string{
+		i18n.English: {
+			"you may not read it; your platform team can check it or grant read access",
+			"⚠️ `gpu-east` did not answer: the API server did not answer in time; try again",
+		},
+		i18n.French: {
+			"vous n’avez pas le droit de le lire ; votre équipe plateforme peut le vérifier ou vous en donner l’accès en lecture",
+			"⚠️ `gpu-east` n’a pas répondu : le serveur d’API n’a pas répondu à temps ; réessayez",
+		},
+		i18n.Japanese: {
+			"あなたには読み取り権限がありません。プラットフォームチームが確認するか、読み取り権限を付与できます",
+			"⚠️ `gpu-east` から応答がありませんでした：API サーバーが時間内に応答しませんでした。もう一度試してください",
+		},
+		i18n.Chinese: {
+			"你无权读取它；平台团队可以帮你检查或授予读取权限",
+			"⚠️ `gpu-east` 没有响应：API 服务器未及时响应；请重试",
+		},
+	} {
+		text := Text(Report(r, Options{Lang: l}).Blocks)
+		for _, w := range want {
+			if !strings.Contains(text, w) {
+				t.Errorf("%s answer lacks %q:\n%s", l, w, text)
+			}
+		}
+	}
+}

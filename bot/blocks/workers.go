@@ -20,7 +20,7 @@ func workerBlocks(r diagnose.Report, l i18n.Lang) []slack.Block {
 		bl = append(bl, slack.NewDividerBlock())
 		title := "🛰️ *" + tr(l, "blocks.worker.on", i18n.Verbatim(Code(w.Cluster))) + "*"
 		if w.Report == nil {
-			bl = append(bl, slack.NewSectionBlock(mrkdwn(truncate(title+"\n"+Line(w.Error), MaxSectionText)), nil, nil))
+			bl = append(bl, slack.NewSectionBlock(mrkdwn(truncate(title+"\n"+Line(w.ErrorIn(l)), MaxSectionText)), nil, nil))
 			continue
 		}
 		wr := w.Report

@@ -13,11 +13,9 @@ type Options struct {
 
 func tr(l i18n.Lang, id i18n.ID, args ...i18n.Arg) string { return i18n.Render(l, i18n.M(id, args...)) }
 
-func e(id i18n.ID, args []i18n.Kind, en, fr, ja, zh string) i18n.Entry {
-	return i18n.Entry{ID: id, Args: args, En: en, Fr: fr, Ja: ja, Zh: zh}
-}
-
-func k(kinds ...i18n.Kind) []i18n.Kind { return kinds }
+// e and k are i18n.E and i18n.Kinds, short for the catalog files; kN, kV
+// and kO are the argument kinds.
+var e, k = i18n.E, i18n.Kinds
 
 const (
 	kN = i18n.KindName

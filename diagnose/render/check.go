@@ -88,7 +88,7 @@ func CheckTextWith(r *diagnose.CheckReport, o Options) string {
 	_ = tw.Flush()
 	for _, c := range r.Clusters {
 		if c.Error != "" {
-			fmt.Fprintf(&b, "%s\n", tr(l, "render.cluster.noAnswer", i18n.Verbatim(c.Cluster), i18n.Verbatim(c.Error)))
+			fmt.Fprintf(&b, "%s\n", tr(l, "render.cluster.noAnswer", i18n.Verbatim(c.Cluster), i18n.Verbatim(c.ErrorIn(l))))
 		}
 	}
 	for _, n := range r.NotesIn(l) {
@@ -184,7 +184,7 @@ func CheckMarkdownWith(r *diagnose.CheckReport, o Options) string {
 	}
 	for _, c := range r.Clusters {
 		if c.Error != "" {
-			fmt.Fprintf(&b, "%s\n\n", tr(l, "render.cluster.noAnswer", i18n.Verbatim("**"+mdEscape(c.Cluster)+"**"), i18n.Verbatim(mdEscape(c.Error))))
+			fmt.Fprintf(&b, "%s\n\n", tr(l, "render.cluster.noAnswer", i18n.Verbatim("**"+mdEscape(c.Cluster)+"**"), i18n.Verbatim(mdEscape(c.ErrorIn(l)))))
 		}
 	}
 	for _, n := range r.NotesIn(l) {

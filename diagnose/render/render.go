@@ -253,7 +253,7 @@ func MarkdownStringWith(r *diagnose.Report, o Options) string {
 	}
 	for _, c := range r.Clusters {
 		if c.Error != "" {
-			fmt.Fprintf(&b, "%s  \n", tr(l, "render.cluster.noAnswer", i18n.Verbatim("**"+mdEscape(c.Cluster)+"**"), i18n.Verbatim(mdEscape(c.Error))))
+			fmt.Fprintf(&b, "%s  \n", tr(l, "render.cluster.noAnswer", i18n.Verbatim("**"+mdEscape(c.Cluster)+"**"), i18n.Verbatim(mdEscape(c.ErrorIn(l)))))
 		}
 	}
 	fmt.Fprintf(&b, "**%s%s** `%s/%s`  \n", mdEscape(orNone(r.Target.Kind)), colon(l), r.Target.Namespace, r.Target.Name)

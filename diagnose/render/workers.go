@@ -40,7 +40,7 @@ func workersText(r *diagnose.Report, o Options) string {
 	for _, w := range r.Workers {
 		b.WriteString("\n" + tr(l, "render.mk.onWorker", i18n.Name(w.Cluster)) + "\n")
 		if w.Report == nil {
-			fmt.Fprintf(&b, "  %s\n", wrapL(l, w.Error, 96, "  "))
+			fmt.Fprintf(&b, "  %s\n", wrapL(l, w.ErrorIn(l), 96, "  "))
 			continue
 		}
 		for _, line := range strings.Split(strings.TrimRight(TextStringWith(w.Report, o), "\n"), "\n") {
@@ -60,7 +60,7 @@ func workersMarkdown(r *diagnose.Report, o Options) string {
 	for _, w := range r.Workers {
 		b.WriteString(tr(o.Lang, "render.mk.onWorkerMd", i18n.Name(w.Cluster)) + "\n\n")
 		if w.Report == nil {
-			fmt.Fprintf(&b, "%s\n\n", mdEscape(w.Error))
+			fmt.Fprintf(&b, "%s\n\n", mdEscape(w.ErrorIn(o.Lang)))
 			continue
 		}
 		md := MarkdownStringWith(w.Report, o)
@@ -75,7 +75,7 @@ func clustersText(l i18n.Lang, r *diagnose.Report) string {
 	var b strings.Builder
 	for _, c := range r.Clusters {
 		if c.Error != "" {
-			fmt.Fprintf(&b, "%s\n", wrapL(l, tr(l, "render.cluster.noAnswer", i18n.Verbatim(c.Cluster), i18n.Verbatim(c.Error)), 100, "  "))
+			fmt.Fprintf(&b, "%s\n", wrapL(l, tr(l, "render.cluster.noAnswer", i18n.Verbatim(c.Cluster), i18n.Verbatim(c.ErrorIn(l))), 100, "  "))
 		}
 	}
 	if b.Len() == 0 {
