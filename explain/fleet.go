@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/kueuebot/kueuebot/diagnose"
@@ -285,41 +284,16 @@ func (f *Fleet) explainIn(ctx context.Context, id rbac.Identity, q Question) (Re
 	return res, err
 }
 
-// fanOut runs ask in every cluster where the caller is mapped, in
-// parallel, each bounded by its cluster's timeout; looks are in config
-// order.
+// fanOut runs ask in every cluster where the caller is mapped, as each
+// does (in parallel, each bounded by its cluster's timeout); looks are in
+// config order.
 func (f *Fleet) fanOut(ctx context.Context, id rbac.Identity, ask func(context.Context, *Cluster, rbac.Identity) (Result, error)) []*look {
-	looks := make([]*look, len(f.clusters))
-	var wg sync.WaitGroup
-	for i, c := range f.clusters {
-		l := &look{c: c}
-		looks[i] = l
-		cid, ok, err := c.identity(ctx, id)
-		if err != nil {
-			l.mapped, l.err = true, err
-			continue
-		}
-		if !ok {
-			continue
-		}
-		l.mapped = true
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			cctx, cancel := context.WithTimeout(ctx, c.timeout())
-			defer cancel()
-			l.res, l.err = ask(cctx, c, cid)
-			if cctx.Err() != nil && ctx.Err() == nil {
-				// The cluster's own deadline, not the question's: say it
-				// did not answer, whatever its reader made of the deadline.
-				l.timedOut = true
-				if l.err == nil {
-					l.err = cctx.Err()
-				}
-			}
-		}()
+	answers := each(ctx, f.clusters, id, ask)
+	looks := make([]*look, len(answers))
+	for i, a := range answers {
+		looks[i] = a.look()
+		looks[i].res = a.res
 	}
-	wg.Wait()
 	return looks
 }
 
@@ -403,105 +377,5 @@ func (f *Fleet) settle(q Question, looks []*look) (Result, error) {
 	summary := i18n.M("explain.checkName", i18n.Verbatim("`"+q.Name+" on CLUSTER -n NAMESPACE`"))
 	r.Remedies = []diagnose.Remedy{{Code: "CheckName", Who: diagnose.WhoYou, Summary: summary.String(), SummaryMsg: summary}}
 	r.Clusters = cls
-	return res, nil
-}
-
-// Jobs lists the caller's jobs that are not running in every cluster
-// where they are mapped, in parallel, each cluster bounded by its timeout:
-// each cluster's jobs (newest first), in config order, with
-// Report.Cluster set. A cluster that fails is named in Result.Clusters
-// (with the jobs of those that answered); only when none answers is the
-// result an error.
-func (f *Fleet) Jobs(ctx context.Context, id rbac.Identity, q JobsQuery) (JobsResult, error) {
-	type listed struct {
-		res      JobsResult
-		err      error
-		timedOut bool
-	}
-	cs := f.clusters
-	if q.Cluster != "" {
-		c, _, err := f.named(ctx, id, q.Cluster)
-		if err != nil {
-			return JobsResult{}, err
-		}
-		cs = []*Cluster{c}
-	}
-	out := make([]*listed, len(cs))
-	looks := make([]*look, len(cs))
-	var wg sync.WaitGroup
-	for i, c := range cs {
-		looks[i] = &look{c: c}
-		cid, ok, err := c.identity(ctx, id)
-		if err != nil {
-			looks[i].mapped, looks[i].err = true, err
-			continue
-		}
-		if !ok {
-			continue
-		}
-		looks[i].mapped = true
-		out[i] = &listed{}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			cctx, cancel := context.WithTimeout(ctx, c.timeout())
-			defer cancel()
-			l := out[i]
-			l.res, l.err = c.Explainer.Jobs(cctx, cid, q)
-			if cctx.Err() != nil && ctx.Err() == nil {
-				l.timedOut = true
-				if l.err == nil {
-					l.err = cctx.Err()
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
-		return JobsResult{}, err
-	}
-	var res JobsResult
-	res.Namespaces.Source = rbac.SourceConfigured
-	answered := 0
-	var firstErr error
-	for i, l := range out {
-		if l == nil {
-			continue
-		}
-		looks[i].err, looks[i].timedOut = l.err, l.timedOut
-		if l.err != nil {
-			if firstErr == nil {
-				firstErr = l.err
-			}
-			continue
-		}
-		answered++
-		name := cs[i].Name
-		for _, ns := range l.res.Namespaces.Names {
-			res.Namespaces.Names = append(res.Namespaces.Names, name+"/"+ns)
-		}
-		res.Namespaces.Truncated = res.Namespaces.Truncated || l.res.Namespaces.Truncated
-		for _, r := range l.res.Jobs {
-			r.Cluster = name
-			res.Jobs = append(res.Jobs, r)
-		}
-	}
-	for _, l := range looks {
-		if l.mapped {
-			res.Clusters = append(res.Clusters, l.clusterLook(l.err == nil))
-		}
-	}
-	switch {
-	case len(res.Clusters) == 0:
-		return res, userErr("explain.notMappedAny", namesList(f.Names()))
-	case answered == 0:
-		var failed []*look
-		for _, l := range looks {
-			if l.mapped {
-				failed = append(failed, l)
-			}
-		}
-		return res, userErr("explain.couldNotListJobs", failedList(failed)).because(firstErr)
-	}
 	return res, nil
 }

@@ -25,6 +25,52 @@ func (a *answer[T]) look() *look {
 	return &look{c: a.c, mapped: a.mapped, err: a.err, timedOut: a.timedOut}
 }
 
+// tally is what the mapped clusters of a fanned-out list said.
+type tally struct {
+	// looks are the mapped clusters as Result.Clusters records them, in
+	// the order of the answers.
+	looks []diagnose.ClusterLook
+	// failed are the clusters that failed or did not answer.
+	failed []*look
+	// firstErr is the first of their errors.
+	firstErr error
+	// answered counts the clusters that answered.
+	answered int
+}
+
+// tallied folds answers from each: add is called with the result of every
+// cluster that answered, in the order of the answers, and the rest are
+// counted as failed. Unmapped clusters are left out.
+func tallied[T any](answers []*answer[T], add func(c *Cluster, res T)) tally {
+	var t tally
+	for _, a := range answers {
+		if !a.mapped {
+			continue
+		}
+		l := a.look()
+		t.looks = append(t.looks, l.clusterLook(a.err == nil))
+		if a.err != nil {
+			t.failed = append(t.failed, l)
+			if t.firstErr == nil {
+				t.firstErr = a.err
+			}
+			continue
+		}
+		t.answered++
+		add(a.c, a.res)
+	}
+	return t
+}
+
+// addNamespaces adds one cluster's namespaces to a list across clusters,
+// each named "cluster/namespace".
+func addNamespaces(dst *rbac.Namespaces, cluster string, src rbac.Namespaces) {
+	for _, ns := range src.Names {
+		dst.Names = append(dst.Names, cluster+"/"+ns)
+	}
+	dst.Truncated = dst.Truncated || src.Truncated
+}
+
 // each runs ask in every cluster of cs where the caller is mapped, in
 // parallel, each bounded by its cluster's timeout; answers are in the
 // order of cs, unmapped clusters with mapped false.
@@ -116,39 +162,62 @@ func (f *Fleet) Queues(ctx context.Context, id rbac.Identity, q QueuesQuery) (Qu
 	}
 	var res QueuesResult
 	res.Namespaces.Source = rbac.SourceConfigured
-	answered := 0
-	var failed []*look
-	var firstErr error
-	for _, a := range answers {
-		if !a.mapped {
-			continue
-		}
-		l := a.look()
-		res.Clusters = append(res.Clusters, l.clusterLook(a.err == nil))
-		if a.err != nil {
-			failed = append(failed, l)
-			if firstErr == nil {
-				firstErr = a.err
-			}
-			continue
-		}
-		answered++
-		for _, ns := range a.res.Namespaces.Names {
-			res.Namespaces.Names = append(res.Namespaces.Names, a.c.Name+"/"+ns)
-		}
-		res.Namespaces.Truncated = res.Namespaces.Truncated || a.res.Namespaces.Truncated
-		for _, s := range a.res.Queues {
-			s.Cluster = a.c.Name
+	t := tallied(answers, func(c *Cluster, r QueuesResult) {
+		addNamespaces(&res.Namespaces, c.Name, r.Namespaces)
+		for _, s := range r.Queues {
+			s.Cluster = c.Name
 			res.Queues = append(res.Queues, s)
 		}
-	}
+	})
+	res.Clusters = t.looks
 	switch {
 	case len(res.Clusters) == 0:
 		return res, f.errNotMappedAnywhere()
-	case q.Cluster != "" && answered == 0:
-		return res, prefixed(cs[0], firstErr)
-	case answered == 0:
-		return res, userErr("explain.couldNotListQueues", failedList(failed)).because(firstErr)
+	case q.Cluster != "" && t.answered == 0:
+		return res, prefixed(cs[0], t.firstErr)
+	case t.answered == 0:
+		return res, userErr("explain.couldNotListQueues", failedList(t.failed)).because(t.firstErr)
+	}
+	return res, nil
+}
+
+// Jobs lists the caller's jobs that are not running: in the cluster q
+// names, else in every cluster where the caller is mapped, in parallel,
+// each bounded by its timeout (each). Each cluster's jobs (newest first)
+// come in config order, whatever order the clusters answer in, each with
+// Report.Cluster set. A cluster that fails or does not answer is named in
+// Result.Clusters with the jobs of those that answered; only when none
+// answers is the result an error, naming each cluster and why.
+func (f *Fleet) Jobs(ctx context.Context, id rbac.Identity, q JobsQuery) (JobsResult, error) {
+	cs := f.clusters
+	if q.Cluster != "" {
+		c, _, err := f.named(ctx, id, q.Cluster)
+		if err != nil {
+			return JobsResult{}, err
+		}
+		cs = []*Cluster{c}
+	}
+	answers := each(ctx, cs, id, func(ctx context.Context, c *Cluster, cid rbac.Identity) (JobsResult, error) {
+		return c.Explainer.Jobs(ctx, cid, q)
+	})
+	if err := ctx.Err(); err != nil {
+		return JobsResult{}, err
+	}
+	var res JobsResult
+	res.Namespaces.Source = rbac.SourceConfigured
+	t := tallied(answers, func(c *Cluster, r JobsResult) {
+		addNamespaces(&res.Namespaces, c.Name, r.Namespaces)
+		for _, j := range r.Jobs {
+			j.Cluster = c.Name
+			res.Jobs = append(res.Jobs, j)
+		}
+	})
+	res.Clusters = t.looks
+	switch {
+	case len(res.Clusters) == 0:
+		return res, f.errNotMappedAnywhere()
+	case t.answered == 0:
+		return res, userErr("explain.couldNotListJobs", failedList(t.failed)).because(t.firstErr)
 	}
 	return res, nil
 }

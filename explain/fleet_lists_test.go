@@ -258,3 +258,187 @@ type plannerFailing struct{ *ClientReader }
 func (p *plannerFailing) PlanInputs(context.Context, rbac.Identity, string, []string, bool) (fetch.PlanInputs, error) {
 	return fetch.PlanInputs{}, errors.New("connection refused")
 }
+
+// slowReader answers as its DumpReader does, after a delay.
+type slowReader struct {
+	*DumpReader
+	delay time.Duration
+}
+
+func (s slowReader) List(ctx context.Context, id rbac.Identity, namespaces []string) (Listing, error) {
+	select {
+	case <-time.After(s.delay):
+	case <-ctx.Done():
+		return Listing{}, ctx.Err()
+	}
+	return s.DumpReader.List(ctx, id, namespaces)
+}
+
+// jobsFleet: gpu-north answers last (slow, within its timeout), gpu-west
+// as alice@west, gpu-east, staging where alice is not mapped, gpu-south
+// that hangs past its timeout, lab that fails and iam whose identity
+// mapping fails.
+func jobsFleet(t *testing.T) (*Fleet, *whoReader, *whoReader) {
+	t.Helper()
+	west := &whoReader{DumpReader: examplesReader(t)}
+	east := &whoReader{DumpReader: examplesReader(t)}
+	f, err := NewFleet([]*Cluster{
+		{Name: "gpu-north", Explainer: &Explainer{Reader: slowReader{DumpReader: examplesReader(t), delay: 150 * time.Millisecond}}, Timeout: 5 * time.Second},
+		{Name: "gpu-west", Explainer: &Explainer{Reader: west}, Identity: func(_ context.Context, id rbac.Identity) (rbac.Identity, bool, error) {
+			id.User += "@west"
+			return id, true, nil
+		}},
+		{Name: "gpu-east", Explainer: &Explainer{Reader: east}},
+		{Name: "staging", Explainer: &Explainer{Reader: failingReader{}}, Identity: unmapped},
+		{Name: "gpu-south", Explainer: &Explainer{Reader: stuckReader{}}, Timeout: 100 * time.Millisecond},
+		{Name: "lab", Explainer: &Explainer{Reader: failingReader{}}},
+		{Name: "iam", Explainer: &Explainer{Reader: examplesReader(t)}, Identity: func(context.Context, rbac.Identity) (rbac.Identity, bool, error) {
+			return rbac.Identity{}, false, errors.New("identity service unavailable")
+		}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f, west, east
+}
+
+// TestFleetJobsAcrossClusters: the jobs of every cluster that answered,
+// in config order whatever order the clusters answered in (gpu-north,
+// first in the config, answers last), each cluster's own list unchanged
+// (newest first) and naming its cluster; a cluster that fails, hangs or
+// cannot map the caller is named with why, and an unmapped one is not
+// read.
+func TestFleetJobsAcrossClusters(t *testing.T) {
+	f, west, _ := jobsFleet(t)
+	id := rbac.Identity{User: "alice", Namespaces: []string{"sc-missing-priority-class"}}
+	own, err := (&Explainer{Reader: examplesReader(t)}).Jobs(t.Context(), id, JobsQuery{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(own.Jobs) == 0 {
+		t.Fatal("the scenario lists no jobs: the test would prove nothing")
+	}
+	start := time.Now()
+	res, err := f.Jobs(t.Context(), id, JobsQuery{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("took %s: gpu-south's timeout is 100ms, gpu-north answers in 150ms", d)
+	}
+	var want []diagnose.Report
+	for _, c := range []string{"gpu-north", "gpu-west", "gpu-east"} {
+		for _, r := range own.Jobs {
+			r.Cluster = c
+			want = append(want, r)
+		}
+	}
+	if len(res.Jobs) != len(want) {
+		t.Fatalf("%d jobs, want %d: each answering cluster's %d", len(res.Jobs), len(want), len(own.Jobs))
+	}
+	for i := range want {
+		g, w := res.Jobs[i], want[i]
+		if g.Cluster != w.Cluster || g.Target != w.Target || g.Verdict.Code != w.Verdict.Code {
+			t.Errorf("job %d: %s %v %s, want %s %v %s", i, g.Cluster, g.Target, g.Verdict.Code, w.Cluster, w.Target, w.Verdict.Code)
+		}
+	}
+	wantLooks := []diagnose.ClusterLook{
+		{Cluster: "gpu-north", Found: true},
+		{Cluster: "gpu-west", Found: true},
+		{Cluster: "gpu-east", Found: true},
+		{Cluster: "gpu-south", Error: "did not answer within 100ms"},
+		{Cluster: "lab", Error: "connection refused"},
+		{Cluster: "iam", Error: "identity service unavailable"},
+	}
+	if !sameLooks(t, res.Clusters, wantLooks) {
+		t.Errorf("looks %+v,\nwant %+v (staging unmapped is not read)", res.Clusters, wantLooks)
+	}
+	if u := west.users.Load(); u != "alice@west" {
+		t.Errorf("gpu-west read as %v, want alice's mapping there", u)
+	}
+	wantNS := []string{"gpu-north/sc-missing-priority-class", "gpu-west/sc-missing-priority-class", "gpu-east/sc-missing-priority-class"}
+	if !slices.Equal(res.Namespaces.Names, wantNS) || res.Namespaces.Source != rbac.SourceConfigured {
+		t.Errorf("namespaces %v (%s), want %v", res.Namespaces.Names, res.Namespaces.Source, wantNS)
+	}
+}
+
+// TestFleetJobsNamedCluster: naming a cluster lists there only; an
+// unknown cluster, one where the caller is not mapped and one that does
+// not answer are errors, never an empty list.
+func TestFleetJobsNamedCluster(t *testing.T) {
+	f, west, east := jobsFleet(t)
+	id := rbac.Identity{User: "alice", Namespaces: []string{"sc-missing-priority-class"}}
+	res, err := f.Jobs(t.Context(), id, JobsQuery{Cluster: "gpu-west"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Jobs) == 0 || slices.ContainsFunc(res.Jobs, func(r diagnose.Report) bool { return r.Cluster != "gpu-west" }) {
+		t.Errorf("jobs %+v, want gpu-west's only", res.Jobs)
+	}
+	if want := []diagnose.ClusterLook{{Cluster: "gpu-west", Found: true}}; !sameLooks(t, res.Clusters, want) {
+		t.Errorf("looks %+v, want %+v", res.Clusters, want)
+	}
+	if u := west.users.Load(); u != "alice@west" {
+		t.Errorf("gpu-west read as %v, want alice@west", u)
+	}
+	if u := east.users.Load(); u != nil {
+		t.Errorf("gpu-east was read (as %v) for a question naming gpu-west", u)
+	}
+	for _, tc := range []struct {
+		cluster, want string
+	}{
+		{"nowhere", "I don't know a cluster called nowhere."},
+		{"staging", "not mapped to a Kubernetes user in cluster staging"},
+		{"gpu-south", "I could not list your jobs: gpu-south did not answer: did not answer within 100ms."},
+		{"lab", "I could not list your jobs: lab did not answer: connection refused."},
+	} {
+		start := time.Now()
+		_, err := f.Jobs(t.Context(), id, JobsQuery{Cluster: tc.cluster})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", tc.cluster, err, tc.want)
+		}
+		if d := time.Since(start); d > 2*time.Second {
+			t.Errorf("%s took %s", tc.cluster, d)
+		}
+	}
+}
+
+// TestFleetJobsNoneAnswers: when no cluster answers, one error names each
+// and why; when the caller is mapped nowhere, the error says so; when the
+// question's own context ends, its error, not the clusters'.
+func TestFleetJobsNoneAnswers(t *testing.T) {
+	f, err := NewFleet([]*Cluster{
+		{Name: "a", Explainer: &Explainer{Reader: failingReader{}}},
+		{Name: "b", Explainer: &Explainer{Reader: stuckReader{}}, Timeout: 50 * time.Millisecond},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := rbac.Identity{User: "alice", Namespaces: []string{"team-a"}}
+	res, err := f.Jobs(t.Context(), id, JobsQuery{})
+	var ue *Error
+	if !errors.As(err, &ue) || !strings.Contains(ue.Message, "I could not list your jobs:") || !strings.Contains(ue.Message, "a did not answer: connection refused.") || !strings.Contains(ue.Message, "b did not answer: did not answer within 50ms.") {
+		t.Fatalf("want an error naming a and b, got %v", err)
+	}
+	if len(res.Clusters) != 2 || res.Clusters[0].Found || res.Clusters[1].Found {
+		t.Errorf("looks %+v, want a and b, neither found", res.Clusters)
+	}
+
+	nowhere, err := NewFleet([]*Cluster{{Name: "a", Explainer: &Explainer{Reader: failingReader{}}, Identity: unmapped}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := nowhere.Jobs(t.Context(), id, JobsQuery{}); !errors.As(err, &ue) || ue.Msg.ID != "explain.notMappedAny" {
+		t.Errorf("mapped nowhere: %v", err)
+	}
+
+	slow, err := NewFleet([]*Cluster{{Name: "a", Explainer: &Explainer{Reader: stuckReader{}}, Timeout: time.Minute}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
+	defer cancel()
+	if _, err := slow.Jobs(ctx, id, JobsQuery{}); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("the question's deadline passed: %v, want context.DeadlineExceeded", err)
+	}
+}
