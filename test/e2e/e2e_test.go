@@ -202,9 +202,18 @@ func waitAllowed(t *testing.T, sb, user string, attrs authorizationv1.ResourceAt
 type expect struct {
 	Target diagnose.Target `json:"target"`
 	User   string          `json:"user"`
-	Stage  string          `json:"stage"`
-	Code   string          `json:"code"`
-	Cause  string          `json:"cause"`
+	verdictExpect
+	// Or are the other verdicts the real Kueue may leave the scenario in,
+	// where it races with itself (expect.yaml says why for each).
+	Or []verdictExpect `json:"or"`
+}
+
+// verdictExpect is one verdict a scenario may end in.
+type verdictExpect struct {
+	Why   string `json:"why"`
+	Stage string `json:"stage"`
+	Code  string `json:"code"`
+	Cause string `json:"cause"`
 	// Remedies are remedy codes the answer must offer (what to do, when the
 	// code and cause alone do not pin the answer down).
 	Remedies []string `json:"remedies"`
@@ -214,6 +223,21 @@ type expect struct {
 	// not checked here.
 	Mentions      []string `json:"mentions"`
 	AdminMentions []string `json:"adminMentions"`
+}
+
+// verdicts are the verdicts the scenario may end in, the main one first.
+func (e expect) verdicts() []verdictExpect {
+	return append([]verdictExpect{e.verdictExpect}, e.Or...)
+}
+
+// matching is the verdict of e with r's stage, code and cause.
+func (e expect) matching(stage, code, cause string) (verdictExpect, bool) {
+	for _, v := range e.verdicts() {
+		if v.Stage == stage && v.Code == code && v.Cause == cause {
+			return v, true
+		}
+	}
+	return e.verdictExpect, false
 }
 
 // missingRemedies is the remedy codes of want that r does not offer.
@@ -270,13 +294,14 @@ func TestScenariosLive(t *testing.T) {
 				t.Skipf("runs with Kueue configuration %s; the sandbox runs %s now", cfg, current)
 			}
 			r, raw := diagnoseAs(t, sb, e.User, targetArg(e), e.Target.Namespace)
-			if r.Verdict.Code != e.Code || r.Verdict.Cause != e.Cause || r.Verdict.Stage != e.Stage {
-				t.Errorf("verdict %s/%s/%s, want %s/%s/%s\n%s", r.Verdict.Stage, r.Verdict.Code, r.Verdict.Cause, e.Stage, e.Code, e.Cause, raw)
+			v, ok := e.matching(r.Verdict.Stage, r.Verdict.Code, r.Verdict.Cause)
+			if !ok {
+				t.Errorf("verdict %s/%s/%s, want %s/%s/%s (or one of %d alternatives)\n%s", r.Verdict.Stage, r.Verdict.Code, r.Verdict.Cause, e.Stage, e.Code, e.Cause, len(e.Or), raw)
 			}
-			if m := missingRemedies(r, e.Remedies); len(m) > 0 {
+			if m := missingRemedies(r, v.Remedies); len(m) > 0 {
 				t.Errorf("the answer lacks the remedies %v\n%s", m, raw)
 			}
-			for _, want := range e.Mentions {
+			for _, want := range v.Mentions {
 				if !strings.Contains(r.text(), want) {
 					t.Errorf("the answer, read as %s, does not say %q, as expect.yaml asks:\n%s", e.User, want, raw)
 				}
@@ -300,6 +325,7 @@ func TestFreshDumps(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			committed := filepath.Join(repoRoot(), "deploy", "examples", "scenarios", name+".yaml")
 			got := map[string]string{}
+			allowed := 0
 			for label, path := range map[string]string{"committed": committed, "fresh": filepath.Join(fresh, name+".yaml")} {
 				s, err := snapshotOf([]string{path}, e.Target, now)
 				if err != nil {
@@ -307,6 +333,15 @@ func TestFreshDumps(t *testing.T) {
 				}
 				r := diagnose.Analyze(s)
 				got[label] = string(r.Verdict.Code) + "/" + string(r.Verdict.Cause) + " " + conditions(s)
+				if _, ok := e.matching(string(r.Verdict.Stage), string(r.Verdict.Code), string(r.Verdict.Cause)); ok {
+					allowed++
+				}
+			}
+			if got["committed"] != got["fresh"] && len(e.Or) > 0 && allowed == 2 {
+				// Kueue raced another way than when the dump was committed:
+				// both states are ones expect.yaml allows.
+				t.Logf("the fresh dump ended in another allowed state:\ncommitted: %s\nfresh:     %s", got["committed"], got["fresh"])
+				return
 			}
 			if got["committed"] != got["fresh"] {
 				t.Errorf("stale dump %s (re-run make sandbox-scenarios and commit):\ncommitted: %s\nfresh:     %s", committed, got["committed"], got["fresh"])

@@ -25,13 +25,15 @@ import (
 func TestEveryCodeHasALiveScenario(t *testing.T) {
 	seen := map[diagnose.Code]bool{}
 	for name, e := range expectations(t) {
-		code := diagnose.Code(e.Code)
-		seen[code] = true
-		if got := diagnose.StageOf(code); got == "" || string(got) != e.Stage {
-			t.Errorf("%s: stage %q for code %s, the contract says %q", name, e.Stage, e.Code, got)
-		}
-		if !slices.Contains(diagnose.CausesOf(code), diagnose.Cause(e.Cause)) {
-			t.Errorf("%s: cause %q is not one of %s's causes %v", name, e.Cause, e.Code, diagnose.CausesOf(code))
+		seen[diagnose.Code(e.Code)] = true
+		for _, v := range e.verdicts() {
+			code := diagnose.Code(v.Code)
+			if got := diagnose.StageOf(code); got == "" || string(got) != v.Stage {
+				t.Errorf("%s: stage %q for code %s, the contract says %q", name, v.Stage, v.Code, got)
+			}
+			if !slices.Contains(diagnose.CausesOf(code), diagnose.Cause(v.Cause)) {
+				t.Errorf("%s: cause %q is not one of %s's causes %v", name, v.Cause, v.Code, diagnose.CausesOf(code))
+			}
 		}
 	}
 	for _, c := range diagnose.AllCodes() {
