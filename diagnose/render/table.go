@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -126,11 +127,12 @@ func wrapL(l i18n.Lang, s string, width int, indent string) string {
 	}
 	var b strings.Builder
 	b.Grow(len(s) + len(s)/16)
-	tokens := cjkTokens(s)
+	buf := tokenPool.Get().(*[]cjkToken)
+	tokens := cjkTokens((*buf)[:0], s)
 	line := 0
 	for i, t := range tokens {
 		// need is the token with the tokens glued to it: what must fit.
-		need := t.width
+		need := int(t.width)
 		if t.space {
 			need++
 		}
@@ -138,7 +140,7 @@ func wrapL(l i18n.Lang, s string, width int, indent string) string {
 			if !g.glued {
 				break
 			}
-			need += g.width
+			need += int(g.width)
 		}
 		if i > 0 && line > 0 && line+need > width && !t.glued {
 			b.WriteString("\n")
@@ -148,29 +150,37 @@ func wrapL(l i18n.Lang, s string, width int, indent string) string {
 			b.WriteByte(' ')
 			line++
 		}
-		b.WriteString(t.text)
-		line += t.width
+		b.WriteString(s[t.start:t.end])
+		line += int(t.width)
 	}
+	*buf = tokens
+	tokenPool.Put(buf)
 	return b.String()
 }
 
+// tokenPool keeps wrapL's token buffers: a long Japanese paragraph has a
+// token per character.
+var tokenPool = sync.Pool{New: func() any { return new([]cjkToken) }}
+
 // cjkToken is a unit wrapL does not break: an ASCII or other narrow word,
-// or one wide character, as a substring of the text. width is its width
-// in terminal columns; space: a space stood before it; glued: no line
-// break may come before it.
+// or one wide character, as the byte range [start, end) of the text (no
+// pointer: a paragraph's tokens cost the garbage collector nothing). width
+// is its width in terminal columns; space: a space stood before it;
+// glued: no line break may come before it.
 type cjkToken struct {
-	text         string
-	width        int
+	start, end   int32
+	width        int32
 	space, glued bool
 }
 
-func cjkTokens(s string) []cjkToken {
-	out := make([]cjkToken, 0, len(s)/3+1)
+// cjkTokens appends the tokens of s to out.
+func cjkTokens(out []cjkToken, s string) []cjkToken {
 	start, n := -1, 0 // the narrow word being read: its first byte, its runes
 	space, glueNext := false, false
+	first := len(out)
 	flush := func(end int) {
 		if start >= 0 {
-			out = append(out, cjkToken{text: s[start:end], width: n, space: space, glued: glueNext && !space})
+			out = append(out, cjkToken{start: int32(start), end: int32(end), width: int32(n), space: space, glued: glueNext && !space})
 			start, n = -1, 0
 			space, glueNext = false, false
 		}
@@ -179,14 +189,14 @@ func cjkTokens(s string) []cjkToken {
 		switch {
 		case unicode.IsSpace(r):
 			flush(i)
-			space = len(out) > 0
+			space = len(out) > first
 		case isWide(r):
 			flush(i)
-			out = append(out, cjkToken{text: s[i : i+utf8.RuneLen(r)], width: 2, space: space, glued: (glueNext && !space) || breaksNotBefore(r)})
+			out = append(out, cjkToken{start: int32(i), end: int32(i + utf8.RuneLen(r)), width: 2, space: space, glued: (glueNext && !space) || breaksNotBefore(r)})
 			space, glueNext = false, breaksNotAfter(r)
 		default:
 			if start < 0 {
-				if len(out) > 0 && !space {
+				if len(out) > first && !space {
 					// A narrow word right after a wide character: a break
 					// may come between them, unless it is closing punctuation.
 					glueNext = glueNext || breaksNotBefore(r)
