@@ -12,6 +12,7 @@ import (
 	"github.com/kueuebot/kueuebot/bot/blocks"
 	"github.com/kueuebot/kueuebot/bot/event"
 	"github.com/kueuebot/kueuebot/diagnose"
+	"github.com/kueuebot/kueuebot/diagnose/fetch"
 	"github.com/kueuebot/kueuebot/explain"
 	"github.com/kueuebot/kueuebot/i18n"
 	"github.com/kueuebot/kueuebot/i18n/i18ntest"
@@ -240,5 +241,22 @@ func TestExplainErrorInLanguages(t *testing.T) {
 		if l != i18n.English {
 			i18ntest.AssertTranslated(t, l, got, "gpu-south", "gpu-west", "gpu-east", "train-7")
 		}
+	}
+}
+
+// TestReadErrorInLanguages: a read the diagnosis needed that failed with a
+// fault of the cluster is answered in the asker's language.
+func TestReadErrorInLanguages(t *testing.T) {
+	re := &fetch.ReadError{Kind: fetch.KindWorkload, Namespace: "team-a", Name: "job-train-7", Class: fetch.FaultUnreachable,
+		Err: errors.New("dial tcp: connection refused")}
+	bot := &Bot{Asker: &Asker{Resolve: testResolver(), Explain: &fakeDiagnoser{err: re}}}
+	for l, q := range map[i18n.Lang]string{i18n.English: "why is train-7 waiting?", i18n.French: "pourquoi train-7 attend ?"} {
+		got := blocks.Text(bot.Answer(context.Background(), dmEvent(alice, q)).Message.Blocks)
+		if !strings.Contains(got, blocks.Paragraph(re.UserMessageIn(l))) {
+			t.Errorf("%s: the read error is not in %s:\n%s", l, l, got)
+		}
+	}
+	if !strings.Contains(re.UserMessageIn(i18n.French), "n’a pas pu être joint") {
+		t.Errorf("French %q", re.UserMessageIn(i18n.French))
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/kueuebot/kueuebot/diagnose/fetch"
 	"github.com/kueuebot/kueuebot/i18n"
 )
 
@@ -21,7 +22,8 @@ func (e *Error) because(cause error) *Error {
 }
 
 // errMsg is what err says to the user as a message: an *Error's Msg (its
-// English Message, as it is, when it has none), else the error's text.
+// English Message, as it is, when it has none), a *fetch.ReadError's
+// UserMsg, else the error's text.
 func errMsg(err error) i18n.Message {
 	var ue *Error
 	if errors.As(err, &ue) {
@@ -29,6 +31,10 @@ func errMsg(err error) i18n.Message {
 			return ue.Msg
 		}
 		return i18n.M("explain.text", i18n.Verbatim(ue.Message))
+	}
+	var re *fetch.ReadError
+	if errors.As(err, &re) {
+		return re.UserMsg()
 	}
 	return i18n.M("explain.text", i18n.Verbatim(userText(err)))
 }

@@ -67,7 +67,7 @@ func readFailure(err error) i18n.Message {
 	}
 	var re *fetch.ReadError
 	if errors.As(err, &re) {
-		return i18n.M("explain.text", i18n.Verbatim(re.UserMessage()))
+		return re.UserMsg()
 	}
 	return i18n.M("explain.est.readFailed")
 }

@@ -182,3 +182,53 @@ func TestErrorsInEachLanguage(t *testing.T) {
 		}
 	}
 }
+
+// readErrReader fails every Snapshot with a fault of the cluster.
+type readErrReader struct{ failingReader }
+
+func (readErrReader) Snapshot(context.Context, rbac.Identity, diagnose.Target) (*diagnose.Snapshot, error) {
+	return nil, &fetch.ReadError{Kind: fetch.KindWorkload, Namespace: "team-a", Name: "job-train", Class: fetch.FaultTimeout,
+		Timeout: 5 * time.Second, Err: errors.New("context deadline exceeded")}
+}
+
+// TestWorkerReadErrorInEachLanguage: a worker whose read failed with a
+// fault of the cluster quotes why in the asker's language (the read's
+// reason is a catalog message, not its English), and the estimate that
+// quotes a failed read does too; the English stays as it was.
+func TestWorkerReadErrorInEachLanguage(t *testing.T) {
+	r := &diagnose.Report{MultiKueue: &diagnose.MultiKueueInfo{Nominated: []string{"worker2"}}}
+	e := &Explainer{Workers: WorkerReaders{"worker2": readErrReader{}}}
+	e.followWorkers(t.Context(), rbac.Identity{}, diagnose.Target{Kind: "Job", Namespace: "team-a", Name: "train"}, r)
+	if len(r.Workers) != 1 {
+		t.Fatalf("workers %+v, want worker2", r.Workers)
+	}
+	w := r.Workers[0]
+	want := [4]string{
+		"Worker cluster worker2 did not answer: The cluster did not answer in 5s when I read the Workload team-a/job-train, so I did not judge your job. Try again in a minute, or tell the platform team if it keeps happening.",
+		"Le cluster worker worker2 n’a pas répondu : Le cluster n’a pas répondu en 5s quand j’ai lu l’objet Workload team-a/job-train, je n’ai donc pas jugé votre job. Réessayez dans une minute, ou prévenez l’équipe plateforme si cela se reproduit.",
+		"ワーカークラスター worker2 は応答しませんでした：Workload team-a/job-train を読み取ったとき、クラスターが 5s 以内に応答しませんでした。そのため、あなたのジョブは判定していません。1 分後にもう一度試すか、繰り返し起きる場合はプラットフォームチームに伝えてください。",
+		"工作集群 worker2 没有应答：读取 Workload team-a/job-train 时，集群没有在 5s 内应答，所以我没有判断你的作业。请一分钟后再试；如果一直发生，请告诉平台团队。",
+	}
+	if w.Error != want[i18n.English] {
+		t.Errorf("Error %q, want %q", w.Error, want[i18n.English])
+	}
+	for _, l := range i18n.All() {
+		if got := w.ErrorIn(l); got != want[l] {
+			t.Errorf("in %s:\n got %q\nwant %q", l, got, want[l])
+		}
+		i18ntest.AssertTranslated(t, l, w.ErrorIn(l), "5s", "worker2", "team-a/job-train")
+	}
+
+	// The estimate quotes a failed read of the queue's Workloads.
+	now := time.Date(2026, 12, 2, 15, 0, 0, 0, time.UTC)
+	re := &fetch.ReadError{Kind: fetch.KindWorkload, Class: fetch.FaultServerError, Status: 503, Err: errors.New("etcdserver: leader changed")}
+	est := diagnose.EstimateUnread(now, "cq", readFailure(re))
+	for l, want := range map[i18n.Lang]string{
+		i18n.English: "no estimate: I could not read the Workloads of ClusterQueue cq (The cluster answered with a server error (HTTP 503 Service Unavailable) when I read the Workloads, so I did not judge your job. Try again in a minute, or tell the platform team if it keeps happening.)",
+		i18n.French:  "pas d’estimation : je n’ai pas pu lire les Workloads de la ClusterQueue cq (Le cluster a répondu par une erreur serveur (HTTP 503 Service Unavailable) quand j’ai lu les Workloads, je n’ai donc pas jugé votre job. Réessayez dans une minute, ou prévenez l’équipe plateforme si cela se reproduit.)",
+	} {
+		if got := est.PhraseIn(l); got != want {
+			t.Errorf("estimate in %s:\n got %q\nwant %q", l, got, want)
+		}
+	}
+}

@@ -16,6 +16,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
+
+	"github.com/kueuebot/kueuebot/i18n"
 )
 
 // FaultClass says how a read failed when the failure says nothing about the
@@ -75,27 +77,36 @@ func (e *ReadError) Error() string {
 // Unwrap returns the client's error.
 func (e *ReadError) Unwrap() error { return e.Err }
 
-// UserMessage is the plain-text answer for the person who asked: which read
-// failed, that the job was not judged, and what to do.
-func (e *ReadError) UserMessage() string {
-	what := "when I read " + e.what()
-	return fmt.Sprintf("The cluster %s %s, so I did not judge your job. Try again in a minute, or tell the platform team if it keeps happening.",
-		e.Class.describe(e.Status, e.Timeout), what)
+// UserMessage is the plain-text answer for the person who asked, in
+// English: which read failed, that the job was not judged, and what to do.
+func (e *ReadError) UserMessage() string { return e.UserMsg().String() }
+
+// UserMessageIn is UserMessage in language l.
+func (e *ReadError) UserMessageIn(l i18n.Lang) string { return e.UserMsg().In(l) }
+
+// UserMsg is UserMessage as a catalog message, for the messages that quote
+// it (a worker that did not answer, an estimate's missing reads). The
+// client's error text is not in it.
+func (e *ReadError) UserMsg() i18n.Message {
+	return i18n.M("fetch.readError", e.Class.describeMsg(e.Status, e.Timeout), e.whatMsg())
 }
 
-func (e *ReadError) what() string {
+// whatMsg says what was read, after "when I read".
+func (e *ReadError) whatMsg() i18n.Message {
 	switch {
 	case e.Kind == kindDiscovery:
-		return "which APIs it serves (" + e.Name + ")"
+		return i18n.M("fetch.read.discovery", i18n.Name(e.Name))
 	case e.Kind == KindNamespaces:
-		return "which namespaces you may use"
+		return i18n.M("fetch.read.namespaces")
 	case e.Name == "":
-		return "the " + e.Kind + "s"
+		return i18n.M("fetch.read.list", i18n.Name(e.Kind))
 	case e.Namespace != "":
-		return fmt.Sprintf("the %s %s/%s", e.Kind, e.Namespace, e.Name)
+		return i18n.M("fetch.read.nsObject", i18n.Name(e.Kind), i18n.Name(e.Namespace), i18n.Obj(e.Kind, e.Namespace, e.Name))
 	}
-	return fmt.Sprintf("the %s %s", e.Kind, e.Name)
+	return i18n.M("fetch.read.object", i18n.Name(e.Kind), i18n.Obj(e.Kind, "", e.Name))
 }
+
+func (e *ReadError) what() string { return e.whatMsg().String() }
 
 // Kinds of reads that are not of one object, for ReadError.Kind.
 const (
@@ -104,30 +115,41 @@ const (
 	KindNamespaces = "namespaces"
 )
 
-// describe says, after "The cluster", what went wrong.
+// describe says, after "The cluster", what went wrong, in English.
 func (c FaultClass) describe(status int, timeout time.Duration) string {
+	return c.describeMsg(status, timeout).String()
+}
+
+// describeMsg is describe as a catalog message. The HTTP status stays as
+// the protocol writes it ("HTTP 503 Service Unavailable").
+func (c FaultClass) describeMsg(status int, timeout time.Duration) i18n.Message {
 	switch c {
 	case FaultTimeout:
 		if timeout > 0 {
-			return fmt.Sprintf("did not answer in %s", timeout.Round(100*time.Millisecond))
+			return i18n.M("fetch.fault.timeoutWithin", i18n.Verbatim(timeout.Round(100*time.Millisecond).String()))
 		}
-		return "did not answer in time"
+		return i18n.M("fetch.fault.timeout")
 	case FaultServerError:
-		return fmt.Sprintf("answered with a server error (HTTP %d %s)", status, http.StatusText(status))
+		return i18n.M("fetch.fault.serverError", httpStatus(status))
 	case FaultThrottled:
-		return "is overloaded and kept asking me to slow down (HTTP 429)"
+		return i18n.M("fetch.fault.throttled")
 	case FaultUnauthorized:
-		return "did not accept the credentials (HTTP 401 Unauthorized; check the kubeconfig or the bot's token)"
+		return i18n.M("fetch.fault.unauthorized", i18n.Verbatim("HTTP 401 Unauthorized"))
 	case FaultRejected:
-		return fmt.Sprintf("refused my request (HTTP %d %s)", status, http.StatusText(status))
+		return i18n.M("fetch.fault.rejected", httpStatus(status))
 	case FaultUnreachable:
-		return "could not be reached"
+		return i18n.M("fetch.fault.unreachable")
 	case FaultConnectionLost:
-		return "dropped the connection"
+		return i18n.M("fetch.fault.connectionLost")
 	case FaultTLS:
-		return "failed the TLS handshake (check the certificates in the kubeconfig)"
+		return i18n.M("fetch.fault.tls")
 	}
-	return "sent an answer I could not read"
+	return i18n.M("fetch.fault.malformed")
+}
+
+// httpStatus is "HTTP 503 Service Unavailable".
+func httpStatus(status int) i18n.Verbatim {
+	return i18n.Verbatim(fmt.Sprintf("HTTP %d %s", status, http.StatusText(status)))
 }
 
 // fault is a classified read failure on its way from a request to the
