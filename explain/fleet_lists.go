@@ -139,6 +139,19 @@ func (f *Fleet) errNotMappedAnywhere() error {
 	return userErr("explain.notMappedAny", namesList(f.Names()))
 }
 
+// scope is the clusters a list reads: the one named (an error when the
+// caller may not use it there, as named says), else every cluster.
+func (f *Fleet) scope(ctx context.Context, id rbac.Identity, name string) ([]*Cluster, error) {
+	if name == "" {
+		return f.clusters, nil
+	}
+	c, _, err := f.named(ctx, id, name)
+	if err != nil {
+		return nil, err
+	}
+	return []*Cluster{c}, nil
+}
+
 // Queues summarises the caller's LocalQueues: in the cluster q names, else
 // in every cluster where the caller is mapped, in parallel, each bounded
 // by its timeout. Each queue names its cluster (QueueSummary.Cluster), in
@@ -146,13 +159,9 @@ func (f *Fleet) errNotMappedAnywhere() error {
 // queues of those that answered; only when none answers is the result an
 // error.
 func (f *Fleet) Queues(ctx context.Context, id rbac.Identity, q QueuesQuery) (QueuesResult, error) {
-	cs := f.clusters
-	if q.Cluster != "" {
-		c, _, err := f.named(ctx, id, q.Cluster)
-		if err != nil {
-			return QueuesResult{}, err
-		}
-		cs = []*Cluster{c}
+	cs, err := f.scope(ctx, id, q.Cluster)
+	if err != nil {
+		return QueuesResult{}, err
 	}
 	answers := each(ctx, cs, id, func(ctx context.Context, c *Cluster, cid rbac.Identity) (QueuesResult, error) {
 		return c.Explainer.Queues(ctx, cid, q)
@@ -189,13 +198,9 @@ func (f *Fleet) Queues(ctx context.Context, id rbac.Identity, q QueuesQuery) (Qu
 // Result.Clusters with the jobs of those that answered; only when none
 // answers is the result an error, naming each cluster and why.
 func (f *Fleet) Jobs(ctx context.Context, id rbac.Identity, q JobsQuery) (JobsResult, error) {
-	cs := f.clusters
-	if q.Cluster != "" {
-		c, _, err := f.named(ctx, id, q.Cluster)
-		if err != nil {
-			return JobsResult{}, err
-		}
-		cs = []*Cluster{c}
+	cs, err := f.scope(ctx, id, q.Cluster)
+	if err != nil {
+		return JobsResult{}, err
 	}
 	answers := each(ctx, cs, id, func(ctx context.Context, c *Cluster, cid rbac.Identity) (JobsResult, error) {
 		return c.Explainer.Jobs(ctx, cid, q)
