@@ -1,7 +1,6 @@
 package diagnose
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/kueuebot/kueuebot/i18n"
@@ -39,13 +38,11 @@ func (a *analysis) staleMirror(ev *metav1.Condition) bool {
 		return false
 	}
 	cq := a.r.Queue.ClusterQueue
-	if a.job.kind() == "Job" || a.job.kind() == "" {
-		a.remedyM("ClearStaleStatus", WhoPlatform,
-			fmt.Sprintf(`kubectl patch job %s %s --subresource=status --type=merge -p '{"status":{"active":0,"ready":0}}'`, a.r.Target.Name, a.nsFlag()),
-			msg("diagnose.mkStale.remedy.clear", a.jobArg()))
-	}
-	a.remedyM("Recreate", WhoYou, fmt.Sprintf("kubectl delete %s %s", a.jobRef(), a.nsFlag()),
-		msg("diagnose.mkStale.remedy.recreate", cqArg(cq)))
+	// No command is shipped with these remedies: the stale state cannot be
+	// made on purpose in the sandbox, and every command that changes the
+	// cluster is applied by a scenario (TestEveryRemedyCommandIsApplied).
+	a.remedyM("ClearStaleStatus", WhoPlatform, "", msg("diagnose.mkStale.remedy.clear", a.jobArg(), i18n.Verbatim(field)))
+	a.remedyM("Recreate", WhoYou, "", msg("diagnose.mkStale.remedy.recreate", cqArg(cq)))
 	return a.setM(CodeRequeuing, CauseStaleJobStatus,
 		msg("diagnose.mkStale.headline", a.jobArg(), i18n.Num(active), cqArg(cq)),
 		msg("diagnose.mkStale.detail", a.wlArg(a.wl.Name), i18n.Name(ev.Reason), i18n.Verbatim(waitText(since.Truncate(time.Second))), i18n.Verbatim(field), i18n.Num(active)))
