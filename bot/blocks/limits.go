@@ -145,7 +145,7 @@ func fitWith(in []slack.Block, hint string, lim limits) []slack.Block {
 }
 
 func fitText(t *slack.TextBlockObject, n int) *slack.TextBlockObject {
-	if t == nil || runeLen(t.Text) <= n {
+	if t == nil || len(t.Text) <= n || runeLen(t.Text) <= n { // no more runes than bytes
 		return t
 	}
 	c := *t
@@ -283,7 +283,9 @@ func moreNote(n int, what, hint string) *slack.ContextBlock {
 // lim.blocks blocks and lim.text characters, and says what was dropped.
 func fitTotal(bl []slack.Block, hint string, lim limits) []slack.Block {
 	fits := func(n, text int) bool { return n <= lim.blocks && (lim.text == 0 || text <= lim.text) }
-	if fits(len(bl), totalText(bl)) {
+	// Bytes first: a text has no more runes than bytes, and counting the
+	// runes of Japanese or Chinese text costs more than its length.
+	if fits(len(bl), totalBytes(bl)) || fits(len(bl), totalText(bl)) {
 		return bl
 	}
 	for k := len(bl) - 1; k >= 0; k-- {
@@ -310,6 +312,15 @@ func totalText(bl []slack.Block) int {
 	return n
 }
 
+// totalBytes is totalText in bytes: at least totalText.
+func totalBytes(bl []slack.Block) int {
+	n := 0
+	for _, b := range bl {
+		n += blockTextBy(b, func(s string) int { return len(s) })
+	}
+	return n
+}
+
 func textLen(t *slack.TextBlockObject) int {
 	if t == nil {
 		return 0
@@ -318,15 +329,25 @@ func textLen(t *slack.TextBlockObject) int {
 }
 
 // blockText counts the characters of text a block carries.
-func blockText(b slack.Block) int {
+func blockText(b slack.Block) int { return blockTextBy(b, runeLen) }
+
+// blockTextBy is the text a block carries as measured by size.
+func blockTextBy(b slack.Block, size func(string) int) int {
+	sized := func(t *slack.TextBlockObject) int {
+		if t == nil {
+			return 0
+		}
+		return size(t.Text)
+	}
+	elementText := func(e slack.BlockElement) int { return elementTextBy(e, sized) }
 	n := 0
 	switch b := b.(type) {
 	case *slack.HeaderBlock:
-		n += textLen(b.Text)
+		n += sized(b.Text)
 	case *slack.SectionBlock:
-		n += textLen(b.Text)
+		n += sized(b.Text)
 		for _, f := range b.Fields {
-			n += textLen(f)
+			n += sized(f)
 		}
 		if a := b.Accessory; a != nil {
 			if a.ButtonElement != nil {
@@ -339,7 +360,7 @@ func blockText(b slack.Block) int {
 	case *slack.ContextBlock:
 		for _, e := range b.ContextElements.Elements {
 			if t, ok := e.(*slack.TextBlockObject); ok {
-				n += textLen(t)
+				n += sized(t)
 			}
 		}
 	case *slack.ActionBlock:
@@ -351,15 +372,15 @@ func blockText(b slack.Block) int {
 	case *slack.TableBlock:
 		for _, r := range b.Rows {
 			for _, c := range r {
-				n += runeLen(cellText(c))
+				n += size(cellText(c))
 			}
 		}
 	}
 	return n
 }
 
-// elementText counts the text of a button or a select.
-func elementText(e slack.BlockElement) int {
+// elementTextBy counts the text of a button or a select, by textLen.
+func elementTextBy(e slack.BlockElement, textLen func(*slack.TextBlockObject) int) int {
 	switch e := e.(type) {
 	case *slack.ButtonBlockElement:
 		return textLen(e.Text)
