@@ -265,3 +265,48 @@ func targets(rs []diagnose.Report) []string {
 	}
 	return slices.Clip(out)
 }
+
+// TestDigestListsAStuckEviction: a Workload Kueue cannot finish evicting
+// (Admitted and Evicted both True, the MultiKueue job's copied status
+// still counting a pod: Requeuing/StaleJobStatus, one end of the
+// multikueue-evicted scenario) is pending in the digest, with the verdict
+// diagnose gives it, not dropped as an admitted workload that is not stuck.
+func TestDigestListsAStuckEviction(t *testing.T) {
+	data, err := os.ReadFile("../diagnose/testdata/cases/requeuing-multikueue-stale-status.txtar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, objects, ok := strings.Cut(string(data), "-- objects.yaml --\n")
+	if !ok {
+		t.Fatal("no objects in the fixture")
+	}
+	path := filepath.Join(t.TempDir(), "multikueue-evicted.yaml")
+	if err := os.WriteFile(path, []byte(objects), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dump, err := fetch.LoadFiles([]string{path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := dumpNow(t, path)
+	ex := &Explainer{Reader: &DumpReader{Dump: dump, Unrestricted: true, Now: func() time.Time { return now }}, Now: func() time.Time { return now }}
+	ns := "sc-multikueue-evicted"
+	res, err := ex.Digest(t.Context(), rbac.Identity{User: "alice", Namespaces: []string{ns}}, DigestQuery{Name: "team", Scope: digest.Scope{Namespaces: []string{ns}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []*digest.Item
+	for _, g := range res.Digest.Groups {
+		for _, it := range g.Workloads {
+			if it.Name == "train" && it.Namespace == ns {
+				got = append(got, it)
+			}
+		}
+	}
+	if len(got) != 1 || got[0].Code != diagnose.CodeRequeuing || got[0].Cause != diagnose.CauseStaleJobStatus {
+		t.Fatalf("the digest lists train %d times (%+v), want once as Requeuing/StaleJobStatus", len(got), got)
+	}
+	if len(res.Digest.Stuck) != 0 {
+		t.Errorf("stuck after admission: %+v, want none (it is leaving admission)", res.Digest.Stuck)
+	}
+}
