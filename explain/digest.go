@@ -4,7 +4,6 @@ import (
 	"context"
 	"time"
 
-	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
 	"github.com/kueuebot/kueuebot/diagnose"
@@ -94,15 +93,9 @@ func BuildDigest(l *Listing, q DigestQuery, now time.Time) (*digest.Digest, erro
 		if !inScope[wl] {
 			continue
 		}
-		switch diagnose.PhaseOf(wl) {
+		switch digest.PhaseOf(wl) {
 		case diagnose.PhaseFinished:
 		case diagnose.PhaseAdmitted:
-			if apimeta.IsStatusConditionTrue(wl.Status.Conditions, kueue.WorkloadEvicted) {
-				// Being evicted: on its way back to the queue (or stuck
-				// there, holding quota: StaleJobStatus), so pending.
-				pending = append(pending, sub)
-				break
-			}
 			// Only those admitted long enough to be stuck are classified.
 			if now.Sub(digest.AdmittedAt(wl)) > stuckAfter {
 				admitted = append(admitted, sub)

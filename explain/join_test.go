@@ -309,4 +309,8 @@ func TestDigestListsAStuckEviction(t *testing.T) {
 	if len(res.Digest.Stuck) != 0 {
 		t.Errorf("stuck after admission: %+v, want none (it is leaving admission)", res.Digest.Stuck)
 	}
+	// Counted once: pending and holding quota, not also admitted.
+	if tot := res.Digest.Totals; tot.Pending != 1 || tot.Reserved != 1 || tot.Admitted != 0 {
+		t.Errorf("totals pending %d, reserved %d, admitted %d; want 1, 1, 0", tot.Pending, tot.Reserved, tot.Admitted)
+	}
 }

@@ -169,6 +169,19 @@ func AdmittedAt(wl *kueue.Workload) time.Time {
 	return wl.CreationTimestamp.Time
 }
 
+// PhaseOf is the phase a digest counts a Workload in: diagnose.PhaseOf,
+// except that an admitted Workload Kueue is evicting (Evicted=True; Kueue
+// keeps it Admitted until its job stops, for good when a MultiKueue job's
+// copied status stays active: Requeuing/StaleJobStatus) holds quota
+// without running, on its way back to the queue: PhaseReserved, pending.
+func PhaseOf(wl *kueue.Workload) diagnose.Phase {
+	p := diagnose.PhaseOf(wl)
+	if p == diagnose.PhaseAdmitted && apimeta.IsStatusConditionTrue(wl.Status.Conditions, kueue.WorkloadEvicted) {
+		return diagnose.PhaseReserved
+	}
+	return p
+}
+
 // StuckCodes are the verdicts of an admitted workload whose pods do not
 // run: it holds quota others may wait for, and someone has to act.
 var StuckCodes = []diagnose.Code{diagnose.CodeStarting, diagnose.CodePodsUnschedulable, diagnose.CodePodsNotStarting}
@@ -248,7 +261,8 @@ type Totals struct {
 	// Pending counts the workloads not admitted and not finished
 	// (Reserved included) and the jobs without a Workload.
 	Pending int `json:"pending"`
-	// Reserved counts those holding quota while admission checks run.
+	// Reserved counts those holding quota while admission checks run, or
+	// while Kueue evicts them (PhaseOf).
 	Reserved int `json:"reserved"`
 	// Admitted counts admitted workloads that have not finished.
 	Admitted int `json:"admitted"`
@@ -360,7 +374,7 @@ func Compute(in Input) *Digest {
 	}
 
 	for _, wl := range in.Objects.Workloads {
-		switch diagnose.PhaseOf(wl) {
+		switch PhaseOf(wl) {
 		case diagnose.PhaseReserved:
 			d.Totals.Reserved++
 		case diagnose.PhaseAdmitted:
