@@ -208,3 +208,11 @@ func blockID(b slack.Block) string {
 	}
 	return ""
 }
+
+// textLen is how many characters t's text has (0 for none).
+func textLen(t *slack.TextBlockObject) int {
+	if t == nil {
+		return 0
+	}
+	return runeLen(t.Text)
+}

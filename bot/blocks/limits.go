@@ -321,13 +321,6 @@ func totalBytes(bl []slack.Block) int {
 	return n
 }
 
-func textLen(t *slack.TextBlockObject) int {
-	if t == nil {
-		return 0
-	}
-	return runeLen(t.Text)
-}
-
 // blockText counts the characters of text a block carries.
 func blockText(b slack.Block) int { return blockTextBy(b, runeLen) }
 
@@ -379,7 +372,7 @@ func blockTextBy(b slack.Block, size func(string) int) int {
 	return n
 }
 
-// elementTextBy counts the text of a button or a select, by textLen.
+// elementTextBy counts the text of a button or a select, each text by textLen.
 func elementTextBy(e slack.BlockElement, textLen func(*slack.TextBlockObject) int) int {
 	switch e := e.(type) {
 	case *slack.ButtonBlockElement:
